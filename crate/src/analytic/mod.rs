@@ -1,0 +1,1 @@
+//! analytic: see ../shared/DESIGN.md.

@@ -1,0 +1,4 @@
+//! The `warpweave` command-line tool.
+fn main() {
+    println!("warpweave {}", warpweave::VERSION);
+}

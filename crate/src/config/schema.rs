@@ -1,0 +1,704 @@
+//! The configuration schema. Sections follow the hardware blocks; each block's model reads only
+//! its own section. New keys get a `#[serde(default)]` so older TOML files still load.
+
+use serde::{Deserialize, Serialize};
+
+use crate::trace::LatClass;
+
+/// The whole GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GpuConfig {
+    pub gpu: GpuSection,
+    pub clocks: Clocks,
+    pub sm: SmConfig,
+    pub scheduler: SchedulerConfig,
+    pub frontend: FrontendConfig,
+    pub regfile: RegFileConfig,
+    pub units: UnitsConfig,
+    pub latency: LatencyConfig,
+    pub mem_pipeline: MemPipelineConfig,
+    pub features: Features,
+    pub l1d: L1dConfig,
+    pub shmem: ShmemConfig,
+    pub const_cache: CacheConfig,
+    pub l2: L2Config,
+    pub noc: NocConfig,
+    pub dram: DramConfig,
+    pub analytic: AnalyticMemConfig,
+}
+
+/// Identity of the GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GpuSection {
+    /// Short lower-case id used by the CLI and URLs (rtx2080ti, a100, ...).
+    pub id: String,
+    /// Marketing name.
+    pub name: String,
+    /// Architecture: pascal, volta, turing, ampere, ada, hopper.
+    pub arch: String,
+    /// Compute capability times ten (75 for sm_75); the opcode table used when a trace's
+    /// binary version is 0 or unknown.
+    pub compute_capability: u32,
+    /// Number of SMs.
+    pub num_sms: u32,
+}
+
+/// Clock domains in MHz (Accel-Sim's core:interconnect:L2:DRAM).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Clocks {
+    pub core_mhz: f64,
+    pub icnt_mhz: f64,
+    pub l2_mhz: f64,
+    /// DRAM command clock.
+    pub dram_mhz: f64,
+}
+
+/// SM resources and launch costs (occupancy: seed 004 Equations 3-6).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SmConfig {
+    /// Processing blocks (sub-cores) per SM.
+    pub subcores: u32,
+    pub max_warps: u32,
+    pub max_threads: u32,
+    pub max_ctas: u32,
+    /// 32-bit registers per SM.
+    pub registers: u32,
+    /// Register allocation unit per warp, in registers (256 on Volta+).
+    pub reg_alloc_granularity: u32,
+    /// Warp allocation granularity for registers (4 on Kepler..Hopper).
+    pub warp_alloc_granularity: u32,
+    /// Most registers one thread may use.
+    pub max_regs_per_thread: u32,
+    /// Shared memory allocation unit in bytes.
+    pub shmem_alloc_granularity: u32,
+    /// Shared memory the driver reserves per CTA (1 KiB on Ampere+), bytes.
+    pub shmem_reserved_per_cta: u32,
+    /// Cycles from kernel start to the first CTA issue.
+    pub kernel_launch_latency: u32,
+    /// Cycles between issuing two CTAs to one SM.
+    pub cta_launch_latency: u32,
+    /// Concurrent kernels per SM from different streams.
+    pub concurrent_kernels: bool,
+}
+
+/// Warp scheduling.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchedulerConfig {
+    /// gto, lrr or two_level.
+    pub policy: SchedPolicy,
+    /// Instructions issued per scheduler per cycle (1, or 2 for dual issue to different units).
+    pub issue_width: u32,
+    /// Two-level scheduler: size of the active set.
+    pub two_level_active: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedPolicy {
+    #[default]
+    Gto,
+    Lrr,
+    TwoLevel,
+}
+
+/// Instruction fetch and decode (seed 001 Figure 3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FrontendConfig {
+    /// Instructions fetched per fetch (one I-cache line access).
+    pub fetch_width: u32,
+    pub decode_width: u32,
+    /// Instruction buffer entries per warp.
+    pub ibuffer_size: u32,
+    /// Bytes per SASS instruction (16 on Volta+, 8 before).
+    pub inst_bytes: u32,
+    pub l0i: ICacheConfig,
+    pub l1i: ICacheConfig,
+    /// Bytes between the code of consecutive kernels (distinct addresses per kernel, seed 001).
+    pub kernel_code_stride: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ICacheConfig {
+    /// 0 = perfect (always hits).
+    pub size_kb: u32,
+    pub line_bytes: u32,
+    pub assoc: u32,
+    /// Hit latency, core cycles.
+    pub latency: u32,
+    /// Outstanding misses.
+    pub mshr: u32,
+}
+
+/// Register file and operand collectors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RegFileConfig {
+    /// Register banks per sub-core.
+    pub banks: u32,
+    /// Ports per bank shared by operand reads and write-backs (seed 001: two).
+    pub ports_per_bank: u32,
+    /// Collector units per sub-core.
+    pub collector_units: u32,
+}
+
+/// Execution units per sub-core.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UnitsConfig {
+    pub int: UnitConfig,
+    pub sp: UnitConfig,
+    /// FP64 units; `shared = true` makes them one pool for the whole SM.
+    pub dp: UnitConfig,
+    pub sfu: UnitConfig,
+    pub tensor: UnitConfig,
+    pub branch: UnitConfig,
+    pub uniform: UnitConfig,
+    /// Load/store dispatch ports (into the memory pipeline).
+    pub mem: UnitConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UnitConfig {
+    /// Pipelines of this kind per sub-core (0 = the unit does not exist; its ops go to `int`).
+    pub count: u32,
+    /// Lanes per pipeline; a warp takes 32 / width cycles to enter (the initiation interval).
+    pub width: u32,
+    /// One pool per SM instead of one per sub-core.
+    pub shared: bool,
+}
+
+/// Latency (cycles from dispatch to result) and initiation interval per latency class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LatencyConfig {
+    pub int: OpTiming,
+    pub int_mul: OpTiming,
+    pub fp32: OpTiming,
+    pub fp16: OpTiming,
+    pub dp: OpTiming,
+    pub sfu: OpTiming,
+    pub tensor: OpTiming,
+    pub branch: OpTiming,
+    pub uniform: OpTiming,
+}
+
+impl LatencyConfig {
+    pub fn of(&self, c: LatClass) -> OpTiming {
+        match c {
+            LatClass::Int => self.int,
+            LatClass::IntMul => self.int_mul,
+            LatClass::Fp32 => self.fp32,
+            LatClass::Fp16 => self.fp16,
+            LatClass::Dp => self.dp,
+            LatClass::Sfu => self.sfu,
+            LatClass::Tensor => self.tensor,
+            LatClass::Branch => self.branch,
+            LatClass::Uniform => self.uniform,
+            LatClass::Mem => OpTiming { latency: 1, interval: 1 },
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpTiming {
+    /// Cycles from dispatch to write-back.
+    pub latency: u32,
+    /// Cycles before the same pipeline accepts the next warp instruction.
+    pub interval: u32,
+}
+
+impl Default for OpTiming {
+    fn default() -> Self {
+        OpTiming { latency: 4, interval: 2 }
+    }
+}
+
+/// Per-sub-core memory pipeline (seed 001 section 2.3).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemPipelineConfig {
+    /// Threads whose addresses are computed and coalesced per cycle.
+    pub coalesce_threads_per_cycle: u32,
+    /// Entries in the per-sub-core request buffer.
+    pub request_buffer: u32,
+    /// Cycles from dispatch to the address latch.
+    pub dispatch_latency: u32,
+}
+
+/// Seed 001's improvements, each switchable to get Accel-Sim's original behaviour.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Features {
+    /// Per-sub-core fetch, decode and L0 I-cache (off: one SM-wide front end as in Accel-Sim).
+    pub subcore_frontend: bool,
+    /// Fixed-latency results need a free register-bank write port (off: unlimited result bus).
+    pub result_bus_ports: bool,
+    /// A memory pipeline per sub-core (off: one shared LDST unit as in Accel-Sim).
+    pub subcore_mem_pipeline: bool,
+    /// WAR hazards respected when collector units dispatch out of order.
+    pub war_check: bool,
+    /// Skip cycles in which nothing can change (results identical either way).
+    pub skip_idle_cycles: bool,
+}
+
+/// Replacement policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replacement {
+    #[default]
+    Lru,
+    Fifo,
+    Random,
+}
+
+/// Set-index function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexFn {
+    #[default]
+    Linear,
+    /// Accel-Sim's IPOLY hash.
+    Ipoly,
+    /// Seed 004's multiplicative (golden-ratio) hash.
+    Hash,
+}
+
+/// Write policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WritePolicy {
+    #[default]
+    WriteBack,
+    WriteThrough,
+    /// Write-evict: invalidate the line on a write hit, forward the write.
+    WriteEvict,
+}
+
+/// A sectored cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    pub size_kb: u32,
+    pub line_bytes: u32,
+    pub sector_bytes: u32,
+    pub assoc: u32,
+    pub replacement: Replacement,
+    pub index: IndexFn,
+    pub write_policy: WritePolicy,
+    pub write_allocate: bool,
+    /// Hit latency in the cache's clock domain.
+    pub latency: u32,
+    pub mshr_entries: u32,
+    /// Requests merged into one MSHR entry.
+    pub mshr_merge: u32,
+    /// Seed for `replacement = "random"`.
+    pub seed: u64,
+}
+
+/// L1 data cache per SM, sharing storage with shared memory (adaptive carve-out, seed 004 Eq. 7).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct L1dConfig {
+    pub cache: CacheConfig,
+    /// Unified L1 + shared memory storage per SM, KiB.
+    pub unified_kb: u32,
+    /// Shared-memory carve-out options in KiB (the driver picks the smallest that fits).
+    pub shmem_options_kb: Vec<u32>,
+    /// true: pick the carve-out per kernel (adaptive); false: `cache.size_kb` is fixed.
+    pub adaptive_carveout: bool,
+    pub banks: u32,
+    /// Streaming: allocate on miss without reserving a line (Volta+ behaviour).
+    pub streaming: bool,
+    /// Global loads cached in L1 (`-dlcm=ca`), else only local and read-only data.
+    pub cache_global: bool,
+}
+
+/// Shared memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShmemConfig {
+    pub banks: u32,
+    pub bank_width_bytes: u32,
+    /// Cycles for a conflict-free access.
+    pub latency: u32,
+    /// Most shared memory per SM, KiB (the largest carve-out).
+    pub max_per_sm_kb: u32,
+    /// Most shared memory per CTA, KiB.
+    pub max_per_cta_kb: u32,
+}
+
+/// L2: memory partitions, each with sub-partitions (slices).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct L2Config {
+    /// Per-slice cache; `size_kb` is per slice.
+    pub cache: CacheConfig,
+    /// Memory partitions (= DRAM channels).
+    pub partitions: u32,
+    pub subpartitions: u32,
+    /// Address to partition mapping: linear, ipoly or hash.
+    pub partition_index: IndexFn,
+    /// Bytes interleaved per partition before moving to the next.
+    pub interleave_bytes: u32,
+    /// Atomic operation latency at L2, L2 cycles.
+    pub atomic_latency: u32,
+    /// Warm the L2 with MemcpyHtoD data before the kernels.
+    pub warm_from_memcpy: bool,
+    /// Flush dirty L2 lines at kernel end.
+    pub flush_at_kernel_end: bool,
+}
+
+/// Crossbar between SMs and L2 slices.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NocConfig {
+    pub flit_bytes: u32,
+    /// Traversal latency, interconnect cycles.
+    pub latency: u32,
+    /// Flits per cycle each input/output port moves.
+    pub port_flits_per_cycle: u32,
+    /// Buffer depth per port, flits.
+    pub buffer_flits: u32,
+}
+
+/// DRAM per channel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DramConfig {
+    /// gddr5, gddr5x, gddr6, gddr6x, hbm2, hbm2e, hbm3.
+    pub kind: String,
+    pub banks: u32,
+    pub bank_groups: u32,
+    /// Bus width per channel, bytes.
+    pub bus_width_bytes: u32,
+    pub burst_length: u32,
+    /// Data transfers per command clock (2 = DDR, 4 = QDR GDDR6X / GDDR5X).
+    pub data_rate: u32,
+    pub row_bytes: u32,
+    /// Request queue per channel.
+    pub queue: u32,
+    /// frfcfs or fifo.
+    pub scheduler: String,
+    pub timing: DramTiming,
+}
+
+/// DRAM timing parameters in DRAM command cycles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DramTiming {
+    pub t_cl: u32,
+    pub t_rcd: u32,
+    pub t_rp: u32,
+    pub t_ras: u32,
+    pub t_rc: u32,
+    pub t_ccd: u32,
+    pub t_ccdl: u32,
+    pub t_rrd: u32,
+    pub t_wr: u32,
+    pub t_wtr: u32,
+    pub t_rtw: u32,
+    pub t_cwl: u32,
+}
+
+/// The analytical memory model's latencies (used until/instead of the cycle memory system).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AnalyticMemConfig {
+    /// Load-to-use latency of an L1 hit, core cycles.
+    pub l1_latency: u32,
+    pub l2_latency: u32,
+    pub dram_latency: u32,
+    pub shmem_latency: u32,
+    pub const_latency: u32,
+}
+
+// ---- defaults: a Turing-class SM (RTX 2080 Ti), overridden by every preset ----
+
+impl Default for GpuConfig {
+    fn default() -> Self {
+        GpuConfig {
+            gpu: GpuSection::default(),
+            clocks: Clocks::default(),
+            sm: SmConfig::default(),
+            scheduler: SchedulerConfig::default(),
+            frontend: FrontendConfig::default(),
+            regfile: RegFileConfig::default(),
+            units: UnitsConfig::default(),
+            latency: LatencyConfig::default(),
+            mem_pipeline: MemPipelineConfig::default(),
+            features: Features::default(),
+            l1d: L1dConfig::default(),
+            shmem: ShmemConfig::default(),
+            const_cache: CacheConfig {
+                size_kb: 2,
+                line_bytes: 64,
+                sector_bytes: 64,
+                assoc: 4,
+                latency: 8,
+                ..CacheConfig::default()
+            },
+            l2: L2Config::default(),
+            noc: NocConfig::default(),
+            dram: DramConfig::default(),
+            analytic: AnalyticMemConfig::default(),
+        }
+    }
+}
+
+impl Default for GpuSection {
+    fn default() -> Self {
+        GpuSection {
+            id: "custom".into(),
+            name: "Custom GPU".into(),
+            arch: "turing".into(),
+            compute_capability: 75,
+            num_sms: 68,
+        }
+    }
+}
+
+impl Default for Clocks {
+    fn default() -> Self {
+        Clocks { core_mhz: 1365.0, icnt_mhz: 1365.0, l2_mhz: 1365.0, dram_mhz: 3500.0 }
+    }
+}
+
+impl Default for SmConfig {
+    fn default() -> Self {
+        SmConfig {
+            subcores: 4,
+            max_warps: 32,
+            max_threads: 1024,
+            max_ctas: 16,
+            registers: 65536,
+            reg_alloc_granularity: 256,
+            warp_alloc_granularity: 4,
+            max_regs_per_thread: 255,
+            shmem_alloc_granularity: 256,
+            shmem_reserved_per_cta: 0,
+            kernel_launch_latency: 0,
+            cta_launch_latency: 0,
+            concurrent_kernels: true,
+        }
+    }
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig { policy: SchedPolicy::Gto, issue_width: 1, two_level_active: 4 }
+    }
+}
+
+impl Default for FrontendConfig {
+    fn default() -> Self {
+        FrontendConfig {
+            fetch_width: 2,
+            decode_width: 2,
+            ibuffer_size: 2,
+            inst_bytes: 16,
+            l0i: ICacheConfig { size_kb: 16, line_bytes: 128, assoc: 4, latency: 1, mshr: 4 },
+            l1i: ICacheConfig { size_kb: 128, line_bytes: 128, assoc: 16, latency: 20, mshr: 8 },
+            kernel_code_stride: 1 << 20,
+        }
+    }
+}
+
+impl Default for ICacheConfig {
+    fn default() -> Self {
+        ICacheConfig { size_kb: 0, line_bytes: 128, assoc: 4, latency: 1, mshr: 4 }
+    }
+}
+
+impl Default for RegFileConfig {
+    fn default() -> Self {
+        RegFileConfig { banks: 2, ports_per_bank: 2, collector_units: 2 }
+    }
+}
+
+impl Default for UnitConfig {
+    fn default() -> Self {
+        UnitConfig { count: 1, width: 16, shared: false }
+    }
+}
+
+impl Default for UnitsConfig {
+    fn default() -> Self {
+        UnitsConfig {
+            int: UnitConfig { count: 1, width: 16, shared: false },
+            sp: UnitConfig { count: 1, width: 16, shared: false },
+            dp: UnitConfig { count: 1, width: 2, shared: false },
+            sfu: UnitConfig { count: 1, width: 4, shared: false },
+            tensor: UnitConfig { count: 1, width: 32, shared: false },
+            branch: UnitConfig { count: 1, width: 32, shared: false },
+            uniform: UnitConfig { count: 1, width: 32, shared: false },
+            mem: UnitConfig { count: 1, width: 32, shared: false },
+        }
+    }
+}
+
+impl Default for LatencyConfig {
+    fn default() -> Self {
+        let t = |latency, interval| OpTiming { latency, interval };
+        LatencyConfig {
+            int: t(4, 2),
+            int_mul: t(4, 2),
+            fp32: t(4, 2),
+            fp16: t(6, 2),
+            dp: t(48, 16),
+            sfu: t(21, 8),
+            tensor: t(32, 4),
+            branch: t(4, 1),
+            uniform: t(2, 1),
+        }
+    }
+}
+
+impl Default for MemPipelineConfig {
+    fn default() -> Self {
+        MemPipelineConfig { coalesce_threads_per_cycle: 8, request_buffer: 4, dispatch_latency: 1 }
+    }
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features {
+            subcore_frontend: true,
+            result_bus_ports: true,
+            subcore_mem_pipeline: true,
+            war_check: true,
+            skip_idle_cycles: true,
+        }
+    }
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            size_kb: 32,
+            line_bytes: 128,
+            sector_bytes: 32,
+            assoc: 4,
+            replacement: Replacement::Lru,
+            index: IndexFn::Linear,
+            write_policy: WritePolicy::WriteBack,
+            write_allocate: true,
+            latency: 20,
+            mshr_entries: 32,
+            mshr_merge: 8,
+            seed: 1,
+        }
+    }
+}
+
+impl Default for L1dConfig {
+    fn default() -> Self {
+        L1dConfig {
+            cache: CacheConfig {
+                size_kb: 32,
+                assoc: 256,
+                write_policy: WritePolicy::WriteThrough,
+                write_allocate: false,
+                latency: 32,
+                mshr_entries: 256,
+                mshr_merge: 8,
+                ..CacheConfig::default()
+            },
+            unified_kb: 96,
+            shmem_options_kb: vec![32, 64],
+            adaptive_carveout: true,
+            banks: 4,
+            streaming: true,
+            cache_global: true,
+        }
+    }
+}
+
+impl Default for ShmemConfig {
+    fn default() -> Self {
+        ShmemConfig { banks: 32, bank_width_bytes: 4, latency: 24, max_per_sm_kb: 64, max_per_cta_kb: 64 }
+    }
+}
+
+impl Default for L2Config {
+    fn default() -> Self {
+        L2Config {
+            cache: CacheConfig {
+                size_kb: renumber_kb(5632, 22),
+                assoc: 16,
+                index: IndexFn::Ipoly,
+                latency: 160,
+                mshr_entries: 192,
+                mshr_merge: 4,
+                ..CacheConfig::default()
+            },
+            partitions: 11,
+            subpartitions: 2,
+            partition_index: IndexFn::Ipoly,
+            interleave_bytes: 256,
+            atomic_latency: 4,
+            warm_from_memcpy: true,
+            flush_at_kernel_end: false,
+        }
+    }
+}
+
+const fn renumber_kb(total_kb: u32, slices: u32) -> u32 {
+    total_kb / slices
+}
+
+impl Default for NocConfig {
+    fn default() -> Self {
+        NocConfig { flit_bytes: 40, latency: 8, port_flits_per_cycle: 1, buffer_flits: 64 }
+    }
+}
+
+impl Default for DramConfig {
+    fn default() -> Self {
+        DramConfig {
+            kind: "gddr6".into(),
+            banks: 16,
+            bank_groups: 4,
+            bus_width_bytes: 4,
+            burst_length: 16,
+            data_rate: 4,
+            row_bytes: 2048,
+            queue: 64,
+            scheduler: "frfcfs".into(),
+            timing: DramTiming::default(),
+        }
+    }
+}
+
+impl Default for DramTiming {
+    fn default() -> Self {
+        DramTiming {
+            t_cl: 24,
+            t_rcd: 24,
+            t_rp: 24,
+            t_ras: 55,
+            t_rc: 79,
+            t_ccd: 2,
+            t_ccdl: 4,
+            t_rrd: 10,
+            t_wr: 24,
+            t_wtr: 8,
+            t_rtw: 4,
+            t_cwl: 20,
+        }
+    }
+}
+
+impl Default for AnalyticMemConfig {
+    fn default() -> Self {
+        AnalyticMemConfig { l1_latency: 32, l2_latency: 188, dram_latency: 296, shmem_latency: 24, const_latency: 8 }
+    }
+}

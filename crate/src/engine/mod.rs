@@ -1,0 +1,1 @@
+//! engine: see ../shared/DESIGN.md.

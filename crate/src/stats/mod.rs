@@ -1,0 +1,1 @@
+//! stats: see ../shared/DESIGN.md.

@@ -1,0 +1,1 @@
+//! timeline: see ../shared/DESIGN.md.

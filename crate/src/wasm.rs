@@ -1,0 +1,1 @@
+//! wasm-bindgen API (browser build).
