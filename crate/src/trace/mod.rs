@@ -6,6 +6,7 @@
 //! - `opcodes`: per-architecture opcode classes (unit, latency class, memory space).
 //! - `compact`: warpweave's compact binary format (what the browser uploads).
 
+pub mod compact;
 pub mod model;
 
 pub use model::*;
