@@ -31,6 +31,7 @@ pub struct CompactReader<R> {
     commands: Vec<Command>,
     kernels: Vec<Kernel>,
     file_len: u64,
+    dir_clen: u64,
     dec: ChunkDecoder,
     /// The last decoded chunk: (kernel, chunk, CTAs), so sequential `read_cta` stays cheap.
     cache: Option<(usize, usize, Vec<CtaTrace>)>,
@@ -155,6 +156,7 @@ impl<R: Read + Seek> CompactReader<R> {
             commands: dir.commands,
             kernels,
             file_len,
+            dir_clen,
             dec: ChunkDecoder::new(),
             cache: None,
         })
@@ -167,6 +169,10 @@ impl<R: Read + Seek> CompactReader<R> {
     /// The name of the trace the file was converted from.
     pub fn source_name(&self) -> &str {
         &self.dir_source_name
+    }
+    /// Compressed size of the directory in bytes.
+    pub fn dir_clen(&self) -> u64 {
+        self.dir_clen
     }
     pub fn file_len(&self) -> u64 {
         self.file_len
