@@ -388,3 +388,38 @@ fn mutation_fuzz_never_panics() {
     assert_eq!(decode_all_count(&bytes).unwrap(), crafted().kernels.iter().map(|k| k.warp_insts()).sum::<u64>());
 }
 
+
+/// The real Accel-Sim traces shipped beside the repository (`../shared/real-traces` from the
+/// repository root), found by walking up from the crate; `None` where they are absent.
+#[cfg(not(target_arch = "wasm32"))]
+fn real_traces() -> Option<std::path::PathBuf> {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().map(|a| a.join("shared/real-traces")).find(|p| p.is_dir())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn real_traces_round_trip_text_compact_text() {
+    use crate::trace::accelsim::{kernel_to_text, AccelSimTrace, OpenOptions};
+    let Some(root) = real_traces() else {
+        eprintln!("real traces not found: skipped");
+        return;
+    };
+    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 3);
+    for d in dirs {
+        let mut text = AccelSimTrace::open(&d, OpenOptions::default()).unwrap();
+        let model = MemTrace::collect(&mut text).unwrap();
+        let bytes = to_compact_bytes(&mut text, &WriteOptions::default()).unwrap();
+        let mut rd = CompactReader::from_bytes(bytes, "real").unwrap();
+        let back = MemTrace::collect(&mut rd).unwrap();
+        assert_same(&model, &back);
+        assert_eq!(rd.trace_hash(), model.trace_hash());
+        // text -> compact -> text reproduces every kernel file byte for byte.
+        for (k, entry) in text.kernels().iter().enumerate() {
+            let orig = std::fs::read(d.join(&entry.file)).unwrap();
+            assert!(kernel_to_text(&back.kernels[k]).unwrap() == orig, "{}: {}", d.display(), entry.file);
+        }
+    }
+}
