@@ -74,7 +74,7 @@ fn base_stride(mask: u32, addrs: &[u64]) -> Option<i32> {
     }
     let first = mask.trailing_zeros();
     let run = (mask >> first).trailing_ones();
-    if run < 2 || (mask >> first) >> run != 0 {
+    if run < 2 || (mask >> first).checked_shr(run).unwrap_or(0) != 0 {
         return None;
     }
     let d = addrs[1].wrapping_sub(addrs[0]) as i64;
