@@ -11,6 +11,8 @@
 pub mod cache;
 pub mod carveout;
 pub mod coalesce;
+pub mod addrmap;
+pub mod functional;
 pub mod iface;
 pub mod reuse;
 
