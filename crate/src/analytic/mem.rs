@@ -75,11 +75,19 @@ impl AnalyticSmMem {
     /// Latency and level of a request.
     pub fn latency(&self, req: &MemRequest) -> (u32, HitLevel) {
         match req.space {
-            MemSpace::Shared => (self.cfg.shmem_latency.max(1) * req.shmem_wavefronts.max(1), HitLevel::Shared),
+            MemSpace::Shared => (
+                self.cfg.shmem_latency.max(1) * req.shmem_wavefronts.max(1),
+                HitLevel::Shared,
+            ),
             MemSpace::Constant => (self.cfg.const_latency.max(1), HitLevel::Constant),
-            _ if req.bypass_l1 || req.kind == AccessKind::Atomic => {
-                (self.bypass_lat, if self.cfg.l2_hit_rate >= 0.5 { HitLevel::L2 } else { HitLevel::Dram })
-            }
+            _ if req.bypass_l1 || req.kind == AccessKind::Atomic => (
+                self.bypass_lat,
+                if self.cfg.l2_hit_rate >= 0.5 {
+                    HitLevel::L2
+                } else {
+                    HitLevel::Dram
+                },
+            ),
             _ => (self.global_lat, self.global_level),
         }
     }
@@ -93,7 +101,11 @@ impl AnalyticSmMem {
         self.heap.push(Pending {
             ready: now + lat as u64,
             seq: self.seq,
-            resp: MemResponse { tag: req.tag, level, last: req.last },
+            resp: MemResponse {
+                tag: req.tag,
+                level,
+                last: req.last,
+            },
         });
         Ok(())
     }
@@ -132,13 +144,25 @@ mod tests {
         };
         let mut m = AnalyticSmMem::new(&cfg);
         // 0.5*30 + 0.5*(0.5*200 + 0.5*400) = 15 + 150 = 165
-        let g = MemRequest { tag: 1, space: MemSpace::Global, ..Default::default() };
+        let g = MemRequest {
+            tag: 1,
+            space: MemSpace::Global,
+            ..Default::default()
+        };
         assert_eq!(m.latency(&g).0, 165);
-        let s = MemRequest { tag: 2, space: MemSpace::Shared, shmem_wavefronts: 3, ..Default::default() };
+        let s = MemRequest {
+            tag: 2,
+            space: MemSpace::Shared,
+            shmem_wavefronts: 3,
+            ..Default::default()
+        };
         assert_eq!(m.latency(&s).0, 60);
         m.try_request(10, g).unwrap();
         m.try_request(10, s).unwrap();
-        assert!(m.try_request(10, g).is_err(), "bounded outstanding requests");
+        assert!(
+            m.try_request(10, g).is_err(),
+            "bounded outstanding requests"
+        );
         assert_eq!(m.next_event(), Some(70));
         assert_eq!(m.pop_response(69), None);
         assert_eq!(m.pop_response(70).map(|r| r.tag), Some(2));

@@ -30,7 +30,11 @@ mod tests {
     #[test]
     fn releases_on_last_arrival_or_exit() {
         let mut warps = vec![Warp::default(); 3];
-        let mut cta = CtaSlot { warp_slots: vec![0, 1, 2], live: 3, ..Default::default() };
+        let mut cta = CtaSlot {
+            warp_slots: vec![0, 1, 2],
+            live: 3,
+            ..Default::default()
+        };
         assert!(!arrive(&mut cta, &mut warps, 0));
         assert!(!arrive(&mut cta, &mut warps, 1));
         assert!(warps[0].at_barrier && warps[1].at_barrier);

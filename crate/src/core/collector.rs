@@ -54,7 +54,11 @@ pub struct Collectors {
 impl Collectors {
     pub fn new(n: u32) -> Self {
         let n = n.clamp(1, 64) as usize;
-        Collectors { cus: vec![Cu::default(); n], order: Vec::with_capacity(n), next_seq: 0 }
+        Collectors {
+            cus: vec![Cu::default(); n],
+            order: Vec::with_capacity(n),
+            next_seq: 0,
+        }
     }
 
     pub fn free_slot(&self) -> Option<usize> {
@@ -67,11 +71,22 @@ impl Collectors {
 
     /// The oldest busy unit's block reason (what a full collector waits on).
     pub fn oldest_block(&self) -> Block {
-        self.order.first().map(|&i| self.cus[i as usize].block).unwrap_or_default()
+        self.order
+            .first()
+            .map(|&i| self.cus[i as usize].block)
+            .unwrap_or_default()
     }
 
     /// Puts an issued instruction in unit `slot`; its banked sources become pending reads.
-    pub fn alloc(&mut self, slot: usize, warp: u16, idx: u32, inst: &TraceInst, rf: &RegFile, w: &mut Warp) {
+    pub fn alloc(
+        &mut self,
+        slot: usize,
+        warp: u16,
+        idx: u32,
+        inst: &TraceInst,
+        rf: &RegFile,
+        w: &mut Warp,
+    ) {
         let cu = &mut self.cus[slot];
         cu.busy = true;
         cu.warp = warp;
@@ -99,7 +114,12 @@ impl Collectors {
 
     /// Operand-read stage: oldest unit first, each operand needs a port of its bank.
     /// Returns true when anything was read or denied (state changed).
-    pub fn read_stage(&mut self, rf: &mut RegFile, warps: &mut [Warp], st: &mut SubCoreStats) -> bool {
+    pub fn read_stage(
+        &mut self,
+        rf: &mut RegFile,
+        warps: &mut [Warp],
+        st: &mut SubCoreStats,
+    ) -> bool {
         let mut changed = false;
         for k in 0..self.order.len() {
             let cu = &mut self.cus[self.order[k] as usize];
@@ -109,8 +129,9 @@ impl Collectors {
                 let b = rf.bank(r).unwrap_or(0);
                 if rf.take(b) {
                     warps[cu.warp as usize].sb.read_done(r);
+                    // Keep source order: operands are read first to last.
+                    cu.unread.copy_within(j + 1..cu.nunread as usize, j);
                     cu.nunread -= 1;
-                    cu.unread[j] = cu.unread[cu.nunread as usize];
                     changed = true;
                 } else {
                     st.reg_bank_conflicts += 1;

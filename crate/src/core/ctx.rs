@@ -43,12 +43,18 @@ impl OpClass {
     #[inline]
     pub fn is_mem(&self) -> bool {
         self.space != MemSpace::None
-            || matches!(self.kind, OpKind::Load | OpKind::Store | OpKind::Atomic | OpKind::Reduction)
+            || matches!(
+                self.kind,
+                OpKind::Load | OpKind::Store | OpKind::Atomic | OpKind::Reduction
+            )
     }
     /// Instructions that never occupy a collector unit: they act at issue.
     #[inline]
     pub fn acts_at_issue(&self) -> bool {
-        matches!(self.kind, OpKind::Barrier | OpKind::MemBarrier | OpKind::Exit | OpKind::Nop)
+        matches!(
+            self.kind,
+            OpKind::Barrier | OpKind::MemBarrier | OpKind::Exit | OpKind::Nop
+        )
     }
 
     /// Resolves one opcode.
@@ -85,7 +91,13 @@ impl OpClass {
         // width implies (a 16-lane pipe needs 2 cycles for 32 threads).
         let by_width = 32u32.div_ceil(width(unit).max(1));
         let interval = t.interval.max(by_width).max(1);
-        OpClass { unit: unit_index(unit) as u8, kind: info.kind, space: info.space, latency: t.latency.max(1), interval }
+        OpClass {
+            unit: unit_index(unit) as u8,
+            kind: info.kind,
+            space: info.space,
+            latency: t.latency.max(1),
+            interval,
+        }
     }
 }
 

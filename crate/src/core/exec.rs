@@ -38,7 +38,10 @@ pub fn completion(d: Cycle, lat: u32) -> Cycle {
 
 impl ExecUnits {
     pub fn new(counts: [u32; NUM_UNITS]) -> Self {
-        ExecUnits { pipes: counts.map(|c| vec![0; c as usize]), inflight: Vec::with_capacity(64) }
+        ExecUnits {
+            pipes: counts.map(|c| vec![0; c as usize]),
+            inflight: Vec::with_capacity(64),
+        }
     }
 
     /// A pipeline of `unit` free at `now`.
@@ -50,7 +53,13 @@ impl ExecUnits {
     /// Earliest future cycle something here changes: a completion or a pipeline freeing.
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
         let c = self.inflight.iter().map(|f| f.complete).min();
-        let p = self.pipes.iter().flatten().copied().filter(|&b| b > now).min();
+        let p = self
+            .pipes
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&b| b > now)
+            .min();
         match (c, p) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -55,13 +55,23 @@ pub struct FetchParams {
 }
 
 /// Number of instructions starting at trace index `f` that one fetch may bring.
-pub fn fetch_group(insts: &[TraceInst], f: usize, max: u32, line_bytes: u64, p: &FetchParams, base: u64) -> u32 {
+pub fn fetch_group(
+    insts: &[TraceInst],
+    f: usize,
+    max: u32,
+    line_bytes: u64,
+    p: &FetchParams,
+    base: u64,
+) -> u32 {
     let mut n = 1u32;
     let line = (base + insts[f].pc as u64) / line_bytes.max(1);
     while n < max && f + (n as usize) < insts.len() {
         let prev = insts[f + n as usize - 1].pc;
         let cur = insts[f + n as usize].pc;
-        if p.subcore && (cur != prev.wrapping_add(p.inst_bytes) || (base + cur as u64) / line_bytes.max(1) != line) {
+        if p.subcore
+            && (cur != prev.wrapping_add(p.inst_bytes)
+                || (base + cur as u64) / line_bytes.max(1) != line)
+        {
             break;
         }
         n += 1;
@@ -71,7 +81,14 @@ pub fn fetch_group(insts: &[TraceInst], f: usize, max: u32, line_bytes: u64, p: 
 
 impl FetchUnit {
     pub fn new(l0: ICache) -> Self {
-        FetchUnit { state: FetchState::Idle, warp: 0, n: 0, addr: 0, rr: 0, l0 }
+        FetchUnit {
+            state: FetchState::Idle,
+            warp: 0,
+            n: 0,
+            addr: 0,
+            rr: 0,
+            l0,
+        }
     }
 
     /// Decode stage: a fetch whose data has arrived fills the warp's instruction buffer.
@@ -114,8 +131,19 @@ impl FetchUnit {
             let (insts, base) = code(&warps[wi]);
             let w = &mut warps[wi];
             let f = w.ib.next_fetch() as usize;
-            let line_bytes = if p.subcore { self.l0.line_bytes() } else { l1i.line_bytes() };
-            let cnt = fetch_group(insts, f, max_per_fetch.min(w.ib.free()), line_bytes, p, base);
+            let line_bytes = if p.subcore {
+                self.l0.line_bytes()
+            } else {
+                l1i.line_bytes()
+            };
+            let cnt = fetch_group(
+                insts,
+                f,
+                max_per_fetch.min(w.ib.free()),
+                line_bytes,
+                p,
+                base,
+            );
             w.ib.reserve(cnt);
             w.fetching = true;
             self.rr = pos + 1;
@@ -125,7 +153,9 @@ impl FetchUnit {
             if p.subcore {
                 return match self.l0.probe(self.addr, now) {
                     Probe::Hit(t) => {
-                        self.state = FetchState::Wait { ready: t + self.l0.latency as u64 };
+                        self.state = FetchState::Wait {
+                            ready: t + self.l0.latency as u64,
+                        };
                         FetchOutcome::L0Hit
                     }
                     Probe::Miss => {
@@ -136,7 +166,11 @@ impl FetchUnit {
             }
             let (ready, hit) = l1_access(l1i, self.addr, now, p.miss_penalty);
             self.state = FetchState::Wait { ready };
-            return if hit { FetchOutcome::L1Hit } else { FetchOutcome::L1Miss };
+            return if hit {
+                FetchOutcome::L1Hit
+            } else {
+                FetchOutcome::L1Miss
+            };
         }
         FetchOutcome::None
     }
@@ -174,7 +208,13 @@ pub fn l1_access(l1i: &mut ICache, addr: u64, now: Cycle, miss_penalty: u32) -> 
 
 /// The L1I round-robin arbiter between sub-cores: grants one waiting L0 miss per cycle.
 /// Returns `Some((subcore, l1 hit))` when it granted.
-pub fn l1i_arbiter(now: Cycle, units: &mut [FetchUnit], rr: &mut usize, l1i: &mut ICache, miss_penalty: u32) -> Option<(usize, bool)> {
+pub fn l1i_arbiter(
+    now: Cycle,
+    units: &mut [FetchUnit],
+    rr: &mut usize,
+    l1i: &mut ICache,
+    miss_penalty: u32,
+) -> Option<(usize, bool)> {
     let n = units.len();
     for k in 0..n {
         let s = (*rr + k) % n;

@@ -20,7 +20,12 @@ pub struct IBuffer {
 
 impl IBuffer {
     pub fn new(cap: u32) -> Self {
-        IBuffer { head: 0, len: 0, reserved: 0, cap: cap.clamp(1, 64) as u8 }
+        IBuffer {
+            head: 0,
+            len: 0,
+            reserved: 0,
+            cap: cap.clamp(1, 64) as u8,
+        }
     }
     /// Entries a new fetch may reserve.
     #[inline]

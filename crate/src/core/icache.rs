@@ -117,17 +117,30 @@ mod tests {
     #[test]
     fn lru_two_way_set() {
         // 1 KiB, 128 B lines, 2-way: 4 sets. Lines 0, 4, 8 all map to set 0.
-        let mut c = ICache::new(&ICacheConfig { size_kb: 1, line_bytes: 128, assoc: 2, latency: 1, mshr: 1 });
+        let mut c = ICache::new(&ICacheConfig {
+            size_kb: 1,
+            line_bytes: 128,
+            assoc: 2,
+            latency: 1,
+            mshr: 1,
+        });
         let a = |l: u64| l * 128;
         assert_eq!(c.probe(a(0), 0), Probe::Miss);
         c.fill(a(0), 5);
-        assert_eq!(c.probe(a(0), 1), Probe::Hit(5), "hit under the fill waits for the data");
+        assert_eq!(
+            c.probe(a(0), 1),
+            Probe::Hit(5),
+            "hit under the fill waits for the data"
+        );
         c.fill(a(4), 6);
         assert_eq!(c.probe(a(0), 10), Probe::Hit(10)); // 0 most recent, 4 is LRU
         c.fill(a(8), 11); // evicts 4
         assert_eq!(c.probe(a(4), 12), Probe::Miss);
         assert_eq!(c.probe(a(0), 12), Probe::Hit(12));
-        let mut p = ICache::new(&ICacheConfig { size_kb: 0, ..ICacheConfig::default() });
+        let mut p = ICache::new(&ICacheConfig {
+            size_kb: 0,
+            ..ICacheConfig::default()
+        });
         assert_eq!(p.probe(12345, 7), Probe::Hit(7));
     }
 }

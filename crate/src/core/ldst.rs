@@ -97,7 +97,11 @@ impl MemPipe {
 
     /// A collector unit dispatches a memory instruction into the dispatch latch.
     pub fn accept(&mut self, now: Cycle, latency: u32, e: MemInst) {
-        let i = self.table.iter().position(|x| !x.used).expect("can_accept checked");
+        let i = self
+            .table
+            .iter()
+            .position(|x| !x.used)
+            .expect("can_accept checked");
         self.table[i] = MemInst { used: true, ..e };
         self.dispatch = Some((i as u8, now + latency.max(1) as u64));
     }
@@ -120,10 +124,13 @@ impl MemPipe {
     /// Address latch: pushes up to `per_cycle` coalesced requests into the request buffer.
     /// Returns (changed, entry finished with zero requests).
     pub fn coalesce_step(&mut self, per_cycle: u32) -> (bool, Option<u8>) {
-        let Some(e) = self.addr else { return (false, None) };
+        let Some(e) = self.addr else {
+            return (false, None);
+        };
         let mut changed = false;
         let mut k = 0;
-        while k < per_cycle.max(1) && self.gen_pos < self.gen.len() && self.buf.len() < self.buf_cap {
+        while k < per_cycle.max(1) && self.gen_pos < self.gen.len() && self.buf.len() < self.buf_cap
+        {
             self.buf.push(self.gen[self.gen_pos]);
             self.gen_pos += 1;
             k += 1;
@@ -210,7 +217,11 @@ pub fn coalesce(
             }
             continue;
         }
-        let lb = if sp == MemSpace::Constant { p.const_line_bytes } else { p.line_bytes };
+        let lb = if sp == MemSpace::Constant {
+            p.const_line_bytes
+        } else {
+            p.line_bytes
+        };
         let mut b = a;
         let end = a + width;
         while b < end {
@@ -273,13 +284,33 @@ mod tests {
     use super::*;
 
     fn warp(addrs: &[u64], width: u16) -> (TraceInst, WarpTrace) {
-        let mask = if addrs.len() == 32 { u32::MAX } else { (1u32 << addrs.len()) - 1 };
-        let inst = TraceInst { mask, mem_width: width, ..Default::default() };
-        (inst, WarpTrace { warp_id: 0, insts: vec![inst], addrs: addrs.to_vec() })
+        let mask = if addrs.len() == 32 {
+            u32::MAX
+        } else {
+            (1u32 << addrs.len()) - 1
+        };
+        let inst = TraceInst {
+            mask,
+            mem_width: width,
+            ..Default::default()
+        };
+        (
+            inst,
+            WarpTrace {
+                warp_id: 0,
+                insts: vec![inst],
+                addrs: addrs.to_vec(),
+            },
+        )
     }
 
-    const P: CoalesceParams =
-        CoalesceParams { line_bytes: 128, sector_bytes: 32, const_line_bytes: 64, shmem_banks: 32, shmem_bank_bytes: 4 };
+    const P: CoalesceParams = CoalesceParams {
+        line_bytes: 128,
+        sector_bytes: 32,
+        const_line_bytes: 64,
+        shmem_banks: 32,
+        shmem_bank_bytes: 4,
+    };
 
     #[test]
     fn global_coalescing_lines_and_sectors() {
@@ -290,7 +321,10 @@ mod tests {
         let (i, w) = warp(&a, 4);
         coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
         assert_eq!(out.len(), 1);
-        assert_eq!((out[0].addr, out[0].sectors, out[0].bytes, out[0].last), (0x1000, 0b1111, 128, true));
+        assert_eq!(
+            (out[0].addr, out[0].sectors, out[0].bytes, out[0].last),
+            (0x1000, 0b1111, 128, true)
+        );
         // Stride 128 B: 32 lines, one sector each.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 128 * i).collect();
         let (i, w) = warp(&a, 4);
@@ -300,7 +334,10 @@ mod tests {
         // An 8-byte access straddling a line boundary touches two lines.
         let (i, w) = warp(&[0x107c], 8);
         coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
-        assert_eq!(out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(), [(0x1000, 0b1000), (0x1080, 0b1)]);
+        assert_eq!(
+            out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(),
+            [(0x1000, 0b1000), (0x1080, 0b1)]
+        );
     }
 
     #[test]

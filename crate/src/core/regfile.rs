@@ -26,7 +26,12 @@ impl RegFile {
     pub fn new(banks: u32, ports: u32, writes_use_ports: bool) -> Self {
         let banks = banks.max(1) as usize;
         let ports = ports.clamp(1, 255) as u8;
-        RegFile { banks, ports, free: vec![ports; banks], writes_use_ports }
+        RegFile {
+            banks,
+            ports,
+            free: vec![ports; banks],
+            writes_use_ports,
+        }
     }
 
     /// Bank of a register, or `None` for registers outside the banked file (RZ, uniform).
@@ -42,7 +47,11 @@ impl RegFile {
     /// Starts cycle `now`: writes reserved for it take their ports first.
     pub fn begin_cycle(&mut self, now: Cycle, rb: &mut ResultBus) {
         for b in 0..self.banks {
-            let w = if self.writes_use_ports { rb.take(now, b) } else { 0 };
+            let w = if self.writes_use_ports {
+                rb.take(now, b)
+            } else {
+                0
+            };
             self.free[b] = self.ports.saturating_sub(w);
         }
     }

@@ -26,7 +26,13 @@ impl ResultBus {
     /// `horizon`: the longest latency that will be reserved.
     pub fn new(banks: usize, ports: u8, horizon: u32, enabled: bool) -> Self {
         let n = (horizon as usize + 2).next_power_of_two();
-        ResultBus { banks, ports, mask: n - 1, ring: vec![0; n * banks], enabled }
+        ResultBus {
+            banks,
+            ports,
+            mask: n - 1,
+            ring: vec![0; n * banks],
+            enabled,
+        }
     }
 
     #[inline]
@@ -43,7 +49,9 @@ impl ResultBus {
         for &b in banks {
             need[b.min(63)] += 1;
         }
-        banks.iter().all(|&b| self.ring[self.slot(c, b)] + need[b.min(63)] <= self.ports)
+        banks
+            .iter()
+            .all(|&b| self.ring[self.slot(c, b)] + need[b.min(63)] <= self.ports)
     }
 
     pub fn reserve(&mut self, c: Cycle, banks: &[usize]) {
@@ -90,7 +98,10 @@ mod tests {
         assert!(rb.can_reserve(10, &[0]));
         rb.reserve(10, &[0]);
         assert!(rb.can_reserve(10, &[0]));
-        assert!(!rb.can_reserve(10, &[0, 0]), "a two-register write needs both ports");
+        assert!(
+            !rb.can_reserve(10, &[0, 0]),
+            "a two-register write needs both ports"
+        );
         rb.reserve(10, &[0]);
         assert!(!rb.can_reserve(10, &[0]));
         assert!(rb.can_reserve(10, &[1]));

@@ -29,7 +29,12 @@ pub struct Scoreboard {
 
 impl Default for Scoreboard {
     fn default() -> Self {
-        Scoreboard { pend: [0; NREGS], reads: [0; NREGS], mem: [0; NREGS / 64], npend: 0 }
+        Scoreboard {
+            pend: [0; NREGS],
+            reads: [0; NREGS],
+            mem: [0; NREGS / 64],
+            npend: 0,
+        }
     }
 }
 
@@ -74,7 +79,9 @@ impl Scoreboard {
 
     /// A destination of `inst` still has to be read by an older in-flight instruction.
     pub fn war(&self, inst: &TraceInst) -> bool {
-        inst.dsts().iter().any(|&r| idx(r).is_some_and(|i| self.reads[i] > 0))
+        inst.dsts()
+            .iter()
+            .any(|&r| idx(r).is_some_and(|i| self.reads[i] > 0))
     }
 
     /// Marks `inst`'s destinations pending.
@@ -138,7 +145,11 @@ mod tests {
     use super::*;
 
     fn inst(dst: &[Reg], src: &[Reg]) -> TraceInst {
-        let mut i = TraceInst { ndst: dst.len() as u8, nsrc: src.len() as u8, ..Default::default() };
+        let mut i = TraceInst {
+            ndst: dst.len() as u8,
+            nsrc: src.len() as u8,
+            ..Default::default()
+        };
         i.dst[..dst.len()].copy_from_slice(dst);
         i.src[..src.len()].copy_from_slice(src);
         i

@@ -8,8 +8,9 @@
 //!             ─> L1I arbiter ─> finished warps / CTAs
 //! ```
 
-use super::ctx::{KernelCtx, StepCtx, NUM_UNITS};
+use super::barrier;
 use super::collector::Collectors;
+use super::ctx::{KernelCtx, StepCtx, NUM_UNITS};
 use super::decode::group_limit;
 use super::exec::{pool_next_event, ExecUnits};
 use super::fetch::{l1i_arbiter, FetchParams, FetchUnit};
@@ -22,7 +23,6 @@ use super::result_bus::ResultBus;
 use super::scheduler::Scheduler;
 use super::subcore::SubCore;
 use super::warp::{CtaSlot, Warp};
-use super::barrier;
 use crate::config::GpuConfig;
 use crate::mem::NocPacket;
 use crate::stats::{KernelCounters, PcStat, SmStats, StallKind};
@@ -153,7 +153,12 @@ impl SmShared {
     pub fn account_stall(&mut self, s: usize, kind: StallKind, pc: Option<(u32, u32)>, n: u64) {
         self.stats.subcores[s].stalls.add(kind, n);
         if let Some((k, slot)) = pc {
-            if let Some(p) = self.stats.kernels.get_mut(k as usize).and_then(|kc| kc.per_pc.get_mut(slot as usize)) {
+            if let Some(p) = self
+                .stats
+                .kernels
+                .get_mut(k as usize)
+                .and_then(|kc| kc.per_pc.get_mut(slot as usize))
+            {
                 p.stall_cycles += n;
             }
         }
@@ -200,21 +205,31 @@ impl Sm {
         ];
         debug_assert_eq!(counts.len(), NUM_UNITS);
         let l = &cfg.latency;
-        let horizon = [l.int, l.int_mul, l.fp32, l.fp16, l.dp, l.sfu, l.tensor, l.branch, l.uniform]
-            .iter()
-            .map(|t| t.latency)
-            .max()
-            .unwrap_or(4);
+        let horizon = [
+            l.int, l.int_mul, l.fp32, l.fp16, l.dp, l.sfu, l.tensor, l.branch, l.uniform,
+        ]
+        .iter()
+        .map(|t| t.latency)
+        .max()
+        .unwrap_or(4);
         let per_warp = p.max_warps.div_ceil(p.subcores);
         let subcores = (0..p.subcores)
             .map(|s| {
                 SubCore::new(
                     s,
-                    Scheduler::new(cfg.scheduler.policy, per_warp, cfg.scheduler.two_level_active),
+                    Scheduler::new(
+                        cfg.scheduler.policy,
+                        per_warp,
+                        cfg.scheduler.two_level_active,
+                    ),
                     FetchUnit::new(ICache::new(&cfg.frontend.l0i)),
                     Collectors::new(cfg.regfile.collector_units),
                     ExecUnits::new(counts),
-                    RegFile::new(cfg.regfile.banks, cfg.regfile.ports_per_bank, cfg.features.result_bus_ports),
+                    RegFile::new(
+                        cfg.regfile.banks,
+                        cfg.regfile.ports_per_bank,
+                        cfg.features.result_bus_ports,
+                    ),
                     ResultBus::new(
                         cfg.regfile.banks.max(1) as usize,
                         cfg.regfile.ports_per_bank.clamp(1, 255) as u8,
@@ -232,10 +247,16 @@ impl Sm {
             ctas: vec![CtaSlot::default(); p.max_ctas],
             l1i: ICache::new(&cfg.frontend.l1i),
             l1i_rr: 0,
-            pipes: (0..npipes).map(|_| MemPipe::new(cfg.mem_pipeline.request_buffer, baseline)).collect(),
+            pipes: (0..npipes)
+                .map(|_| MemPipe::new(cfg.mem_pipeline.request_buffer, baseline))
+                .collect(),
             mem_rr: 0,
             mem,
-            dp_pool: if u.dp.shared { vec![0; u.dp.count as usize] } else { Vec::new() },
+            dp_pool: if u.dp.shared {
+                vec![0; u.dp.count as usize]
+            } else {
+                Vec::new()
+            },
             stats: SmStats::new(p.subcores),
             issue_log: None,
             maybe_done: Vec::with_capacity(p.max_warps),
@@ -245,7 +266,12 @@ impl Sm {
             next_age: 0,
             p,
         };
-        Sm { id, subcores, sh, cta_ready_at: 0 }
+        Sm {
+            id,
+            subcores,
+            sh,
+            cta_ready_at: 0,
+        }
     }
 
     /// Records every issued instruction from now on (tests, teaching timeline).
@@ -267,7 +293,12 @@ impl Sm {
         if now < self.cta_ready_at || u.ctas as usize >= p.max_ctas {
             return false;
         }
-        if !p.concurrent_kernels && u.per_kernel.iter().enumerate().any(|(i, &n)| n > 0 && i != k.launch as usize) {
+        if !p.concurrent_kernels
+            && u.per_kernel
+                .iter()
+                .enumerate()
+                .any(|(i, &n)| n > 0 && i != k.launch as usize)
+        {
             return false;
         }
         let mine = u.per_kernel.get(k.launch as usize).copied().unwrap_or(0);
@@ -279,19 +310,34 @@ impl Sm {
     }
 
     /// Makes `cta` resident. The caller checked [`Sm::can_launch`].
-    pub fn launch_cta(&mut self, now: Cycle, k: &KernelCtx, cta: CtaTrace, cta_latency: u32, cfg: &GpuConfig) {
+    pub fn launch_cta(
+        &mut self,
+        now: Cycle,
+        k: &KernelCtx,
+        cta: CtaTrace,
+        cta_latency: u32,
+        cfg: &GpuConfig,
+    ) {
         let sh = &mut self.sh;
-        let slot = sh.ctas.iter().position(|c| !c.active).expect("can_launch checked the CTA count");
+        let slot = sh
+            .ctas
+            .iter()
+            .position(|c| !c.active)
+            .expect("can_launch checked the CTA count");
         let wpc = k.info.warps_per_cta();
         let launch = k.launch as usize;
         if sh.used.per_kernel.len() <= launch {
             sh.used.per_kernel.resize(launch + 1, 0);
         }
         if sh.stats.kernels.len() <= launch {
-            sh.stats.kernels.resize(launch + 1, KernelCounters::default());
+            sh.stats
+                .kernels
+                .resize(launch + 1, KernelCounters::default());
         }
         if sh.stats.kernels[launch].per_pc.len() < k.pc_slots {
-            sh.stats.kernels[launch].per_pc.resize(k.pc_slots, PcStat::default());
+            sh.stats.kernels[launch]
+                .per_pc
+                .resize(k.pc_slots, PcStat::default());
         }
         if sh.used.per_kernel[launch] == 0 {
             sh.mem.begin_kernel(&k.info, cfg);
@@ -353,7 +399,10 @@ impl Sm {
     /// changed (so an idle-cycle skip is exact only when every SM returns false).
     pub fn step(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let n = self.subcores.len();
-        if self.sh.used.ctas == 0 && self.sh.mem.next_event().is_none() && self.sh.pipes.iter().all(|p| p.is_idle()) {
+        if self.sh.used.ctas == 0
+            && self.sh.mem.next_event().is_none()
+            && self.sh.pipes.iter().all(|p| p.is_idle())
+        {
             for s in 0..n {
                 self.subcores[s].last_stall = StallKind::Idle;
                 self.subcores[s].last_stall_pc = None;
@@ -449,9 +498,14 @@ impl Sm {
     fn mem_writeback(&mut self) -> bool {
         let mut ch = false;
         for p in 0..self.sh.pipes.len() {
-            let Some(&e) = self.sh.pipes[p].wb.front() else { continue };
+            let Some(&e) = self.sh.pipes[p].wb.front() else {
+                continue;
+            };
             let m = self.sh.pipes[p].table[e as usize];
-            if self.subcores[m.subcore as usize].rf.take_writes(&m.dst[..m.ndst as usize]) {
+            if self.subcores[m.subcore as usize]
+                .rf
+                .take_writes(&m.dst[..m.ndst as usize])
+            {
                 self.sh.pipes[p].wb.pop_front();
                 self.sh.complete_mem(p, e as usize);
             } else {
@@ -474,13 +528,20 @@ impl Sm {
         let mut first_grant = None;
         'pipes: for k in 0..n {
             let p = (sh.mem_rr + k) % n;
-            let limit = if sh.pipes[p].baseline { sh.pipes[p].buf.len().min(1) } else { sh.pipes[p].buf.len() };
+            let limit = if sh.pipes[p].baseline {
+                sh.pipes[p].buf.len().min(1)
+            } else {
+                sh.pipes[p].buf.len()
+            };
             for i in 0..limit {
                 let req = sh.pipes[p].buf[i];
                 let busy = match req.space {
                     MemSpace::Shared => &mut shared_used,
                     MemSpace::Constant => &mut const_used,
-                    _ => &mut l1d_used[(req.addr / sh.p.coalesce.line_bytes) as usize % sh.p.l1d_banks],
+                    _ => {
+                        &mut l1d_used
+                            [(req.addr / sh.p.coalesce.line_bytes) as usize % sh.p.l1d_banks]
+                    }
                 };
                 if *busy {
                     continue;
@@ -535,7 +596,16 @@ impl Sm {
                 let op = kctx.ops[inst.op.0 as usize];
                 let tag = ((p as u64) << 8) | e as u64;
                 let mut gen = std::mem::take(&mut sh.pipes[p].gen);
-                coalesce(&inst, wt, op.space, op.kind, &kctx.info, &sh.p.coalesce, tag, &mut gen);
+                coalesce(
+                    &inst,
+                    wt,
+                    op.space,
+                    op.kind,
+                    &kctx.info,
+                    &sh.p.coalesce,
+                    tag,
+                    &mut gen,
+                );
                 sh.pipes[p].table[e as usize].remaining = gen.len() as u16;
                 sh.pipes[p].gen = gen;
                 ch = true;
@@ -587,7 +657,13 @@ impl Sm {
             let idx = w.ib.head.min(w.n_insts.saturating_sub(1));
             let (pc, op) = if w.n_insts > 0 {
                 let inst = self.sh.inst(wi, idx);
-                (inst.pc, k.op_names.get(inst.op.0 as usize).map(String::as_str).unwrap_or("?"))
+                (
+                    inst.pc,
+                    k.op_names
+                        .get(inst.op.0 as usize)
+                        .map(String::as_str)
+                        .unwrap_or("?"),
+                )
             } else {
                 (0, "-")
             };
@@ -625,7 +701,13 @@ fn arbiter(now: Cycle, subcores: &mut [SubCore], sh: &mut SmShared) -> Option<(u
         let s = (sh.l1i_rr + k) % n;
         if subcores[s].fetch.state == super::fetch::FetchState::Arb {
             let mut rr = 0;
-            let r = l1i_arbiter(now, std::slice::from_mut(&mut subcores[s].fetch), &mut rr, &mut sh.l1i, sh.p.fetch.miss_penalty);
+            let r = l1i_arbiter(
+                now,
+                std::slice::from_mut(&mut subcores[s].fetch),
+                &mut rr,
+                &mut sh.l1i,
+                sh.p.fetch.miss_penalty,
+            );
             sh.l1i_rr = s + 1;
             return r.map(|(_, h)| (s, h));
         }

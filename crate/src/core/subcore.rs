@@ -39,7 +39,9 @@ pub struct SubCore {
 
 /// Why a warp cannot issue now, or that it can (and whether it needs a collector unit).
 enum Check {
-    Go { needs_cu: bool },
+    Go {
+        needs_cu: bool,
+    },
     Stall(StallKind),
     /// Nothing left to issue (draining or done): not a candidate.
     Skip,
@@ -98,7 +100,9 @@ impl SubCore {
 
     /// Operand read, dispatch, issue, decode and fetch.
     pub fn front_stages(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
-        let mut changed = self.cus.read_stage(&mut self.rf, &mut sh.warps, &mut sh.stats.subcores[self.id]);
+        let mut changed =
+            self.cus
+                .read_stage(&mut self.rf, &mut sh.warps, &mut sh.stats.subcores[self.id]);
         changed |= self.dispatch(now, sh, ctx);
         changed |= self.issue(now, sh, ctx);
         if self.fetch.decode(now, &mut sh.warps) {
@@ -117,10 +121,19 @@ impl SubCore {
         let p = sh.p.fetch;
         let ctas = &sh.ctas;
         let code = |w: &super::warp::Warp| {
-            let insts = &ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
+            let insts =
+                &ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
             (insts, ctx.kernels[w.kernel as usize].code_base)
         };
-        let out = self.fetch.fetch(now, &self.sched.warps, &mut sh.warps, code, sh.p.group_limit, &p, &mut sh.l1i);
+        let out = self.fetch.fetch(
+            now,
+            &self.sched.warps,
+            &mut sh.warps,
+            code,
+            sh.p.group_limit,
+            &p,
+            &mut sh.l1i,
+        );
         let st = &mut sh.stats;
         match out {
             FetchOutcome::None => return false,
@@ -169,11 +182,24 @@ impl SubCore {
         changed
     }
 
-    fn dispatch_alu(&mut self, now: Cycle, sh: &mut SmShared, warp: u16, inst: &TraceInst, op: &OpClass) -> Result<(), Block> {
+    fn dispatch_alu(
+        &mut self,
+        now: Cycle,
+        sh: &mut SmShared,
+        warp: u16,
+        inst: &TraceInst,
+        op: &OpClass,
+    ) -> Result<(), Block> {
         let u = op.unit as usize;
         let shared = u == U_DP && sh.p.dp_shared;
-        let pool: &mut Vec<Cycle> = if shared { &mut sh.dp_pool } else { &mut self.exec.pipes[u] };
-        let Some(pi) = pool.iter().position(|&b| b <= now) else { return Err(Block::Unit) };
+        let pool: &mut Vec<Cycle> = if shared {
+            &mut sh.dp_pool
+        } else {
+            &mut self.exec.pipes[u]
+        };
+        let Some(pi) = pool.iter().position(|&b| b <= now) else {
+            return Err(Block::Unit);
+        };
         let c = completion(now, op.latency);
         let mut banks = [0usize; 4];
         let nb = dst_banks(inst.dsts(), self.rf.banks, &mut banks);
@@ -185,7 +211,13 @@ impl SubCore {
         let uc = sh.stats.units.get_mut(u);
         uc.dispatches += 1;
         uc.busy_cycles += op.interval as u64;
-        let mut f = InFlight { complete: c, warp, ndst: inst.ndst, dst: inst.dst, branch: op.kind == OpKind::Branch };
+        let mut f = InFlight {
+            complete: c,
+            warp,
+            ndst: inst.ndst,
+            dst: inst.dst,
+            branch: op.kind == OpKind::Branch,
+        };
         f.ndst = f.ndst.min(4);
         self.exec.inflight.push(f);
         Ok(())
@@ -340,7 +372,8 @@ impl SubCore {
         let (kind, pc) = match first_stall {
             Some((k, wi)) => {
                 let w = &sh.warps[wi];
-                let slot = sh.inst(wi, w.ib.head.min(w.n_insts.saturating_sub(1))).pc / sh.p.inst_bytes;
+                let slot =
+                    sh.inst(wi, w.ib.head.min(w.n_insts.saturating_sub(1))).pc / sh.p.inst_bytes;
                 (k, Some((w.kernel, slot)))
             }
             None if draining_mem => (StallKind::MemData, None),
@@ -354,7 +387,14 @@ impl SubCore {
     }
 
     /// Issues warp `wi`'s head instruction. Returns its unit index.
-    fn do_issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx, wi: usize, needs_cu: bool) -> u8 {
+    fn do_issue(
+        &mut self,
+        now: Cycle,
+        sh: &mut SmShared,
+        ctx: &StepCtx,
+        wi: usize,
+        needs_cu: bool,
+    ) -> u8 {
         let kernel = sh.warps[wi].kernel;
         let idx = sh.warps[wi].ib.pop();
         let inst = sh.inst(wi, idx);
@@ -373,7 +413,12 @@ impl SubCore {
             p.issued += 1;
         }
         if let Some(log) = &mut sh.issue_log {
-            log.push(IssueEvent { cycle: now, subcore: self.id as u8, warp: wi as u16, pc: inst.pc });
+            log.push(IssueEvent {
+                cycle: now,
+                subcore: self.id as u8,
+                warp: wi as u16,
+                pc: inst.pc,
+            });
         }
         match op.kind {
             OpKind::Barrier => {

@@ -39,7 +39,11 @@ impl Warp {
     /// Every instruction issued and every one completed.
     #[inline]
     pub fn finished(&self) -> bool {
-        self.active && self.ib.head >= self.n_insts && self.ib.len == 0 && self.inflight == 0 && !self.fetching
+        self.active
+            && self.ib.head >= self.n_insts
+            && self.ib.len == 0
+            && self.inflight == 0
+            && !self.fetching
     }
     /// More instructions to fetch.
     #[inline]

@@ -39,7 +39,14 @@ fn period(mhz: f64) -> u64 {
 
 impl ClockDomains {
     pub fn new(c: &Clocks) -> Self {
-        ClockDomains { period_fs: [period(c.core_mhz), period(c.icnt_mhz), period(c.l2_mhz), period(c.dram_mhz)] }
+        ClockDomains {
+            period_fs: [
+                period(c.core_mhz),
+                period(c.icnt_mhz),
+                period(c.l2_mhz),
+                period(c.dram_mhz),
+            ],
+        }
     }
 
     /// Ticks domain `d` has made by the end of core cycle `n`.
@@ -68,7 +75,12 @@ mod tests {
 
     #[test]
     fn dram_at_2_5x_core_ticks_5_per_2() {
-        let c = ClockDomains::new(&Clocks { core_mhz: 1000.0, icnt_mhz: 1000.0, l2_mhz: 500.0, dram_mhz: 2500.0 });
+        let c = ClockDomains::new(&Clocks {
+            core_mhz: 1000.0,
+            icnt_mhz: 1000.0,
+            l2_mhz: 500.0,
+            dram_mhz: 2500.0,
+        });
         assert_eq!(c.period_fs, [1_000_000, 1_000_000, 2_000_000, 400_000]);
         let d: Vec<u64> = (1..=4).map(|n| c.ticks_in(Domain::Dram, n)).collect();
         assert_eq!(d, [2, 3, 2, 3]);

@@ -61,7 +61,11 @@ impl BlockScheduler {
         if self.issuing.is_some() {
             return None;
         }
-        let running = |s: Option<u64>| self.runs.iter().any(|r| !r.done() && s.is_none_or(|s| r.stream == s));
+        let running = |s: Option<u64>| {
+            self.runs
+                .iter()
+                .any(|r| !r.done() && s.is_none_or(|s| r.stream == s))
+        };
         if !concurrent && running(None) {
             return None;
         }
@@ -75,7 +79,14 @@ impl BlockScheduler {
     }
 
     /// Issues CTAs of the issuing kernel: one per SM per cycle, round robin. Returns how many.
-    pub fn issue(&mut self, now: Cycle, sms: &mut [Sm], kernels: &[KernelCtx], cta_latency: u32, cfg: &crate::config::GpuConfig) -> u32 {
+    pub fn issue(
+        &mut self,
+        now: Cycle,
+        sms: &mut [Sm],
+        kernels: &[KernelCtx],
+        cta_latency: u32,
+        cfg: &crate::config::GpuConfig,
+    ) -> u32 {
         let Some(l) = self.issuing else { return 0 };
         if now < self.ready_at {
             return 0;

@@ -123,7 +123,9 @@ impl Gpu {
         if cfg.sm.max_warps == 0 || cfg.sm.max_warps > 1024 {
             return Err(Error::config("sm.max_warps", "must be 1..=1024"));
         }
-        let sms = (0..cfg.gpu.num_sms).map(|i| Sm::new(i, &cfg, SmMem::Analytic(AnalyticSmMem::new(&cfg.analytic)))).collect();
+        let sms = (0..cfg.gpu.num_sms)
+            .map(|i| Sm::new(i, &cfg, SmMem::Analytic(AnalyticSmMem::new(&cfg.analytic))))
+            .collect();
         Ok(Gpu {
             clocks: ClockDomains::new(&cfg.clocks),
             sms,
@@ -152,9 +154,19 @@ impl Gpu {
             }
         };
         // Seed 001: distinct code addresses per kernel (Accel-Sim gives them all address 0).
-        let code_base =
-            if self.cfg.features.subcore_frontend { slot as u64 * self.cfg.frontend.kernel_code_stride } else { 0 };
-        let max_pc = k.ctas.iter().flat_map(|c| c.warps.iter()).flat_map(|w| w.insts.iter()).map(|i| i.pc).max().unwrap_or(0);
+        let code_base = if self.cfg.features.subcore_frontend {
+            slot as u64 * self.cfg.frontend.kernel_code_stride
+        } else {
+            0
+        };
+        let max_pc = k
+            .ctas
+            .iter()
+            .flat_map(|c| c.warps.iter())
+            .flat_map(|w| w.insts.iter())
+            .map(|i| i.pc)
+            .max()
+            .unwrap_or(0);
         let mut ctx = KernelCtx {
             launch,
             info: k.info.clone(),
@@ -170,7 +182,15 @@ impl Gpu {
         for c in &k.ctas {
             for w in &c.warps {
                 if let Some(bad) = w.insts.iter().find(|i| i.op.0 as usize >= ctx.ops.len()) {
-                    return Err(Error::parse(&k.info.name, 0, "opcode", format!("op id {} at pc {:#x} is not in the kernel's opcode table", bad.op.0, bad.pc)));
+                    return Err(Error::parse(
+                        &k.info.name,
+                        0,
+                        "opcode",
+                        format!(
+                            "op id {} at pc {:#x} is not in the kernel's opcode table",
+                            bad.op.0, bad.pc
+                        ),
+                    ));
                 }
             }
         }
@@ -198,12 +218,18 @@ impl Gpu {
 
     /// Steps the SMs of cycle `now` with the configured executor. Returns whether any SM changed.
     fn step_sms(&mut self) -> bool {
-        let ctx = StepCtx { kernels: &self.kernels };
+        let ctx = StepCtx {
+            kernels: &self.kernels,
+        };
         let now = self.now;
         #[cfg(feature = "parallel")]
         if self.executor == Executor::Parallel {
             use rayon::prelude::*;
-            return self.sms.par_iter_mut().map(|sm| sm.step(now, &ctx)).reduce(|| false, |a, b| a | b);
+            return self
+                .sms
+                .par_iter_mut()
+                .map(|sm| sm.step(now, &ctx))
+                .reduce(|| false, |a, b| a | b);
         }
         let mut any = false;
         for sm in &mut self.sms {
@@ -215,7 +241,13 @@ impl Gpu {
     /// One core cycle (steps 1-4 of the module picture). Returns whether anything changed.
     pub fn step(&mut self) -> bool {
         let now = self.now;
-        let mut progress = self.sched.issue(now, &mut self.sms, &self.kernels, self.cfg.sm.cta_launch_latency, &self.cfg) > 0;
+        let mut progress = self.sched.issue(
+            now,
+            &mut self.sms,
+            &self.kernels,
+            self.cfg.sm.cta_launch_latency,
+            &self.cfg,
+        ) > 0;
         progress |= self.step_sms();
         // Outboxes merged in SM order (deterministic for any executor).
         for sm in &mut self.sms {
@@ -261,8 +293,13 @@ impl Gpu {
     }
 
     fn deadlock_report(&self) -> String {
-        let ctx = StepCtx { kernels: &self.kernels };
-        let mut lines = vec![format!("deadlock at cycle {}: no warp can make progress", self.now)];
+        let ctx = StepCtx {
+            kernels: &self.kernels,
+        };
+        let mut lines = vec![format!(
+            "deadlock at cycle {}: no warp can make progress",
+            self.now
+        )];
         for sm in &self.sms {
             if let Some(d) = sm.describe_stuck(&ctx) {
                 lines.push(d);
@@ -315,11 +352,27 @@ impl<'a> Simulator<'a> {
         for c in &commands {
             if let Command::Kernel { index } = c {
                 if *index >= src.kernel_count() {
-                    return Err(Error::parse(&trace_name, 0, "kernel", format!("launch of kernel {index}, the trace has {}", src.kernel_count())));
+                    return Err(Error::parse(
+                        &trace_name,
+                        0,
+                        "kernel",
+                        format!(
+                            "launch of kernel {index}, the trace has {}",
+                            src.kernel_count()
+                        ),
+                    ));
                 }
             }
         }
-        Ok(Simulator { gpu, model, src, commands, done_at: None, trace_name, trace_hash })
+        Ok(Simulator {
+            gpu,
+            model,
+            src,
+            commands,
+            done_at: None,
+            trace_name,
+            trace_hash,
+        })
     }
 
     /// Steps SMs with rayon (feature `parallel`); results are identical either way.
@@ -345,7 +398,11 @@ impl<'a> Simulator<'a> {
             }
             self.commands.pop_front();
         }
-        while let Some(i) = self.gpu.sched.next_eligible(self.gpu.cfg.sm.concurrent_kernels) {
+        while let Some(i) = self
+            .gpu
+            .sched
+            .next_eligible(self.gpu.cfg.sm.concurrent_kernels)
+        {
             let (index, stream) = self.gpu.sched.queue.remove(i).expect("index valid");
             let k = {
                 let mut s = self.src.open_kernel(index)?;
@@ -402,7 +459,9 @@ impl<'a> Simulator<'a> {
                 self.gpu.now += 1;
             }
         }
-        Ok(RunStatus::Running { cycle: self.gpu.now })
+        Ok(RunStatus::Running {
+            cycle: self.gpu.now,
+        })
     }
 
     /// Runs every kernel to completion.
@@ -418,6 +477,12 @@ impl<'a> Simulator<'a> {
 
     /// The result so far (complete once `run_for` said `Done`).
     pub fn result(&self) -> SimResult {
-        SimResult::build(&self.gpu, &self.model, &self.trace_name, &self.trace_hash, self.done_at.unwrap_or(self.gpu.now))
+        SimResult::build(
+            &self.gpu,
+            &self.model,
+            &self.trace_name,
+            &self.trace_hash,
+            self.done_at.unwrap_or(self.gpu.now),
+        )
     }
 }

@@ -24,7 +24,10 @@ impl ModuleModel {
             "cycle" => Ok(ModuleModel::Cycle),
             "analytical" | "analytic" => Ok(ModuleModel::Analytical),
             "perfect" => Ok(ModuleModel::Perfect),
-            _ => Err(Error::config(key, format!("`{v}` is not a model (allowed: cycle, analytical, perfect)"))),
+            _ => Err(Error::config(
+                key,
+                format!("`{v}` is not a model (allowed: cycle, analytical, perfect)"),
+            )),
         }
     }
 }
@@ -64,7 +67,12 @@ impl ModelChoice {
             "noc" => self.noc = m,
             "dram" => self.dram = m,
             "frontend" => self.frontend = m,
-            _ => return Err(Error::config(key, "unknown module (allowed: alu, memory, noc, dram, frontend)")),
+            _ => {
+                return Err(Error::config(
+                    key,
+                    "unknown module (allowed: alu, memory, noc, dram, frontend)",
+                ))
+            }
         }
         Ok(())
     }
@@ -72,10 +80,16 @@ impl ModelChoice {
     /// Rejects combinations this build cannot simulate yet.
     pub fn validate(&self) -> Result<()> {
         if self.alu != ModuleModel::Cycle {
-            return Err(Error::config("model.alu", "only `cycle` is available in this build"));
+            return Err(Error::config(
+                "model.alu",
+                "only `cycle` is available in this build",
+            ));
         }
         if self.memory != ModuleModel::Analytical {
-            return Err(Error::config("model.memory", "only `analytical` is available until the cycle memory system lands"));
+            return Err(Error::config(
+                "model.memory",
+                "only `analytical` is available until the cycle memory system lands",
+            ));
         }
         Ok(())
     }

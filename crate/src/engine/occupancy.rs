@@ -62,7 +62,10 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
     let sm = &cfg.sm;
     let threads = k.block.count() as u32;
     if threads == 0 {
-        return Err(Error::config("trace", format!("kernel `{}`: block size {} has no threads", k.name, k.block)));
+        return Err(Error::config(
+            "trace",
+            format!("kernel `{}`: block size {} has no threads", k.name, k.block),
+        ));
     }
     let wpc = k.warps_per_cta();
     let limit_ctas = sm.max_ctas;
@@ -73,7 +76,10 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
         if k.nregs > sm.max_regs_per_thread {
             return Err(Error::config(
                 "sm.max_regs_per_thread",
-                format!("kernel `{}` uses {} registers per thread, the SM allows {}", k.name, k.nregs, sm.max_regs_per_thread),
+                format!(
+                    "kernel `{}` uses {} registers per thread, the SM allows {}",
+                    k.name, k.nregs, sm.max_regs_per_thread
+                ),
             ));
         }
         let rpw = round_up(k.nregs * 32, sm.reg_alloc_granularity);
@@ -84,22 +90,36 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
     let shmem_per_cta = if k.shmem_bytes == 0 {
         0
     } else {
-        round_up(k.shmem_bytes + sm.shmem_reserved_per_cta, sm.shmem_alloc_granularity)
+        round_up(
+            k.shmem_bytes + sm.shmem_reserved_per_cta,
+            sm.shmem_alloc_granularity,
+        )
     };
     if shmem_per_cta > cfg.shmem.max_per_cta_kb * 1024 {
         return Err(Error::config(
             "shmem.max_per_cta_kb",
-            format!("kernel `{}` needs {} B of shared memory per CTA, at most {} KiB allowed", k.name, shmem_per_cta, cfg.shmem.max_per_cta_kb),
+            format!(
+                "kernel `{}` needs {} B of shared memory per CTA, at most {} KiB allowed",
+                k.name, shmem_per_cta, cfg.shmem.max_per_cta_kb
+            ),
         ));
     }
-    let limit_shmem = if shmem_per_cta == 0 { u32::MAX } else { cfg.shmem.max_per_sm_kb * 1024 / shmem_per_cta };
+    let limit_shmem = if shmem_per_cta == 0 {
+        u32::MAX
+    } else {
+        cfg.shmem.max_per_sm_kb * 1024 / shmem_per_cta
+    };
     let pairs = [
         (limit_ctas, Limiter::Ctas),
         (limit_warps, Limiter::Warps),
         (limit_regs, Limiter::Registers),
         (limit_shmem, Limiter::SharedMemory),
     ];
-    let (ctas, limiter) = pairs.iter().copied().min_by_key(|p| p.0).unwrap_or((0, Limiter::Ctas));
+    let (ctas, limiter) = pairs
+        .iter()
+        .copied()
+        .min_by_key(|p| p.0)
+        .unwrap_or((0, Limiter::Ctas));
     if ctas == 0 {
         let key = match limiter {
             Limiter::Ctas => "sm.max_ctas",
@@ -134,7 +154,13 @@ mod tests {
     use crate::trace::Dim3;
 
     fn k(threads: u32, regs: u32, shmem: u32) -> KernelInfo {
-        KernelInfo { name: "k".into(), block: Dim3::new(threads, 1, 1), nregs: regs, shmem_bytes: shmem, ..Default::default() }
+        KernelInfo {
+            name: "k".into(),
+            block: Dim3::new(threads, 1, 1),
+            nregs: regs,
+            shmem_bytes: shmem,
+            ..Default::default()
+        }
     }
 
     /// Compute capability 7.5 (Turing) as the CUDA occupancy calculator has it: 32 warps,
@@ -165,12 +191,18 @@ mod tests {
         ];
         for (t, r, s, want, lim) in table {
             let o = occupancy(&k(t, r, s), &cfg).unwrap();
-            assert_eq!((o.ctas_per_sm, o.limiter), (want, lim), "block {t}, regs {r}, shmem {s}");
+            assert_eq!(
+                (o.ctas_per_sm, o.limiter),
+                (want, lim),
+                "block {t}, regs {r}, shmem {s}"
+            );
         }
         // 1024 threads with 65 registers: 2080 -> 2304 per warp -> 28 warps < 32: no CTA fits.
         let e = occupancy(&k(1024, 65, 0), &cfg).unwrap_err().to_string();
         assert!(e.contains("sm.registers"), "{e}");
-        let e = occupancy(&k(128, 0, 80 * 1024), &cfg).unwrap_err().to_string();
+        let e = occupancy(&k(128, 0, 80 * 1024), &cfg)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("shmem.max_per_cta_kb"), "{e}");
     }
 }

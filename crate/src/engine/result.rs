@@ -88,7 +88,13 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 impl SimResult {
-    pub fn build(gpu: &Gpu, model: &ModelChoice, name: &str, hash: &str, cycles: Cycle) -> SimResult {
+    pub fn build(
+        gpu: &Gpu,
+        model: &ModelChoice,
+        name: &str,
+        hash: &str,
+        cycles: Cycle,
+    ) -> SimResult {
         let totals = gpu.merged_stats();
         let ib = gpu.cfg.frontend.inst_bytes.max(1);
         let kernels = gpu
@@ -97,7 +103,11 @@ impl SimResult {
             .iter()
             .map(|r| {
                 let k = &gpu.kernels[r.launch as usize];
-                let kc = totals.kernels.get(r.launch as usize).cloned().unwrap_or_default();
+                let kc = totals
+                    .kernels
+                    .get(r.launch as usize)
+                    .cloned()
+                    .unwrap_or_default();
                 let end = r.end_at.unwrap_or(cycles);
                 let kcycles = (end + 1).saturating_sub(r.launched_at);
                 KernelResult {
@@ -120,7 +130,11 @@ impl SimResult {
                         .iter()
                         .enumerate()
                         .filter(|(_, p)| p.issued > 0 || p.stall_cycles > 0)
-                        .map(|(i, p)| PcRow { pc: i as u32 * ib, issued: p.issued, stall_cycles: p.stall_cycles })
+                        .map(|(i, p)| PcRow {
+                            pc: i as u32 * ib,
+                            issued: p.issued,
+                            stall_cycles: p.stall_cycles,
+                        })
                         .collect(),
                 }
             })
@@ -135,7 +149,11 @@ impl SimResult {
                     warp_insts: s.warp_insts,
                     active_cycles: s.active_cycles,
                     ipc: ratio(s.warp_insts, s.active_cycles),
-                    subcore_ipc: s.subcores.iter().map(|c: &SubCoreStats| ratio(c.warp_insts, s.active_cycles)).collect(),
+                    subcore_ipc: s
+                        .subcores
+                        .iter()
+                        .map(|c: &SubCoreStats| ratio(c.warp_insts, s.active_cycles))
+                        .collect(),
                 }
             })
             .collect();
@@ -143,7 +161,10 @@ impl SimResult {
             tool: "warpweave",
             version: crate::VERSION,
             model: *model,
-            trace: TraceId { name: name.to_string(), hash: hash.to_string() },
+            trace: TraceId {
+                name: name.to_string(),
+                hash: hash.to_string(),
+            },
             cycles,
             seconds: gpu.clocks.seconds(cycles),
             warp_insts: totals.warp_insts,
@@ -162,8 +183,17 @@ impl SimResult {
     pub fn summary_text(&self) -> String {
         let mut s = String::new();
         let t = &self.totals;
-        let _ = writeln!(s, "warpweave {} — {} on {} ({} SMs)", self.version, self.trace.name, self.config.gpu.name, self.config.gpu.num_sms);
-        let _ = writeln!(s, "trace hash {}   models: {}", self.trace.hash, self.model.describe());
+        let _ = writeln!(
+            s,
+            "warpweave {} — {} on {} ({} SMs)",
+            self.version, self.trace.name, self.config.gpu.name, self.config.gpu.num_sms
+        );
+        let _ = writeln!(
+            s,
+            "trace hash {}   models: {}",
+            self.trace.hash,
+            self.model.describe()
+        );
         let _ = writeln!(
             s,
             "cycles {}   ({:.3} us at {} MHz)   warp insts {}   thread insts {}   IPC {:.3}",
@@ -196,14 +226,29 @@ impl SimResult {
         for kind in StallKind::ALL {
             let v = st.get(kind);
             if v > 0 {
-                let _ = writeln!(s, "  {:<12} {:>12}  {:>5.1}%", kind.name(), v, 100.0 * v as f64 / total as f64);
+                let _ = writeln!(
+                    s,
+                    "  {:<12} {:>12}  {:>5.1}%",
+                    kind.name(),
+                    v,
+                    100.0 * v as f64 / total as f64
+                );
             }
         }
-        let _ = writeln!(s, "\nunits (dispatches, busy %% of active SM-cycles x sub-cores):");
+        let _ = writeln!(
+            s,
+            "\nunits (dispatches, busy %% of active SM-cycles x sub-cores):"
+        );
         let denom = (t.active_cycles * self.config.sm.subcores as u64).max(1);
         for (name, u) in t.units.all() {
             if u.dispatches > 0 {
-                let _ = writeln!(s, "  {:<8} {:>12}  {:>5.1}%", name, u.dispatches, 100.0 * u.busy_cycles as f64 / denom as f64);
+                let _ = writeln!(
+                    s,
+                    "  {:<8} {:>12}  {:>5.1}%",
+                    name,
+                    u.dispatches,
+                    100.0 * u.busy_cycles as f64 / denom as f64
+                );
             }
         }
         let (l0h, l0m) = t.l0i();
@@ -221,7 +266,12 @@ impl SimResult {
         let _ = writeln!(
             s,
             "memory requests: global {} local {} shared {} (wavefronts {}) const {} tex {}",
-            m.global_reqs, m.local_reqs, m.shared_reqs, m.shmem_wavefronts, m.const_reqs, m.tex_reqs
+            m.global_reqs,
+            m.local_reqs,
+            m.shared_reqs,
+            m.shmem_wavefronts,
+            m.const_reqs,
+            m.tex_reqs
         );
         s
     }

@@ -279,7 +279,10 @@ pub struct SmStats {
 
 impl SmStats {
     pub fn new(subcores: usize) -> Self {
-        SmStats { subcores: vec![SubCoreStats::default(); subcores], ..Default::default() }
+        SmStats {
+            subcores: vec![SubCoreStats::default(); subcores],
+            ..Default::default()
+        }
     }
     /// Adds `o` into `self` (fixed order: call it for SM 0, 1, 2, ...).
     pub fn merge(&mut self, o: &SmStats) {
@@ -288,7 +291,8 @@ impl SmStats {
         self.thread_insts += o.thread_insts;
         self.ctas += o.ctas;
         if self.subcores.len() < o.subcores.len() {
-            self.subcores.resize(o.subcores.len(), SubCoreStats::default());
+            self.subcores
+                .resize(o.subcores.len(), SubCoreStats::default());
         }
         for (a, b) in self.subcores.iter_mut().zip(o.subcores.iter()) {
             a.merge(b);
@@ -298,7 +302,8 @@ impl SmStats {
         self.l1i_misses += o.l1i_misses;
         self.mem.merge(&o.mem);
         if self.kernels.len() < o.kernels.len() {
-            self.kernels.resize(o.kernels.len(), KernelCounters::default());
+            self.kernels
+                .resize(o.kernels.len(), KernelCounters::default());
         }
         for (a, b) in self.kernels.iter_mut().zip(o.kernels.iter()) {
             a.merge(b);
@@ -313,7 +318,9 @@ impl SmStats {
         s
     }
     pub fn l0i(&self) -> (u64, u64) {
-        self.subcores.iter().fold((0, 0), |(h, m), c| (h + c.l0i_hits, m + c.l0i_misses))
+        self.subcores
+            .iter()
+            .fold((0, 0), |(h, m), c| (h + c.l0i_hits, m + c.l0i_misses))
     }
     pub fn reg_bank_conflicts(&self) -> u64 {
         self.subcores.iter().map(|c| c.reg_bank_conflicts).sum()
@@ -333,14 +340,27 @@ mod tests {
         let mut b = SmStats::new(4);
         b.warp_insts = 7;
         b.subcores[3].stalls.add(StallKind::MemData, 5);
-        b.kernels = vec![KernelCounters { warp_insts: 3, per_pc: vec![PcStat { issued: 3, stall_cycles: 1 }], ..Default::default() }];
+        b.kernels = vec![KernelCounters {
+            warp_insts: 3,
+            per_pc: vec![PcStat {
+                issued: 3,
+                stall_cycles: 1,
+            }],
+            ..Default::default()
+        }];
         a.subcores[0].stalls.add(StallKind::MemData, 2);
         a.merge(&b);
         a.merge(&b);
         assert_eq!(a.warp_insts, 14);
         assert_eq!(a.subcores.len(), 4);
         assert_eq!(a.stalls().get(StallKind::MemData), 12);
-        assert_eq!(a.kernels[0].per_pc[0], PcStat { issued: 6, stall_cycles: 2 });
+        assert_eq!(
+            a.kernels[0].per_pc[0],
+            PcStat {
+                issued: 6,
+                stall_cycles: 2
+            }
+        );
         let j = serde_json::to_value(a.stalls()).unwrap();
         assert_eq!(j["mem_data"], 12);
     }
