@@ -44,14 +44,14 @@ pub fn max_active_ctas(cfg: &GpuConfig, k: &KernelInfo, shmem_bytes: u64) -> u32
     let by_threads = sm.max_threads / threads;
     let by_warps = sm.max_warps / warps.max(1);
     let regs_per_warp = (k.nregs * WARP_SIZE).div_ceil(sm.reg_alloc_granularity.max(1)) * sm.reg_alloc_granularity.max(1);
-    let by_regs = if regs_per_warp == 0 { u32::MAX } else { (sm.registers / regs_per_warp) / warps.max(1) };
+    let by_regs = sm.registers.checked_div(regs_per_warp).map_or(u32::MAX, |w| w / warps.max(1));
     let per_cta = if k.shmem_bytes == 0 {
         0
     } else {
         let g = sm.shmem_alloc_granularity.max(1) as u64;
         (k.shmem_bytes as u64 + sm.shmem_reserved_per_cta as u64).div_ceil(g) * g
     };
-    let by_shmem = if per_cta == 0 { u32::MAX } else { (shmem_bytes / per_cta).min(u32::MAX as u64) as u32 };
+    let by_shmem = shmem_bytes.checked_div(per_cta).map_or(u32::MAX, |n| n.min(u32::MAX as u64) as u32);
     sm.max_ctas.min(by_threads).min(by_warps).min(by_regs).min(by_shmem)
 }
 

@@ -279,9 +279,9 @@ fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, 
     let mut busy = vec![true; n];
     let mut live = n;
     while live > 0 {
-        for sm in 0..n {
-            if busy[sm] && !kr.step(sm, fm, stream)? {
-                busy[sm] = false;
+        for (sm, b) in busy.iter_mut().enumerate() {
+            if *b && !kr.step(sm, fm, stream)? {
+                *b = false;
                 live -= 1;
             }
         }
