@@ -18,7 +18,11 @@ pub struct Domain {
 
 impl Domain {
     pub fn new(dom_mhz: f64, core_mhz: f64) -> Self {
-        let r = if dom_mhz > 0.0 && core_mhz > 0.0 { dom_mhz / core_mhz } else { 1.0 };
+        let r = if dom_mhz > 0.0 && core_mhz > 0.0 {
+            dom_mhz / core_mhz
+        } else {
+            1.0
+        };
         Domain { ratio: r, next: 0 }
     }
     /// The last own cycle that has started by core cycle `now`.
@@ -65,7 +69,9 @@ pub struct DelayQueue<T> {
 
 impl<T> Default for DelayQueue<T> {
     fn default() -> Self {
-        DelayQueue { q: std::collections::VecDeque::new() }
+        DelayQueue {
+            q: std::collections::VecDeque::new(),
+        }
     }
 }
 

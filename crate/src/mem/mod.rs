@@ -8,11 +8,11 @@
 //!  functional::run: the same coalescer and SectorCache, no timing (seed 004)
 //! ```
 
+pub mod addrmap;
 pub mod cache;
 pub mod carveout;
-pub mod coalesce;
-pub mod addrmap;
 pub mod clock;
+pub mod coalesce;
 pub mod dram;
 pub mod functional;
 pub mod iface;

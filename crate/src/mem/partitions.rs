@@ -88,7 +88,9 @@ impl MemPartitions {
             slices: (0..slices)
                 .map(|i| L2Slice::new(cfg, i, slices, map.interleave))
                 .collect::<Result<Vec<_>>>()?,
-            chans: (0..map.partitions).map(|_| DramChannel::new(&cfg.dram, sb)).collect(),
+            chans: (0..map.partitions)
+                .map(|_| DramChannel::new(&cfg.dram, sb))
+                .collect(),
             dram_lat_core: l2d.to_core(cfg.l2.dram_latency as u64 + cfg.l2.cache.latency as u64),
             now: 0,
             flush: cfg.l2.flush_at_kernel_end,
@@ -240,7 +242,10 @@ impl MemPartitions {
 
     /// Statistics merged in slice and channel order.
     pub fn stats(&self) -> PartitionStats {
-        let mut st = PartitionStats { cycles: self.stats.cycles, ..PartitionStats::default() };
+        let mut st = PartitionStats {
+            cycles: self.stats.cycles,
+            ..PartitionStats::default()
+        };
         for s in &self.slices {
             st.l2.merge(s.stats());
         }
@@ -251,15 +256,26 @@ impl MemPartitions {
         st.noc_replies = self.rep.stats;
         st.dram_row_hit_rate = st.dram.row_hit_rate();
         let bytes = (st.dram.read_bytes + st.dram.write_bytes) as f64;
-        st.dram_bytes_per_cycle = if st.cycles == 0 { 0.0 } else { bytes / st.cycles as f64 };
-        st.dram_peak_bytes_per_cycle = self.chans.iter().map(|c| c.peak_bytes_per_cycle()).sum::<f64>()
+        st.dram_bytes_per_cycle = if st.cycles == 0 {
+            0.0
+        } else {
+            bytes / st.cycles as f64
+        };
+        st.dram_peak_bytes_per_cycle = self
+            .chans
+            .iter()
+            .map(|c| c.peak_bytes_per_cycle())
+            .sum::<f64>()
             * self.dramd.own(1_000_000) as f64
             / 1_000_000.0;
         st
     }
 
     pub fn is_idle(&self) -> bool {
-        self.req.is_idle() && self.rep.is_idle() && self.slices.iter().all(|s| s.is_idle()) && self.chans.iter().all(|c| c.is_idle())
+        self.req.is_idle()
+            && self.rep.is_idle()
+            && self.slices.iter().all(|s| s.is_idle())
+            && self.chans.iter().all(|c| c.is_idle())
     }
 
     pub fn address_map(&self) -> &AddrMap {
@@ -278,17 +294,35 @@ pub struct Nominal {
 
 pub fn nominal_latencies(cfg: &GpuConfig) -> Nominal {
     let core = cfg.clocks.core_mhz;
-    let conv = |cycles: f64, mhz: f64| if mhz > 0.0 { cycles * core / mhz } else { cycles };
+    let conv = |cycles: f64, mhz: f64| {
+        if mhz > 0.0 {
+            cycles * core / mhz
+        } else {
+            cycles
+        }
+    };
     let n = &cfg.noc;
     let req_flits = (crate::mem::noc::HEADER_BYTES as f64 / n.flit_bytes.max(1) as f64).ceil();
-    let rep_flits = ((crate::mem::noc::HEADER_BYTES + cfg.l2.cache.sector_bytes) as f64 / n.flit_bytes.max(1) as f64).ceil();
+    let rep_flits = ((crate::mem::noc::HEADER_BYTES + cfg.l2.cache.sector_bytes) as f64
+        / n.flit_bytes.max(1) as f64)
+        .ceil();
     let fpc = n.port_flits_per_cycle.max(1) as f64;
-    let noc = conv(2.0 * n.latency as f64 + (req_flits / fpc).ceil() + (rep_flits / fpc).ceil() + 1.0, cfg.clocks.icnt_mhz);
+    let noc = conv(
+        2.0 * n.latency as f64 + (req_flits / fpc).ceil() + (rep_flits / fpc).ceil() + 1.0,
+        cfg.clocks.icnt_mhz,
+    );
     let l2 = noc + conv(cfg.l2.cache.latency as f64, cfg.clocks.l2_mhz);
     let t = &cfg.dram.timing;
     let burst = (cfg.dram.burst_length / cfg.dram.data_rate.max(1)).max(1) as f64;
     let dram = l2
         + conv(cfg.l2.dram_latency as f64, cfg.clocks.l2_mhz)
-        + conv((t.t_rp + t.t_rcd + t.t_cl) as f64 + burst, cfg.clocks.dram_mhz);
-    Nominal { l1: cfg.l1d.cache.latency as f64, l2, dram }
+        + conv(
+            (t.t_rp + t.t_rcd + t.t_cl) as f64 + burst,
+            cfg.clocks.dram_mhz,
+        );
+    Nominal {
+        l1: cfg.l1d.cache.latency as f64,
+        l2,
+        dram,
+    }
 }

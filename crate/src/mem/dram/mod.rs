@@ -148,7 +148,12 @@ impl DramChannel {
         let rb = r.caddr / self.row_bytes;
         let bank = (rb % self.nbanks as u64) as u32;
         let row = rb / self.nbanks as u64;
-        self.q.push(Queued { r, bank, row, opened: false });
+        self.q.push(Queued {
+            r,
+            bank,
+            row,
+            opened: false,
+        });
         Ok(())
     }
 
@@ -164,7 +169,11 @@ impl DramChannel {
         }
         let bg = e.bank % self.bgs;
         if let Some((lc, lbg)) = self.last_col {
-            let gap = if lbg == bg { self.t.t_ccdl.max(self.t.t_ccd) } else { self.t.t_ccd } as u64;
+            let gap = if lbg == bg {
+                self.t.t_ccdl.max(self.t.t_ccd)
+            } else {
+                self.t.t_ccd
+            } as u64;
             if d < lc + gap.max(1) {
                 return false;
             }
@@ -174,7 +183,8 @@ impl DramChannel {
             return false;
         }
         if e.r.write {
-            self.last_read_col.is_none_or(|c| d >= c + self.t.t_rtw as u64)
+            self.last_read_col
+                .is_none_or(|c| d >= c + self.t.t_rtw as u64)
         } else {
             d >= self.last_write_end + self.t.t_wtr as u64 || self.last_write_end == 0
         }
@@ -234,7 +244,11 @@ impl DramChannel {
             }
             if self.frfcfs {
                 if let Some(open) = b.row {
-                    if self.q.iter().any(|o| o.bank == e.bank && o.row == open && avail(o)) {
+                    if self
+                        .q
+                        .iter()
+                        .any(|o| o.bank == e.bank && o.row == open && avail(o))
+                    {
                         continue;
                     }
                 }
@@ -298,13 +312,17 @@ mod tests {
                 let caddr = ((s as u64) << 24) + next[s] * 128;
                 next[s] += 1;
                 s = (s * 7 + 3) % 40;
-                ch.push(DramReq { caddr, sectors: 0xf, ..DramReq::default() }).unwrap();
+                ch.push(DramReq {
+                    caddr,
+                    sectors: 0xf,
+                    ..DramReq::default()
+                })
+                .unwrap();
             }
             ch.step(d, d);
             while ch.pop_done(d).is_some() {}
         }
         let util = ch.stats.busy_cycles as f64 / cycles as f64;
-        eprintln!("util {util:.3} {:?}", ch.stats);
         assert!(util > 0.9);
     }
 }

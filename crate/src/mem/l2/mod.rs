@@ -73,7 +73,11 @@ impl L2Slice {
     }
 
     fn reply(p: &NocPacket, level: HitLevel) -> NocPacket {
-        NocPacket { reply: true, level, ..*p }
+        NocPacket {
+            reply: true,
+            level,
+            ..*p
+        }
     }
 
     /// Applies the fills that have arrived by core cycle `now`.
@@ -82,14 +86,25 @@ impl L2Slice {
             let extra = self.atomic_latency;
             let replies = &mut self.replies;
             self.mshr.fill(line, sectors, |w: NocPacket| {
-                let at = if w.req.kind == AccessKind::Atomic { now + extra } else { now };
+                let at = if w.req.kind == AccessKind::Atomic {
+                    now + extra
+                } else {
+                    now
+                };
                 replies.push(at, Self::reply(&w, HitLevel::Dram));
             });
         }
     }
 
     /// Handles one request in L2 cycle `d` (core cycle `core_d`); misses go to `dram`.
-    pub fn handle(&mut self, p: &NocPacket, d: u64, dom: &Domain, dram: &mut DramChannel, caddr: impl Fn(u64) -> u64) -> Handled {
+    pub fn handle(
+        &mut self,
+        p: &NocPacket,
+        d: u64,
+        dom: &Domain,
+        dram: &mut DramChannel,
+        caddr: impl Fn(u64) -> u64,
+    ) -> Handled {
         let r = &p.req;
         let write = r.kind.is_write();
         let atomic = matches!(r.kind, AccessKind::Atomic | AccessKind::Reduction);
@@ -98,11 +113,9 @@ impl L2Slice {
         let pending = self.mshr.pending(line) & r.sectors;
         // Loads and atomics wait for their data; stores are acknowledged at once.
         let waits = (fetch != 0 || pending != 0) && (!write || atomic) && p.ack;
-        if fetch != 0 || waits {
-            if self.mshr.can_reserve(line, waits).is_err() {
-                self.cache.stats.reservation_fails += 1;
-                return Handled::Stalled;
-            }
+        if (fetch != 0 || waits) && self.mshr.can_reserve(line, waits).is_err() {
+            self.cache.stats.reservation_fails += 1;
+            return Handled::Stalled;
         }
         if dram.free_slots() < 2 {
             self.cache.stats.reservation_fails += 1;
@@ -138,7 +151,10 @@ impl L2Slice {
         }
         if !waits && p.ack {
             let extra = if atomic { self.atomic_latency } else { 0 };
-            self.replies.push(dom.core_of(d + self.latency + extra), Self::reply(p, HitLevel::L2));
+            self.replies.push(
+                dom.core_of(d + self.latency + extra),
+                Self::reply(p, HitLevel::L2),
+            );
         }
         Handled::Done
     }

@@ -80,7 +80,14 @@ pub struct Crossbar {
 
 impl Crossbar {
     /// `out_cap`: packets each receiver can hold (its input buffer).
-    pub fn new(c: &NocConfig, inputs: usize, outputs: usize, out_cap: usize, sector_bytes: u32, replies: bool) -> Self {
+    pub fn new(
+        c: &NocConfig,
+        inputs: usize,
+        outputs: usize,
+        out_cap: usize,
+        sector_bytes: u32,
+        replies: bool,
+    ) -> Self {
         Crossbar {
             flit_bytes: c.flit_bytes.max(1),
             sector_bytes,
@@ -176,7 +183,10 @@ impl Crossbar {
 
     /// The packet that has arrived at output `o` by core cycle `now`, without taking it.
     pub fn peek(&self, o: usize, now: Cycle) -> Option<&NocPacket> {
-        self.transit[o].front().filter(|(c, _)| *c <= now).map(|(_, p)| p)
+        self.transit[o]
+            .front()
+            .filter(|(c, _)| *c <= now)
+            .map(|(_, p)| p)
     }
     pub fn pop(&mut self, o: usize, now: Cycle) -> Option<NocPacket> {
         if self.peek(o, now).is_some() {
@@ -191,7 +201,10 @@ impl Crossbar {
         if self.in_transit == 0 {
             return None;
         }
-        self.transit.iter().filter_map(|t| t.front().map(|(c, _)| *c)).min()
+        self.transit
+            .iter()
+            .filter_map(|t| t.front().map(|(c, _)| *c))
+            .min()
     }
     pub fn outputs(&self) -> usize {
         self.transit.len()

@@ -139,11 +139,26 @@ impl SmMemory {
     }
 
     fn packet(&self, req: MemRequest, ack: bool, fill: bool) -> NocPacket {
-        NocPacket { src_sm: self.id, slice: 0, req, reply: false, level: HitLevel::L2, ack, fill }
+        NocPacket {
+            src_sm: self.id,
+            slice: 0,
+            req,
+            reply: false,
+            level: HitLevel::L2,
+            ack,
+            fill,
+        }
     }
 
     fn respond(&mut self, at: Cycle, r: &MemRequest, level: HitLevel) {
-        self.resp.push(at, MemResponse { tag: r.tag, level, last: r.last });
+        self.resp.push(
+            at,
+            MemResponse {
+                tag: r.tag,
+                level,
+                last: r.last,
+            },
+        );
     }
 
     /// Handles one request at `now`; false when it must wait (it stays at the queue head).
@@ -169,14 +184,22 @@ impl SmMemory {
                 if o.hit {
                     self.respond(now + self.const_latency, &r, HitLevel::Constant);
                 } else {
-                    let p = self.packet(MemRequest { kind: AccessKind::Load, ..r }, true, false);
+                    let p = self.packet(
+                        MemRequest {
+                            kind: AccessKind::Load,
+                            ..r
+                        },
+                        true,
+                        false,
+                    );
                     self.out.push(p);
                 }
                 true
             }
             _ if direct => {
                 self.stats.bypass += 1;
-                let posted = r.kind == AccessKind::Reduction || (r.kind == AccessKind::Store && !r.last);
+                let posted =
+                    r.kind == AccessKind::Reduction || (r.kind == AccessKind::Store && !r.last);
                 self.out.push(self.packet(r, !posted, false));
                 if posted {
                     self.respond(now + self.l1_latency, &r, HitLevel::L1);
@@ -193,7 +216,11 @@ impl SmMemory {
                 let write = r.kind.is_write();
                 let line = self.l1.line_addr(r.addr);
                 let fetch = self.l1.would_fetch(r.addr, r.sectors, write);
-                let pending = if write { 0 } else { self.mshr.pending(line) & r.sectors };
+                let pending = if write {
+                    0
+                } else {
+                    self.mshr.pending(line) & r.sectors
+                };
                 let waits = !write && (fetch != 0 || pending != 0);
                 if (fetch != 0 || waits) && self.mshr.can_reserve(line, waits).is_err() {
                     self.l1.stats.reservation_fails += 1;
@@ -202,11 +229,20 @@ impl SmMemory {
                 *banks_used |= 1 << bank;
                 let o = self.l1.access(r.addr, r.sectors, write);
                 if let Some(e) = o.evicted {
-                    let wb = MemRequest { kind: AccessKind::Store, addr: e.addr, sectors: e.dirty, bytes: e.dirty.count_ones() * 32, ..r };
+                    let wb = MemRequest {
+                        kind: AccessKind::Store,
+                        addr: e.addr,
+                        sectors: e.dirty,
+                        bytes: e.dirty.count_ones() * 32,
+                        ..r
+                    };
                     self.out.push(self.packet(wb, false, false));
                 }
                 if o.write != 0 {
-                    let w = MemRequest { sectors: o.write, ..r };
+                    let w = MemRequest {
+                        sectors: o.write,
+                        ..r
+                    };
                     self.out.push(self.packet(w, false, false));
                 }
                 if o.fetch != 0 || pending != 0 {
@@ -215,7 +251,13 @@ impl SmMemory {
                         self.l1.stats.mshr_merges += 1;
                     }
                     if new != 0 {
-                        let f = MemRequest { kind: AccessKind::Load, addr: line, sectors: new, bytes: 0, ..r };
+                        let f = MemRequest {
+                            kind: AccessKind::Load,
+                            addr: line,
+                            sectors: new,
+                            bytes: 0,
+                            ..r
+                        };
                         self.out.push(self.packet(f, true, true));
                     }
                 }
@@ -246,7 +288,16 @@ impl SmMemory {
         if pkt.fill {
             let line = self.l1.line_addr(pkt.req.addr);
             let resp = &mut self.resp;
-            self.mshr.fill(line, pkt.req.sectors, |w| resp.push(now, MemResponse { tag: w.tag, level: pkt.level, last: w.last }));
+            self.mshr.fill(line, pkt.req.sectors, |w| {
+                resp.push(
+                    now,
+                    MemResponse {
+                        tag: w.tag,
+                        level: pkt.level,
+                        last: w.last,
+                    },
+                )
+            });
         } else if pkt.req.space == MemSpace::Constant || pkt.ack {
             self.respond(now, &pkt.req, pkt.level);
         }
@@ -267,6 +318,10 @@ impl SmMemory {
     }
 
     pub fn stats(&self) -> SmMemStats {
-        SmMemStats { l1: self.l1.stats, constant: self.konst.stats, ..self.stats }
+        SmMemStats {
+            l1: self.l1.stats,
+            constant: self.konst.stats,
+            ..self.stats
+        }
     }
 }
