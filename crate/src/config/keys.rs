@@ -215,7 +215,13 @@ pub fn specs() -> Vec<KeyDoc> {
         t.timing(&format!("latency.{l}"), what);
     }
     // mem_pipeline
-    t.int("mem_pipeline.coalesce_threads_per_cycle", "threads", 1, 32, "Threads whose addresses are coalesced per cycle");
+    t.int(
+        "mem_pipeline.coalesce_threads_per_cycle",
+        "threads",
+        1,
+        32,
+        "Leader lanes coalesced per cycle (each compared with all 32 lanes: one request per leader, seed 001)",
+    );
     t.int("mem_pipeline.request_buffer", "entries", 1, 1024, "Per-sub-core request buffer");
     t.int("mem_pipeline.dispatch_latency", "core cycles", 0, 1000, "Dispatch to address latch");
     // features
@@ -286,6 +292,9 @@ pub fn specs() -> Vec<KeyDoc> {
     t.int("analytic.dram_latency", "core cycles", 0, 100_000, "Analytical model: DRAM latency (Eq. 1 L_DRAM)");
     t.int("analytic.shmem_latency", "core cycles", 0, 100_000, "Analytical model: shared memory latency");
     t.int("analytic.const_latency", "core cycles", 0, 100_000, "Analytical model: constant cache hit latency");
+    t.float("analytic.l1_hit_rate", "fraction", 0.0, 1.0, "Analytical model: L1 hit rate of global/local accesses (Eq. 1 R_L1)");
+    t.float("analytic.l2_hit_rate", "fraction", 0.0, 1.0, "Analytical model: L2 hit rate of what reaches L2 (Eq. 1)");
+    t.int("analytic.max_outstanding", "requests", 1, 1_000_000, "Analytical model: outstanding requests per SM");
     t.rows
 }
 
