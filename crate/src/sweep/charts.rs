@@ -35,12 +35,12 @@ pub fn plot_specs(plan: &Plan, table: &Table) -> Vec<PlotSpec> {
 pub fn charts(plan: &Plan, table: &Table) -> Result<Vec<NamedChart>> {
     let mut out = Vec::new();
     for spec in plot_specs(plan, table) {
-        out.extend(charts_for(table, &spec)?);
+        out.extend(charts_for(plan, table, &spec)?);
     }
     Ok(out)
 }
 
-fn charts_for(t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>> {
+fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>> {
     let col = |name: &str| {
         t.column(name).ok_or_else(|| Error::other(format!("plot: no column `{name}` in the results ({:?})", t.columns)))
     };
@@ -50,8 +50,15 @@ fn charts_for(t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>> {
     }
     let x = col(&spec.x)?;
     let s = spec.series.as_deref().map(col).transpose()?;
-    // Group columns: labels other than id, x and series.
-    let group_cols: Vec<usize> = (1..t.label_count).filter(|&c| c != x && Some(c) != s).collect();
+    // Group columns: labels other than id, x and series, and the `[zip]` keys that move with
+    // x or series (they are the same dimension).
+    let same_dim = |c: usize| {
+        let name = t.columns[c].as_str();
+        plan.axes.iter().filter(|a| a.keys().any(|k| k == name)).flat_map(|a| a.keys()).any(|k| {
+            k == spec.x || spec.series.as_deref() == Some(k)
+        })
+    };
+    let group_cols: Vec<usize> = (1..t.label_count).filter(|&c| c != x && Some(c) != s && !same_dim(c)).collect();
 
     // Distinct values in first-seen (= plan) order.
     fn distinct(v: impl Iterator<Item = String>) -> Vec<String> {

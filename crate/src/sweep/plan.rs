@@ -34,11 +34,20 @@ pub struct WorkloadSpec {
     pub source: WorkloadSource,
 }
 
-/// A swept config key and the values it takes, in plan order.
+/// A swept config key and the values it takes, in plan order, with the keys of `[zip]` that move
+/// in step with it (same number of values; value i of each goes with value i of `key`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
     pub key: String,
     pub values: Vec<String>,
+    pub linked: Vec<(String, Vec<String>)>,
+}
+
+impl Axis {
+    /// Every key of this axis: `key`, then the linked keys.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.key.as_str()).chain(self.linked.iter().map(|(k, _)| k.as_str()))
+    }
 }
 
 /// Chart style of a plot.
@@ -91,7 +100,7 @@ pub struct Job {
     /// Index into [`Plan::workloads`].
     pub workload: usize,
     pub mode: String,
-    /// `(key, value)` for every axis, in axis order.
+    /// `(key, value)` for every axis key (linked `[zip]` keys after their axis), in axis order.
     pub axes: Vec<(String, String)>,
 }
 
@@ -109,6 +118,8 @@ struct PlanFile {
     workloads: Vec<WorkloadFile>,
     #[serde(default)]
     axes: toml::Table,
+    #[serde(default)]
+    zip: toml::Table,
     #[serde(default)]
     axis_order: Vec<String>,
     #[serde(default, rename = "plot")]
@@ -192,6 +203,22 @@ impl Plan {
 
         let mut axes: Vec<Axis> = Vec::new();
         flatten_axes("", &toml::Value::Table(pf.axes), &mut axes, file)?;
+        let mut zipped: Vec<Axis> = Vec::new();
+        flatten_axes("", &toml::Value::Table(pf.zip), &mut zipped, file)?;
+        if !zipped.is_empty() {
+            let mut it = zipped.into_iter();
+            let mut first = it.next().expect("not empty");
+            for z in it {
+                if z.values.len() != first.values.len() {
+                    return Err(err(
+                        &format!("zip.{}", z.key),
+                        format!("has {} values but zip.{} has {}; zipped keys move together", z.values.len(), first.key, first.values.len()),
+                    ));
+                }
+                first.linked.push((z.key, z.values));
+            }
+            axes.push(first);
+        }
         if !pf.axis_order.is_empty() {
             let mut ordered = Vec::with_capacity(axes.len());
             for k in &pf.axis_order {
@@ -204,13 +231,18 @@ impl Plan {
             ordered.append(&mut axes);
             axes = ordered;
         }
-        for a in &axes {
-            if FIXED_COLUMNS.contains(&a.key.as_str()) {
-                return Err(err(&format!("axes.{}", a.key), "reserved column name".into()));
+        let mut keys: Vec<&str> = Vec::new();
+        for k in axes.iter().flat_map(|a| a.keys()) {
+            if FIXED_COLUMNS.contains(&k) {
+                return Err(err(&format!("axes.{k}"), "reserved column name".into()));
             }
-            if set.iter().any(|(k, _)| k == &a.key) {
-                return Err(err(&format!("axes.{}", a.key), "key is also in [set]; keep it in one place".into()));
+            if set.iter().any(|(s, _)| s == k) {
+                return Err(err(&format!("axes.{k}"), "key is also in [set]; keep it in one place".into()));
             }
+            if keys.contains(&k) {
+                return Err(err(&format!("axes.{k}"), "key is both in [axes] and [zip]".into()));
+            }
+            keys.push(k);
         }
 
         let plan = Plan {
@@ -267,7 +299,15 @@ impl Plan {
             id,
             workload,
             mode: self.modes[mode].clone(),
-            axes: self.axes.iter().zip(idx).map(|(a, i)| (a.key.clone(), a.values[i].clone())).collect(),
+            axes: self
+                .axes
+                .iter()
+                .zip(idx)
+                .flat_map(|(a, i)| {
+                    std::iter::once((a.key.clone(), a.values[i].clone()))
+                        .chain(a.linked.iter().map(move |(k, v)| (k.clone(), v[i].clone())))
+                })
+                .collect(),
         }
     }
 
@@ -278,7 +318,7 @@ impl Plan {
 
     /// The label columns of the CSV: id, workload, mode, then the axis keys.
     pub fn label_columns(&self) -> Vec<&str> {
-        FIXED_COLUMNS.iter().copied().chain(self.axes.iter().map(|a| a.key.as_str())).collect()
+        FIXED_COLUMNS.iter().copied().chain(self.axes.iter().flat_map(|a| a.keys())).collect()
     }
 
     /// The label values of a run, matching [`Plan::label_columns`].
@@ -364,7 +404,7 @@ fn flatten_axes(prefix: &str, v: &toml::Value, out: &mut Vec<Axis>, file: &str) 
                 }
                 values.push(t);
             }
-            out.push(Axis { key: prefix.to_string(), values });
+            out.push(Axis { key: prefix.to_string(), values, linked: Vec::new() });
             Ok(())
         }
         other => Err(Error::parse(file, 0, field, format!("expected a list of values, found {}", other.type_str()))),
@@ -416,6 +456,18 @@ scheduler.issue_width = [1, 2]
         let p = Plan::parse(&text, "t.toml").unwrap();
         assert_eq!(p.axes[0].key, "sm.max_warps");
         assert_eq!(p.job(1).axes[1], ("scheduler.issue_width".into(), "2".into()));
+    }
+
+    #[test]
+    fn zip_keys_move_together() {
+        let text = "gpu = \"g\"\naxis_order = [\"b\"]\n[[workload]]\nname = \"w\"\n[axes]\nk = [0, 1]\n[zip]\nb = [1, 2, 4]\nw = [4, 8, 16]\n";
+        let p = Plan::parse(text, "z.toml").unwrap();
+        assert_eq!(p.job_count(), 6);
+        assert_eq!(p.label_columns(), vec!["id", "workload", "mode", "b", "w", "k"]);
+        assert_eq!(p.labels(&p.job(5)), vec!["5", "w", "cycle", "4", "16", "1"]);
+        let bad = text.replace("w = [4, 8, 16]", "w = [4, 8]");
+        let e = Plan::parse(&bad, "z.toml").unwrap_err().to_string();
+        assert_eq!(e, "z.toml: zip.w: has 2 values but zip.b has 3; zipped keys move together");
     }
 
     #[test]
