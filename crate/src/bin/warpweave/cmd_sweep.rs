@@ -19,7 +19,7 @@ use warpweave::sweep::slurm::SlurmOptions;
 use warpweave::sweep::{chunk_range, run_jobs, Executor, Job, NoProgress, Progress};
 use warpweave::{Error, Result};
 
-#[derive(Args)]
+#[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SweepArgs {
     #[command(subcommand)]
@@ -53,7 +53,7 @@ pub struct SweepArgs {
     quiet: bool,
 }
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug)]
 enum SweepCmd {
     /// Run chunk I of N of a plan and write its part file (what each SLURM array task runs).
     RunChunk {
@@ -91,31 +91,32 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     b.build().map_err(|e| Error::other(format!("thread pool: {e}")))
 }
 
-pub fn run(a: SweepArgs) -> Result<()> {
-    match a.cmd {
-        Some(SweepCmd::RunChunk { plan, chunk, of, out, jobs }) => run_chunk(&plan, chunk, of, &out, jobs),
+pub fn run(a: &SweepArgs) -> Result<()> {
+    match &a.cmd {
+        Some(SweepCmd::RunChunk { plan, chunk, of, out, jobs }) => run_chunk(plan, *chunk, *of, out, *jobs),
         Some(SweepCmd::Collect { dir, out }) => {
-            let (plan, results) = files::collect(&dir)?;
-            let w = files::write_outputs(&plan, &results, out.as_deref().unwrap_or(&dir))?;
+            let (plan, results) = files::collect(dir)?;
+            let w = files::write_outputs(&plan, &results, out.as_deref().unwrap_or(dir))?;
             println!("{} runs -> {} ({} plots)", results.len(), w.csv.display(), w.plots.len());
             Ok(())
         }
         None => {
-            let plan_path = a.plan.ok_or_else(|| Error::other("sweep: expected a plan file"))?;
-            if let Some(e) = a.emit {
+            let plan_path = a.plan.as_deref().ok_or_else(|| Error::other("sweep: expected a plan file"))?;
+            if let Some(e) = &a.emit {
                 if e[0] != "slurm" {
                     return Err(Error::other(format!("--emit {}: expected `slurm`", e[0])));
                 }
-                let (plan, _) = load_plan(&plan_path)?;
+                let (plan, _) = load_plan(plan_path)?;
                 let chunks = a.chunks.unwrap_or_else(|| plan.job_count().clamp(1, 256));
                 let bin = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
-                let opt = SlurmOptions { partition: a.partition, time: a.time, cpus_per_task: a.cpus_per_task };
-                let script = files::emit_slurm(&plan_path, Path::new(&e[1]), chunks, &bin, &opt)?;
+                let opt =
+                    SlurmOptions { partition: a.partition.clone(), time: a.time.clone(), cpus_per_task: a.cpus_per_task };
+                let script = files::emit_slurm(plan_path, Path::new(&e[1]), chunks, &bin, &opt)?;
                 println!("{} runs in {chunks} array tasks: sbatch {}", plan.job_count(), script.display());
                 println!("then: {} sweep collect {}", bin.display(), e[1]);
                 return Ok(());
             }
-            local(&plan_path, a.out, a.jobs, a.quiet)
+            local(plan_path, a.out.clone(), a.jobs, a.quiet)
         }
     }
 }

@@ -2,25 +2,29 @@
 
 use clap::{Parser, Subcommand};
 
+mod cmd_convert;
 mod cmd_sweep;
 
-#[derive(Parser)]
+#[derive(Parser, Debug)]
 #[command(name = "warpweave", version, about = "A trace-driven GPU architecture simulator")]
 struct Cli {
     #[command(subcommand)]
-    cmd: Command,
+    cmd: Cmd,
 }
 
-#[derive(Subcommand)]
-enum Command {
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Convert traces between Accel-Sim text and the compact binary format.
+    Convert(cmd_convert::ConvertArgs),
     /// Design-space sweeps: run a plan locally, emit it for SLURM, run one chunk, collect parts.
     Sweep(cmd_sweep::SweepArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
-    let r = match cli.cmd {
-        Command::Sweep(a) => cmd_sweep::run(a),
+    let r = match &cli.cmd {
+        Cmd::Convert(a) => cmd_convert::run(a),
+        Cmd::Sweep(a) => cmd_sweep::run(a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");
