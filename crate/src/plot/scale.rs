@@ -103,9 +103,9 @@ mod tests {
         assert_eq!(s.ticks, vec![0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]);
         let s = Scale::nice(5.0, 5.0, 5, true);
         assert_eq!((s.lo, s.hi), (0.0, 5.0));
+        assert_eq!(s.map(3.0, 100.0, 0.0), 40.0);
         let s = Scale::nice(0.0, 0.0, 5, true);
         assert_eq!((s.lo, s.hi), (0.0, 1.0));
-        assert_eq!(s.map(3.0, 100.0, 0.0), 50.0);
     }
 
     #[test]

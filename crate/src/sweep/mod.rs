@@ -12,11 +12,10 @@
 //!
 //! Submodules: `plan` (format, expansion, chunks), `run` (runner trait, executor), `table` (CSV),
 //! `charts` (plots of a table), `chunk` (parts, manifest, merge), `slurm` (job-array script),
-//! `overrides` (dotted config keys), `sim` (the simulator as a runner), `files` (native I/O).
+//! `sim` (the simulator as a runner), `files` (native I/O).
 
 pub mod charts;
 pub mod chunk;
-pub mod overrides;
 pub mod plan;
 pub mod run;
 pub mod sim;
