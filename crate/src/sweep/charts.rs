@@ -17,16 +17,20 @@ pub struct NamedChart {
     pub chart: Chart,
 }
 
-/// The plots a plan asks for, or by default one line chart of every metric against the first
-/// axis (series: the second axis) when the plan has axes and no `[[plot]]`.
+/// The plots a plan asks for, or by default line charts of `cycles` and `ipc` (every metric when
+/// neither is reported) against the first axis (series: the second axis) when the plan has axes
+/// and no `[[plot]]`.
 pub fn plot_specs(plan: &Plan, table: &Table) -> Vec<PlotSpec> {
     if !plan.plots.is_empty() {
         return plan.plots.clone();
     }
     let Some(x) = plan.axes.first() else { return Vec::new() };
     let series = plan.axes.get(1).map(|a| a.key.clone());
-    table.columns[table.label_count..]
-        .iter()
+    let metrics = &table.columns[table.label_count..];
+    let main: Vec<&String> = metrics.iter().filter(|m| m.as_str() == "cycles" || m.as_str() == "ipc").collect();
+    let chosen: Vec<&String> = if main.is_empty() { metrics.iter().collect() } else { main };
+    chosen
+        .into_iter()
         .map(|m| PlotSpec { metric: m.clone(), x: x.key.clone(), series: series.clone(), kind: PlotKind::Line, title: None })
         .collect()
 }

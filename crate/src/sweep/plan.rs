@@ -220,6 +220,16 @@ impl Plan {
             axes.push(first);
         }
         if !pf.axis_order.is_empty() {
+            // A `[zip]` key named in axis_order becomes its axis's leading (primary) key.
+            for k in &pf.axis_order {
+                for a in axes.iter_mut() {
+                    if let Some(pos) = a.linked.iter().position(|(l, _)| l == k) {
+                        let (lk, lv) = a.linked.remove(pos);
+                        let old = (std::mem::replace(&mut a.key, lk), std::mem::replace(&mut a.values, lv));
+                        a.linked.insert(0, old);
+                    }
+                }
+            }
             let mut ordered = Vec::with_capacity(axes.len());
             for k in &pf.axis_order {
                 let pos = axes
@@ -468,6 +478,10 @@ scheduler.issue_width = [1, 2]
         let bad = text.replace("w = [4, 8, 16]", "w = [4, 8]");
         let e = Plan::parse(&bad, "z.toml").unwrap_err().to_string();
         assert_eq!(e, "z.toml: zip.w: has 2 values but zip.b has 3; zipped keys move together");
+        let lead = text.replace("axis_order = [\"b\"]", "axis_order = [\"w\"]");
+        let p = Plan::parse(&lead, "z.toml").unwrap();
+        assert_eq!(p.label_columns(), vec!["id", "workload", "mode", "w", "b", "k"]);
+        assert_eq!(p.labels(&p.job(5)), vec!["5", "w", "cycle", "16", "4", "1"]);
     }
 
     #[test]
