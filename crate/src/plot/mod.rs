@@ -47,7 +47,11 @@ pub struct Chart {
 }
 
 impl Chart {
-    pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Chart {
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Chart {
         Chart {
             title: title.into(),
             x_label: x_label.into(),
@@ -65,4 +69,6 @@ impl Chart {
 }
 
 /// Colours of the series, in order (Okabe-Ito, readable by colour-blind viewers).
-pub const PALETTE: [&str; 8] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+];
