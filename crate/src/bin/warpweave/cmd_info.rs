@@ -25,7 +25,10 @@ pub struct InfoArgs {
 
 pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
     let default_arch = Arch::from_name(&args.arch).ok_or_else(|| {
-        Error::other(format!("--arch {}: expected pascal, volta, turing, ampere, ada or hopper", args.arch))
+        Error::other(format!(
+            "--arch {}: expected pascal, volta, turing, ampere, ada or hopper",
+            args.arch
+        ))
     })?;
     let mut t = AccelSimTrace::open(&args.trace, OpenOptions { default_arch })?;
     let s = summarize(&mut t)?;

@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand};
 mod cmd_info;
 
 #[derive(Parser)]
-#[command(name = "warpweave", version, about = "A trace-driven GPU architecture simulator")]
+#[command(
+    name = "warpweave",
+    version,
+    about = "A trace-driven GPU architecture simulator"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
