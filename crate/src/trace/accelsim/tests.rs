@@ -662,3 +662,41 @@ fn decode_speed() {
         n as f64 / 1e6 / cpu_secs.max(0.01)
     );
 }
+
+#[test]
+fn a_source_written_as_a_folder_reads_back_identically() {
+    let mut src = open_real("microgpusim-vectoradd-100-32", Arch::Volta);
+    let dir = std::env::temp_dir().join(format!("warpweave-text-{}", std::process::id()));
+    let names = write_dir(&dir, &mut src).unwrap();
+    assert_eq!(names, vec!["kernel-1.traceg".to_string()]);
+    for f in ["kernelslist.g", "kernel-1.traceg"] {
+        let a = std::fs::read(dir.join(f)).unwrap();
+        let b = std::fs::read(real("microgpusim-vectoradd-100-32").join(f)).unwrap();
+        assert!(a == b, "{f} differs");
+    }
+    let mut back = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
+    assert_eq!(back.commands(), src.commands());
+    assert_eq!(back.trace_hash(), src.trace_hash());
+    let a = crate::trace::model::MemTrace::collect(&mut src).unwrap();
+    let b = crate::trace::model::MemTrace::collect(&mut back).unwrap();
+    assert!(kernels_equal(&a.kernels[0], &b.kernels[0]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_raw_folder_with_the_tracers_kernelslist_opens() {
+    let dir = std::env::temp_dir().join(format!("warpweave-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernelslist"), "kernel-3.trace.gz\n").unwrap();
+    std::fs::write(
+        dir.join("kernel-3.trace.gz"),
+        gzip(raw_text(false).as_bytes()),
+    )
+    .unwrap();
+    let mut t = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
+    assert!(t.kernels()[0].raw);
+    assert_eq!(t.arch_of(0), Arch::Ampere);
+    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
+    check_raw(&m.kernels[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
