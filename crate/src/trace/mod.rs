@@ -9,6 +9,7 @@
 //! - `compact`: warpweave's compact binary format (what the browser uploads).
 
 pub mod accelsim;
+pub mod compact;
 pub mod io;
 pub mod model;
 pub mod opcodes;
