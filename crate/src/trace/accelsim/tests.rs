@@ -610,3 +610,103 @@ fn a_single_kernel_file_opens_as_a_source() {
     }
     assert_eq!(n, 344);
 }
+
+/// Decode speed on a synthetic 40x copy of accelsim-my_app (about 12 MB of text):
+/// `cargo test -p warpweave --lib decode_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn decode_speed() {
+    let bytes = std::fs::read(real("accelsim-my_app").join("kernel-593-ctx_0x55c28dad19e0.traceg"))
+        .unwrap();
+    let k = read_kernel_bytes(&bytes, "k.traceg", Arch::Volta).unwrap();
+    let mut big = k.clone();
+    let copies = 40u32;
+    big.info.grid.x = 55 * copies;
+    big.ctas = (0..copies)
+        .flat_map(|c| {
+            k.ctas.iter().map(move |cta| {
+                let mut cta = cta.clone();
+                cta.id.x += 55 * c;
+                cta
+            })
+        })
+        .collect();
+    let text = kernel_to_text(&big).unwrap();
+    // CPU time of this thread (Linux), since the build machine is shared.
+    let cpu = || -> f64 {
+        std::fs::read_to_string("/proc/thread-self/stat")
+            .ok()
+            .and_then(|s| {
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().nth(11)?.parse::<f64>().ok())
+            })
+            .map_or(0.0, |t| t / 100.0)
+    };
+    let c0 = cpu();
+    let mut lines = super::header::Lines::new(
+        crate::trace::io::open_bytes(Arc::from(&text[..]), "b").unwrap(),
+        "b",
+    );
+    let mut nl = 0u64;
+    while lines.next_line().unwrap() {
+        nl += 1;
+    }
+    eprintln!("lines only: {nl} lines in {:.2} s CPU", cpu() - c0);
+    let cpu0 = cpu();
+    let start = std::time::Instant::now();
+    let input = crate::trace::io::open_bytes(Arc::from(&text[..]), "big.traceg").unwrap();
+    let mut s = TracegStream::open(input, "big.traceg", Arch::Volta).unwrap();
+    let mut n = 0u64;
+    while let Some(c) = crate::trace::KernelStream::next_cta(&mut s).unwrap() {
+        n += c.warp_insts();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let cpu_secs = cpu() - cpu0;
+    assert_eq!(n, 7260 * copies as u64);
+    eprintln!(
+        "decoded {:.1} MB, {n} warp instructions in {secs:.3} s wall, {cpu_secs:.2} s CPU: \
+         {:.0} MB/s and {:.2} M warp inst/s per CPU second",
+        text.len() as f64 / 1e6,
+        text.len() as f64 / 1e6 / cpu_secs.max(0.01),
+        n as f64 / 1e6 / cpu_secs.max(0.01)
+    );
+}
+
+#[test]
+fn a_source_written_as_a_folder_reads_back_identically() {
+    let mut src = open_real("microgpusim-vectoradd-100-32", Arch::Volta);
+    let dir = std::env::temp_dir().join(format!("warpweave-text-{}", std::process::id()));
+    let names = write_dir(&dir, &mut src).unwrap();
+    assert_eq!(names, vec!["kernel-1.traceg".to_string()]);
+    for f in ["kernelslist.g", "kernel-1.traceg"] {
+        let a = std::fs::read(dir.join(f)).unwrap();
+        let b = std::fs::read(real("microgpusim-vectoradd-100-32").join(f)).unwrap();
+        assert!(a == b, "{f} differs");
+    }
+    let mut back = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
+    assert_eq!(back.commands(), src.commands());
+    assert_eq!(back.trace_hash(), src.trace_hash());
+    let a = crate::trace::model::MemTrace::collect(&mut src).unwrap();
+    let b = crate::trace::model::MemTrace::collect(&mut back).unwrap();
+    assert!(kernels_equal(&a.kernels[0], &b.kernels[0]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_raw_folder_with_the_tracers_kernelslist_opens() {
+    let dir = std::env::temp_dir().join(format!("warpweave-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernelslist"), "kernel-3.trace.gz\n").unwrap();
+    std::fs::write(
+        dir.join("kernel-3.trace.gz"),
+        gzip(raw_text(false).as_bytes()),
+    )
+    .unwrap();
+    let mut t = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
+    assert!(t.kernels()[0].raw);
+    assert_eq!(t.arch_of(0), Arch::Ampere);
+    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
+    check_raw(&m.kernels[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
