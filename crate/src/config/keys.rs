@@ -766,6 +766,21 @@ pub fn specs() -> Vec<KeyDoc> {
         100_000,
         "Analytical model: constant cache hit latency",
     );
+    t.float("analytic.l1_hit_rate", "fraction", 0.0, 1.0, "Analytical model: share of global/local requests that hit in L1 (Eq. 1 R_L1) when no per-PC rates are given");
+    t.float(
+        "analytic.l2_hit_rate",
+        "fraction",
+        0.0,
+        1.0,
+        "Analytical model: share of L1 misses that hit in L2 (Eq. 1 R_L2 / (1 - R_L1))",
+    );
+    t.int(
+        "analytic.max_outstanding",
+        "requests",
+        1,
+        1_000_000,
+        "Analytical model: requests one SM may have in flight before back-pressure",
+    );
     t.rows
 }
 

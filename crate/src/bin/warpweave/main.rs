@@ -1,27 +1,32 @@
 //! The `warpweave` command-line tool.
-mod cmd_config;
 
 use clap::{Parser, Subcommand};
 
-#[derive(Parser)]
-#[command(name = "warpweave", version, about = "A trace-driven GPU simulator")]
+mod cmd_config;
+mod cmd_convert;
+
+#[derive(Parser, Debug)]
+#[command(name = "warpweave", version, about = "A trace-driven GPU architecture simulator")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
 }
 
-#[derive(Subcommand)]
+#[derive(Subcommand, Debug)]
 enum Cmd {
+    /// Convert traces between Accel-Sim text and the compact binary format.
+    Convert(cmd_convert::ConvertArgs),
     /// GPU configurations: list, show, schema, import from Accel-Sim.
     Config(cmd_config::ConfigArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
-    let result = match cli.cmd {
-        Cmd::Config(args) => cmd_config::run(args, &mut std::io::stdout(), &mut std::io::stderr()),
+    let r = match cli.cmd {
+        Cmd::Convert(a) => cmd_convert::run(&a),
+        Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
     };
-    if let Err(e) = result {
+    if let Err(e) = r {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
