@@ -5,7 +5,11 @@ use clap::{Parser, Subcommand};
 mod cmd_gen;
 
 #[derive(Parser, Debug)]
-#[command(name = "warpweave", version, about = "A trace-driven GPU architecture simulator")]
+#[command(
+    name = "warpweave",
+    version,
+    about = "A trace-driven GPU architecture simulator"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
