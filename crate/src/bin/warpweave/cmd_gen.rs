@@ -72,7 +72,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 .output
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(format!("{name}.wwt")));
-            if path.is_dir() {
+            if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
                 path = path.join(format!("{name}.wwt"));
             }
             let bytes = output::compact_bytes(&mut t)?;
