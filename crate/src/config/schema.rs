@@ -232,7 +232,9 @@ impl Default for OpTiming {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MemPipelineConfig {
-    /// Threads whose addresses are computed and coalesced per cycle.
+    /// Leader threads handled per cycle by the coalescer: each leader's address is compared with
+    /// all 32 lanes, so one cycle produces one coalesced request (seed 001 section 2.3: "if all
+    /// the accesses go to the same cache block, it will need just a single cycle").
     pub coalesce_threads_per_cycle: u32,
     /// Entries in the per-sub-core request buffer.
     pub request_buffer: u32,
@@ -430,6 +432,12 @@ pub struct AnalyticMemConfig {
     pub dram_latency: u32,
     pub shmem_latency: u32,
     pub const_latency: u32,
+    /// Fraction of global/local/texture requests that hit in L1 (seed 000 Equation 1's R_L1).
+    pub l1_hit_rate: f64,
+    /// Fraction of L1 misses (and of L1-bypassing requests) that hit in L2 (R_L2 / (1 - R_L1)).
+    pub l2_hit_rate: f64,
+    /// Requests one SM may have outstanding; more are refused (back-pressure).
+    pub max_outstanding: u32,
 }
 
 // ---- defaults: a Turing-class SM (RTX 2080 Ti), overridden by every preset ----
@@ -643,7 +651,7 @@ impl Default for LatencyConfig {
 impl Default for MemPipelineConfig {
     fn default() -> Self {
         MemPipelineConfig {
-            coalesce_threads_per_cycle: 8,
+            coalesce_threads_per_cycle: 1,
             request_buffer: 4,
             dispatch_latency: 1,
         }
@@ -800,6 +808,9 @@ impl Default for AnalyticMemConfig {
             dram_latency: 296,
             shmem_latency: 24,
             const_latency: 8,
+            l1_hit_rate: 1.0,
+            l2_hit_rate: 1.0,
+            max_outstanding: 256,
         }
     }
 }
