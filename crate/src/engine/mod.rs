@@ -104,6 +104,12 @@ impl MemPartitions {
             MemPartitions::Cycle(m) => m.next_event(),
         }
     }
+    fn is_idle(&self) -> bool {
+        match self {
+            MemPartitions::None => true,
+            MemPartitions::Cycle(m) => m.is_idle(),
+        }
+    }
     fn warm(&mut self, addr: u64, bytes: u64) {
         if let MemPartitions::Cycle(m) = self {
             m.warm(addr, bytes);
@@ -329,6 +335,13 @@ impl Gpu {
         progress
     }
 
+    /// No packet in flight and no SM memory side with work left.
+    fn mem_idle(&self) -> bool {
+        self.outbox.is_empty()
+            && self.partitions.is_idle()
+            && self.sms.iter().all(|sm| sm.sh.mem.next_event().is_none())
+    }
+
     /// Earliest cycle after `now` at which anything can change.
     fn next_event(&self) -> Option<Cycle> {
         let now = self.now;
@@ -490,7 +503,8 @@ impl<'a> Simulator<'a> {
         let end = self.gpu.now.saturating_add(max_cycles);
         while self.gpu.now < end {
             let mut progress = self.admit()?;
-            if self.gpu.sched.all_done() && self.commands.is_empty() {
+            // Done when every CTA finished and the memory system has drained (posted stores).
+            if self.gpu.sched.all_done() && self.commands.is_empty() && self.gpu.mem_idle() {
                 let c = self.gpu.now;
                 self.done_at = Some(c);
                 return Ok(RunStatus::Done { cycle: c });
