@@ -39,7 +39,9 @@ pub use validate::cache_sets;
 /// Fuzz entry point: parse bytes as a GPU TOML and validate; apply one override when the
 /// input has a `#set key=value` first line. Never panics, whatever the input.
 pub fn fuzz_config(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(mut cfg) = parse_toml("fuzz", text) {
         let _ = to_toml_documented(&cfg);
         if let Some(set) = text.lines().next().and_then(|l| l.strip_prefix("#set ")) {

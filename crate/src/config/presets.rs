@@ -13,15 +13,51 @@ use crate::{Error, Result};
 
 /// (id, file name, embedded text), in the order `config list` prints them.
 const PRESETS: &[(&str, &str, &str)] = &[
-    ("rtx2080ti", "configs/rtx2080ti.toml", include_str!("../../../configs/rtx2080ti.toml")),
-    ("rtx2070s", "configs/rtx2070s.toml", include_str!("../../../configs/rtx2070s.toml")),
-    ("rtx3060", "configs/rtx3060.toml", include_str!("../../../configs/rtx3060.toml")),
-    ("rtx3090", "configs/rtx3090.toml", include_str!("../../../configs/rtx3090.toml")),
-    ("rtx3080ti", "configs/rtx3080ti.toml", include_str!("../../../configs/rtx3080ti.toml")),
-    ("titanv", "configs/titanv.toml", include_str!("../../../configs/titanv.toml")),
-    ("a100", "configs/a100.toml", include_str!("../../../configs/a100.toml")),
-    ("h100", "configs/h100.toml", include_str!("../../../configs/h100.toml")),
-    ("teaching", "configs/teaching.toml", include_str!("../../../configs/teaching.toml")),
+    (
+        "rtx2080ti",
+        "configs/rtx2080ti.toml",
+        include_str!("../../../configs/rtx2080ti.toml"),
+    ),
+    (
+        "rtx2070s",
+        "configs/rtx2070s.toml",
+        include_str!("../../../configs/rtx2070s.toml"),
+    ),
+    (
+        "rtx3060",
+        "configs/rtx3060.toml",
+        include_str!("../../../configs/rtx3060.toml"),
+    ),
+    (
+        "rtx3090",
+        "configs/rtx3090.toml",
+        include_str!("../../../configs/rtx3090.toml"),
+    ),
+    (
+        "rtx3080ti",
+        "configs/rtx3080ti.toml",
+        include_str!("../../../configs/rtx3080ti.toml"),
+    ),
+    (
+        "titanv",
+        "configs/titanv.toml",
+        include_str!("../../../configs/titanv.toml"),
+    ),
+    (
+        "a100",
+        "configs/a100.toml",
+        include_str!("../../../configs/a100.toml"),
+    ),
+    (
+        "h100",
+        "configs/h100.toml",
+        include_str!("../../../configs/h100.toml"),
+    ),
+    (
+        "teaching",
+        "configs/teaching.toml",
+        include_str!("../../../configs/teaching.toml"),
+    ),
 ];
 
 /// Ids of every preset (`rtx2080ti`, `a100`, `teaching`, ...).
@@ -35,7 +71,15 @@ pub fn preset_text(id: &str) -> Result<&'static str> {
         .iter()
         .find(|p| p.0 == id)
         .map(|p| p.2)
-        .ok_or_else(|| Error::config("gpu", format!("unknown GPU preset `{id}`; valid: {}", preset_ids().join(", "))))
+        .ok_or_else(|| {
+            Error::config(
+                "gpu",
+                format!(
+                    "unknown GPU preset `{id}`; valid: {}",
+                    preset_ids().join(", ")
+                ),
+            )
+        })
 }
 
 /// A preset by id, parsed and validated.
@@ -54,13 +98,20 @@ pub fn load_str(spec: &str) -> Result<GpuConfig> {
     if s.contains('\n') || s.contains('=') || s.starts_with('[') {
         return parse_toml("<config text>", spec);
     }
-    Err(Error::config("gpu", format!("unknown GPU preset `{s}`; valid: {}", preset_ids().join(", "))))
+    Err(Error::config(
+        "gpu",
+        format!(
+            "unknown GPU preset `{s}`; valid: {}",
+            preset_ids().join(", ")
+        ),
+    ))
 }
 
 /// A TOML file (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_path(path: &std::path::Path) -> Result<GpuConfig> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     parse_toml(&path.display().to_string(), &text)
 }
 

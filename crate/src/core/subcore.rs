@@ -106,10 +106,6 @@ impl SubCore {
         changed |= self.dispatch(now, sh, ctx);
         changed |= self.issue(now, sh, ctx);
         if self.fetch.decode(now, &mut sh.warps) {
-            let w = &mut sh.warps[self.fetch.warp as usize];
-            if w.ib.head >= w.n_insts {
-                w.ib.len = 0; // fetched past an EXIT
-            }
             sh.note_maybe_done(self.fetch.warp);
             changed = true;
         }
@@ -424,11 +420,6 @@ impl SubCore {
             OpKind::Barrier => {
                 let cta = sh.warps[wi].cta as usize;
                 barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
-            }
-            OpKind::Exit => {
-                let w = &mut sh.warps[wi];
-                w.n_insts = idx + 1;
-                w.ib.len = 0;
             }
             _ => {}
         }

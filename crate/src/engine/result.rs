@@ -76,6 +76,8 @@ pub struct SimResult {
     pub totals: SmStats,
     pub per_sm: Vec<SmSummary>,
     pub memcpys: u64,
+    /// Input problems worked around (e.g. an impossible register count in a trace header).
+    pub warnings: Vec<String>,
     pub config: GpuConfig,
 }
 
@@ -174,6 +176,7 @@ impl SimResult {
             stall_stack: totals.stalls(),
             per_sm,
             memcpys: gpu.memcpys,
+            warnings: gpu.warnings.clone(),
             config: gpu.cfg.clone(),
             totals,
         }
@@ -204,6 +207,9 @@ impl SimResult {
             self.thread_insts,
             self.ipc
         );
+        for w in &self.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
         let _ = writeln!(s, "\nkernels:");
         for k in &self.kernels {
             let _ = writeln!(
@@ -237,7 +243,7 @@ impl SimResult {
         }
         let _ = writeln!(
             s,
-            "\nunits (dispatches, busy %% of active SM-cycles x sub-cores):"
+            "\nunits (dispatches, busy % of active SM-cycles x sub-cores):"
         );
         let denom = (t.active_cycles * self.config.sm.subcores as u64).max(1);
         for (name, u) in t.units.all() {

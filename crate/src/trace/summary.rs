@@ -45,7 +45,11 @@ pub struct Counts {
 
 impl Counts {
     fn finish(&mut self) {
-        self.bytes_per_inst = if self.warp_insts == 0 { 0.0 } else { self.bytes_accessed as f64 / self.warp_insts as f64 };
+        self.bytes_per_inst = if self.warp_insts == 0 {
+            0.0
+        } else {
+            self.bytes_accessed as f64 / self.warp_insts as f64
+        };
     }
     fn add(&mut self, o: &Counts) {
         self.warp_insts += o.warp_insts;
@@ -109,7 +113,11 @@ pub fn kind_name(k: OpKind) -> &'static str {
 
 /// Reads every kernel of `src` once and counts.
 pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
-    let mut out = TraceSummary { name: src.name().to_string(), trace_hash: src.trace_hash(), ..Default::default() };
+    let mut out = TraceSummary {
+        name: src.name().to_string(),
+        trace_hash: src.trace_hash(),
+        ..Default::default()
+    };
     for c in src.commands() {
         if let Command::MemcpyHtoD { bytes, .. } = c {
             out.memcpy_count += 1;
@@ -144,9 +152,13 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
                         c.mem_insts += 1;
                         c.bytes_accessed += i.mem_width as u64 * i.active_lanes() as u64;
                         for (_, a) in w.lane_addrs(i) {
-                            if matches!(space_of(op, &windows, a), MemSpace::Global | MemSpace::Local) {
+                            if matches!(
+                                space_of(op, &windows, a),
+                                MemSpace::Global | MemSpace::Local
+                            ) {
                                 let first = a / LINE_BYTES;
-                                let last = a.saturating_add((i.mem_width as u64).max(1) - 1) / LINE_BYTES;
+                                let last =
+                                    a.saturating_add((i.mem_width as u64).max(1) - 1) / LINE_BYTES;
                                 for l in first..=last {
                                     lines.insert(l);
                                 }
@@ -161,7 +173,10 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
                 c.by_unit.insert(u.name().to_string(), n);
             }
         }
-        c.by_kind = kind_n.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        c.by_kind = kind_n
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
         c.footprint_lines = lines.len() as u64;
         c.finish();
         all_lines.extend(lines);
@@ -207,11 +222,26 @@ fn short(name: &str, n: usize) -> String {
 pub fn render_table(s: &TraceSummary) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "trace {}  (hash {})", s.name, s.trace_hash);
-    let _ = writeln!(o, "{} kernel(s), {} host-to-device copies ({} bytes)\n", s.kernels.len(), s.memcpy_count, s.memcpy_bytes);
+    let _ = writeln!(
+        o,
+        "{} kernel(s), {} host-to-device copies ({} bytes)\n",
+        s.kernels.len(),
+        s.memcpy_count,
+        s.memcpy_bytes
+    );
     let _ = writeln!(
         o,
         "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8}",
-        "#", "kernel", "grid", "block", "bin", "warp insts", "thread insts", "mem insts", "footprint B", "B/inst"
+        "#",
+        "kernel",
+        "grid",
+        "block",
+        "bin",
+        "warp insts",
+        "thread insts",
+        "mem insts",
+        "footprint B",
+        "B/inst"
     );
     for k in &s.kernels {
         let _ = writeln!(
@@ -246,12 +276,25 @@ pub fn render_table(s: &TraceSummary) -> String {
     );
     let _ = writeln!(o, "mix by unit: {}", mix(&t.by_unit, t.warp_insts));
     let _ = writeln!(o, "mix by kind: {}", mix(&t.by_kind, t.warp_insts));
-    let _ = writeln!(o, "bytes accessed: {}  distinct 128 B lines: {}", t.bytes_accessed, t.footprint_lines);
+    let _ = writeln!(
+        o,
+        "bytes accessed: {}  distinct 128 B lines: {}",
+        t.bytes_accessed, t.footprint_lines
+    );
     if t.unknown_insts == 0 {
         let _ = writeln!(o, "unknown opcodes: none");
     } else {
-        let names: Vec<String> = t.unknown_opcodes.iter().map(|(k, v)| format!("{k} x{v}")).collect();
-        let _ = writeln!(o, "unknown opcodes: {} warp instructions ({})", t.unknown_insts, names.join(", "));
+        let names: Vec<String> = t
+            .unknown_opcodes
+            .iter()
+            .map(|(k, v)| format!("{k} x{v}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "unknown opcodes: {} warp instructions ({})",
+            t.unknown_insts,
+            names.join(", ")
+        );
     }
     o
 }
