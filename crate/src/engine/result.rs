@@ -78,6 +78,8 @@ pub struct SimResult {
     pub memcpys: u64,
     /// The cycle memory system's counters (absent with the analytical memory model).
     pub memory: Option<MemSystemResult>,
+    /// Input problems worked around (e.g. an impossible register count in a trace header).
+    pub warnings: Vec<String>,
     pub config: GpuConfig,
 }
 
@@ -197,6 +199,7 @@ impl SimResult {
             per_sm,
             memcpys: gpu.memcpys,
             memory: MemSystemResult::of(gpu),
+            warnings: gpu.warnings.clone(),
             config: gpu.cfg.clone(),
             totals,
         }
@@ -227,6 +230,9 @@ impl SimResult {
             self.thread_insts,
             self.ipc
         );
+        for w in &self.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
         let _ = writeln!(s, "\nkernels:");
         for k in &self.kernels {
             let _ = writeln!(
@@ -260,7 +266,7 @@ impl SimResult {
         }
         let _ = writeln!(
             s,
-            "\nunits (dispatches, busy %% of active SM-cycles x sub-cores):"
+            "\nunits (dispatches, busy % of active SM-cycles x sub-cores):"
         );
         let denom = (t.active_cycles * self.config.sm.subcores as u64).max(1);
         for (name, u) in t.units.all() {
