@@ -13,6 +13,7 @@ pub mod config;
 pub mod core;
 pub mod engine;
 pub mod error;
+pub mod fuzz;
 pub mod mem;
 pub mod plot;
 pub mod stats;

@@ -21,6 +21,8 @@ pub mod document;
 pub mod keys;
 pub mod overrides;
 #[cfg(test)]
+mod preset_rows;
+#[cfg(test)]
 mod preset_specs;
 pub mod presets;
 pub mod schema;
@@ -32,14 +34,16 @@ pub use keys::{schema_doc, KeyDoc, KeyKind};
 pub use overrides::{apply_override, apply_overrides};
 #[cfg(not(target_arch = "wasm32"))]
 pub use presets::load_path;
-pub use presets::{load, load_str, preset, preset_ids, preset_text};
+pub use presets::{load, load_str, load_with_overrides, preset, preset_ids, preset_text};
 pub use schema::*;
 pub use validate::cache_sets;
 
 /// Fuzz entry point: parse bytes as a GPU TOML and validate; apply one override when the
 /// input has a `#set key=value` first line. Never panics, whatever the input.
 pub fn fuzz_config(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(mut cfg) = parse_toml("fuzz", text) {
         let _ = to_toml_documented(&cfg);
         if let Some(set) = text.lines().next().and_then(|l| l.strip_prefix("#set ")) {

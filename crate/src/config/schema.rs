@@ -363,6 +363,11 @@ pub struct L2Config {
     pub warm_from_memcpy: bool,
     /// Flush dirty L2 lines at kernel end.
     pub flush_at_kernel_end: bool,
+    /// Fixed latency of the path from an L2 miss to the DRAM controller and back, L2 cycles
+    /// (Accel-Sim's `-dram_latency`).
+    pub dram_latency: u32,
+    /// Requests waiting at each L2 slice's input, packets.
+    pub input_queue: u32,
 }
 
 /// Crossbar between SMs and L2 slices.
@@ -646,7 +651,11 @@ impl Default for LatencyConfig {
 impl Default for MemPipelineConfig {
     fn default() -> Self {
         MemPipelineConfig {
+<<<<<<< HEAD
             coalesce_threads_per_cycle: 1,
+=======
+            coalesce_threads_per_cycle: 8,
+>>>>>>> h/mem
             request_buffer: 4,
             dispatch_latency: 1,
         }
@@ -738,6 +747,8 @@ impl Default for L2Config {
             atomic_latency: 4,
             warm_from_memcpy: true,
             flush_at_kernel_end: false,
+            dram_latency: 100,
+            input_queue: 8,
         }
     }
 }
@@ -801,9 +812,12 @@ impl Default for AnalyticMemConfig {
             dram_latency: 296,
             shmem_latency: 24,
             const_latency: 8,
+<<<<<<< HEAD
             l1_hit_rate: 1.0,
             l2_hit_rate: 1.0,
             max_outstanding: 256,
+=======
+>>>>>>> h/mem
         }
     }
 }

@@ -41,7 +41,11 @@ use crate::trace::model::TraceSource;
 /// than the input justifies.
 pub fn fuzz_compact(data: &[u8]) {
     // The bytes as one uncompressed chunk: reaches the chunk parser without the checksums.
-    let ctx = chunk::ChunkCtx { file: "fuzz", what: "chunk", n_ops: 16 };
+    let ctx = chunk::ChunkCtx {
+        file: "fuzz",
+        what: "chunk",
+        n_ops: 16,
+    };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
     let Ok(mut rd) = CompactReader::from_slice(data, "fuzz") else {
         return;
