@@ -651,11 +651,7 @@ impl Default for LatencyConfig {
 impl Default for MemPipelineConfig {
     fn default() -> Self {
         MemPipelineConfig {
-<<<<<<< HEAD
             coalesce_threads_per_cycle: 1,
-=======
-            coalesce_threads_per_cycle: 8,
->>>>>>> h/mem
             request_buffer: 4,
             dispatch_latency: 1,
         }
@@ -812,12 +808,9 @@ impl Default for AnalyticMemConfig {
             dram_latency: 296,
             shmem_latency: 24,
             const_latency: 8,
-<<<<<<< HEAD
             l1_hit_rate: 1.0,
             l2_hit_rate: 1.0,
             max_outstanding: 256,
-=======
->>>>>>> h/mem
         }
     }
 }

@@ -426,9 +426,13 @@ impl SubCore {
                 barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
             }
             OpKind::Exit => {
+                // `@P0 EXIT` taken by only some lanes (a bounds check) leaves the others running:
+                // the trace goes on with them. Only the warp's last traced instruction ends it.
                 let w = &mut sh.warps[wi];
-                w.n_insts = idx + 1;
-                w.ib.len = 0;
+                if idx + 1 >= w.n_insts {
+                    w.n_insts = idx + 1;
+                    w.ib.len = 0;
+                }
             }
             _ => {}
         }
