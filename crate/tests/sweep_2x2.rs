@@ -21,8 +21,12 @@ fn one_by_one(subcores: u32, issue_width: u32) -> (u64, u64, f64) {
     config::apply_override(&mut cfg, "sm.subcores", &subcores.to_string()).unwrap();
     config::apply_override(&mut cfg, "scheduler.issue_width", &issue_width.to_string()).unwrap();
     cfg.validate().unwrap();
-    let trace = workload::generate("vecadd", &Params::new().set("n", 2048).set("block", 64)).unwrap();
-    let r = Simulator::new(cfg, ModelChoice::default(), Box::new(trace)).unwrap().run_to_end().unwrap();
+    let trace =
+        workload::generate("vecadd", &Params::new().set("n", 2048).set("block", 64)).unwrap();
+    let r = Simulator::new(cfg, ModelChoice::default(), Box::new(trace))
+        .unwrap()
+        .run_to_end()
+        .unwrap();
     (r.cycles, r.warp_insts, r.ipc)
 }
 
@@ -40,7 +44,9 @@ fn two_by_two_plan_gives_the_four_runs_done_one_by_one() {
     let csv = table.to_csv();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 5, "{csv}");
-    assert!(lines[0].starts_with("id,workload,mode,sm.subcores,scheduler.issue_width,cycles,warp_insts,thread_insts,ipc"));
+    assert!(lines[0].starts_with(
+        "id,workload,mode,sm.subcores,scheduler.issue_width,cycles,warp_insts,thread_insts,ipc"
+    ));
 
     // Row order: subcores outer, issue width inner; values equal the hand-built runs.
     let expect = [(1, 1), (1, 2), (2, 1), (2, 2)];
@@ -48,7 +54,16 @@ fn two_by_two_plan_gives_the_four_runs_done_one_by_one() {
     for (i, &(sc, iw)) in expect.iter().enumerate() {
         let (c, wi, ipc) = one_by_one(sc, iw);
         let cells: Vec<&str> = lines[i + 1].split(',').collect();
-        assert_eq!(&cells[..5], &[i.to_string().as_str(), "vecadd(block=64,n=2048)", "default", &sc.to_string(), &iw.to_string()]);
+        assert_eq!(
+            &cells[..5],
+            &[
+                i.to_string().as_str(),
+                "vecadd(block=64,n=2048)",
+                "default",
+                &sc.to_string(),
+                &iw.to_string()
+            ]
+        );
         assert_eq!(cells[5], c.to_string(), "cycles of run {i}");
         assert_eq!(cells[6], wi.to_string(), "warp_insts of run {i}");
         assert_eq!(cells[8], format!("{ipc}"), "ipc of run {i}");
@@ -58,7 +73,12 @@ fn two_by_two_plan_gives_the_four_runs_done_one_by_one() {
     // 64 warps of identical work: every run executes the same instructions...
     assert!(par.iter().all(|r| r.metrics[1] == par[0].metrics[1]));
     // ...and a second sub-core (a second scheduler and set of units) finishes them sooner.
-    assert!(cycles[2] < cycles[0], "2 sub-cores {} vs 1 sub-core {}", cycles[2], cycles[0]);
+    assert!(
+        cycles[2] < cycles[0],
+        "2 sub-cores {} vs 1 sub-core {}",
+        cycles[2],
+        cycles[0]
+    );
 
     // Chunked the way SLURM array tasks run it, merged in any order: the same table.
     for of in [1usize, 3, 4] {
@@ -69,12 +89,19 @@ fn two_by_two_plan_gives_the_four_runs_done_one_by_one() {
                 let r = run_jobs(&plan, &jobs, &runner, Executor::Serial, &NoProgress).unwrap();
                 let part = Part::new(&plan, c, of, r);
                 let json = serde_json::to_string(&part).unwrap();
-                (format!("part-{c}.json"), serde_json::from_str(&json).unwrap())
+                (
+                    format!("part-{c}.json"),
+                    serde_json::from_str(&json).unwrap(),
+                )
             })
             .collect();
         parts.rotate_left(1);
         let merged = merge_parts(&plan, of, &parts).unwrap();
-        assert_eq!(Table::build(&plan, &merged).unwrap().to_csv(), csv, "{of} chunks");
+        assert_eq!(
+            Table::build(&plan, &merged).unwrap().to_csv(),
+            csv,
+            "{of} chunks"
+        );
     }
 
     // The metrics helper reports exactly what the engine returned.

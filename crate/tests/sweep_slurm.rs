@@ -16,7 +16,11 @@ fn slurm_job_array_collects_the_same_csv_as_a_local_run() {
         .arg(root.join("configs/sweeps/test-2x2.toml"))
         .output()
         .expect("bash runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.status.success(), "{text}");
     assert!(text.contains("PASS") || text.contains("SKIP"), "{text}");
 }

@@ -36,6 +36,8 @@ pub struct Series {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Chart {
     pub title: String,
+    /// A smaller second title line (what the chart is restricted to); empty for none.
+    pub subtitle: String,
     pub x_label: String,
     pub y_label: String,
     pub kind: ChartKind,
@@ -47,7 +49,11 @@ pub struct Chart {
 }
 
 impl Chart {
-    pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Chart {
+    pub fn new(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+    ) -> Chart {
         Chart {
             title: title.into(),
             x_label: x_label.into(),
@@ -65,4 +71,6 @@ impl Chart {
 }
 
 /// Colours of the series, in order (Okabe-Ito, readable by colour-blind viewers).
-pub const PALETTE: [&str; 8] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+];

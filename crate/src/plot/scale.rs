@@ -12,7 +12,11 @@ impl Scale {
     /// Covers `[min, max]` with about `target` nice ticks; `from_zero` pulls the low end to 0
     /// when all values are positive (bar charts, cycle counts).
     pub fn nice(min: f64, max: f64, target: usize, from_zero: bool) -> Scale {
-        let (mut min, mut max) = if min.is_finite() && max.is_finite() { (min, max) } else { (0.0, 1.0) };
+        let (mut min, mut max) = if min.is_finite() && max.is_finite() {
+            (min, max)
+        } else {
+            (0.0, 1.0)
+        };
         if from_zero && min > 0.0 {
             min = 0.0;
         }
@@ -32,7 +36,11 @@ impl Scale {
         let hi = (max / step).ceil() * step;
         let n = ((hi - lo) / step).round() as usize;
         let ticks = (0..=n).map(|i| clean(lo + i as f64 * step)).collect();
-        Scale { lo: clean(lo), hi: clean(hi), ticks }
+        Scale {
+            lo: clean(lo),
+            hi: clean(hi),
+            ticks,
+        }
     }
 
     /// Maps `v` onto `[a, b]` (pixels; `b < a` for a y axis growing upward).

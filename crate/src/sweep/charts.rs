@@ -24,14 +24,29 @@ pub fn plot_specs(plan: &Plan, table: &Table) -> Vec<PlotSpec> {
     if !plan.plots.is_empty() {
         return plan.plots.clone();
     }
-    let Some(x) = plan.axes.first() else { return Vec::new() };
+    let Some(x) = plan.axes.first() else {
+        return Vec::new();
+    };
     let series = plan.axes.get(1).map(|a| a.key.clone());
     let metrics = &table.columns[table.label_count..];
-    let main: Vec<&String> = metrics.iter().filter(|m| m.as_str() == "cycles" || m.as_str() == "ipc").collect();
-    let chosen: Vec<&String> = if main.is_empty() { metrics.iter().collect() } else { main };
+    let main: Vec<&String> = metrics
+        .iter()
+        .filter(|m| m.as_str() == "cycles" || m.as_str() == "ipc")
+        .collect();
+    let chosen: Vec<&String> = if main.is_empty() {
+        metrics.iter().collect()
+    } else {
+        main
+    };
     chosen
         .into_iter()
-        .map(|m| PlotSpec { metric: m.clone(), x: x.key.clone(), series: series.clone(), kind: PlotKind::Line, title: None })
+        .map(|m| PlotSpec {
+            metric: m.clone(),
+            x: x.key.clone(),
+            series: series.clone(),
+            kind: PlotKind::Line,
+            title: None,
+        })
         .collect()
 }
 
@@ -46,11 +61,19 @@ pub fn charts(plan: &Plan, table: &Table) -> Result<Vec<NamedChart>> {
 
 fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>> {
     let col = |name: &str| {
-        t.column(name).ok_or_else(|| Error::other(format!("plot: no column `{name}` in the results ({:?})", t.columns)))
+        t.column(name).ok_or_else(|| {
+            Error::other(format!(
+                "plot: no column `{name}` in the results ({:?})",
+                t.columns
+            ))
+        })
     };
     let m = col(&spec.metric)?;
     if m < t.label_count {
-        return Err(Error::other(format!("plot: `{}` is a label column, not a metric", spec.metric)));
+        return Err(Error::other(format!(
+            "plot: `{}` is a label column, not a metric",
+            spec.metric
+        )));
     }
     let x = col(&spec.x)?;
     let s = spec.series.as_deref().map(col).transpose()?;
@@ -58,11 +81,15 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
     // x or series (they are the same dimension).
     let same_dim = |c: usize| {
         let name = t.columns[c].as_str();
-        plan.axes.iter().filter(|a| a.keys().any(|k| k == name)).flat_map(|a| a.keys()).any(|k| {
-            k == spec.x || spec.series.as_deref() == Some(k)
-        })
+        plan.axes
+            .iter()
+            .filter(|a| a.keys().any(|k| k == name))
+            .flat_map(|a| a.keys())
+            .any(|k| k == spec.x || spec.series.as_deref() == Some(k))
     };
-    let group_cols: Vec<usize> = (1..t.label_count).filter(|&c| c != x && Some(c) != s && !same_dim(c)).collect();
+    let group_cols: Vec<usize> = (1..t.label_count)
+        .filter(|&c| c != x && Some(c) != s && !same_dim(c))
+        .collect();
 
     // Distinct values in first-seen (= plan) order.
     fn distinct(v: impl Iterator<Item = String>) -> Vec<String> {
@@ -85,11 +112,21 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
 
     let mut out = Vec::new();
     for g in &groups {
-        let rows: Vec<&super::table::Row> = t.rows.iter().filter(|r| &key(r).join("\u{1f}") == g).collect();
-        let gvals: Vec<String> = group_cols.iter().map(|&c| format!("{}={}", t.columns[c], t.cell(rows[0], c))).collect();
-        let base = spec.title.clone().unwrap_or_else(|| format!("{} vs {}", spec.metric, spec.x));
-        let title = if gvals.is_empty() { base } else { format!("{base} ({})", gvals.join(", ")) };
+        let rows: Vec<&super::table::Row> = t
+            .rows
+            .iter()
+            .filter(|r| &key(r).join("\u{1f}") == g)
+            .collect();
+        let gvals: Vec<String> = group_cols
+            .iter()
+            .map(|&c| format!("{}={}", t.columns[c], t.cell(rows[0], c)))
+            .collect();
+        let title = spec
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{} vs {}", spec.metric, spec.x));
         let mut chart = Chart::new(title, spec.x.clone(), spec.metric.clone());
+        chart.subtitle = gvals.join(", ");
         chart.kind = match spec.kind {
             PlotKind::Line => ChartKind::Line,
             PlotKind::Bar => ChartKind::Bar,
@@ -99,12 +136,21 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
         }
         for name in &series_names {
             let label = match s {
-                Some(sc) => format!("{}={name}", t.columns[sc]),
+                // The last part of a dotted key keeps the legend short: issue_width=2.
+                Some(sc) => format!(
+                    "{}={name}",
+                    t.columns[sc].rsplit('.').next().unwrap_or(&t.columns[sc])
+                ),
                 None => name.clone(),
             };
             let mut points = Vec::new();
-            for r in rows.iter().filter(|r| s.is_none_or(|sc| &t.cell(r, sc) == name)) {
-                let Some(y) = r.values[m - t.label_count] else { continue };
+            for r in rows
+                .iter()
+                .filter(|r| s.is_none_or(|sc| &t.cell(r, sc) == name))
+            {
+                let Some(y) = r.values[m - t.label_count] else {
+                    continue;
+                };
                 let xv = t.cell(r, x);
                 let xp = if numeric_x {
                     xv.parse::<f64>().unwrap_or(f64::NAN)
@@ -113,14 +159,21 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
                 };
                 points.push((xp, y));
             }
-            chart.series.push(Series { name: label, points });
+            chart.series.push(Series {
+                name: label,
+                points,
+            });
         }
         let file = sanitize(&format!(
             "{}-vs-{}{}{}",
             spec.metric,
             spec.x,
             if gvals.is_empty() { "" } else { "-" },
-            group_cols.iter().map(|&c| t.cell(rows[0], c)).collect::<Vec<_>>().join("-")
+            group_cols
+                .iter()
+                .map(|&c| t.cell(rows[0], c))
+                .collect::<Vec<_>>()
+                .join("-")
         )) + ".svg";
         out.push(NamedChart { file, chart });
     }
@@ -129,7 +182,15 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
 
 /// A file name from free text: ASCII letters, digits, `.`, `-`, `_`; everything else `_`.
 pub fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -151,13 +212,17 @@ mod tests {
         )
         .unwrap();
         let results: Vec<JobResult> = (0..plan.job_count())
-            .map(|id| JobResult { id, metrics: vec![("cycles".into(), 100.0 - id as f64)] })
+            .map(|id| JobResult {
+                id,
+                metrics: vec![("cycles".into(), 100.0 - id as f64)],
+            })
             .collect();
         let t = Table::build(&plan, &results).unwrap();
         let cs = charts(&plan, &t).unwrap();
         assert_eq!(cs.len(), 2);
         assert_eq!(cs[1].file, "cycles-vs-w-b-cycle.svg");
-        assert_eq!(cs[1].chart.title, "cycles vs w (workload=b, mode=cycle)");
+        assert_eq!(cs[1].chart.title, "cycles vs w");
+        assert_eq!(cs[1].chart.subtitle, "workload=b, mode=cycle");
         let s = &cs[1].chart.series;
         assert_eq!(s[0].name, "m=1");
         // Workload b is ids 6..12; w outer, m inner: m=1 rows are 6, 8, 10.

@@ -37,7 +37,14 @@ pub struct Part {
 
 impl Part {
     pub fn new(plan: &Plan, chunk: usize, of: usize, results: Vec<JobResult>) -> Part {
-        Part { format: PART_FORMAT.into(), plan_hash: plan.hash.clone(), runs: plan.job_count(), chunk, of, results }
+        Part {
+            format: PART_FORMAT.into(),
+            plan_hash: plan.hash.clone(),
+            runs: plan.job_count(),
+            chunk,
+            of,
+            results,
+        }
     }
 }
 
@@ -59,7 +66,9 @@ pub struct Manifest {
 /// Checks that the chunk numbers are sane for `plan`.
 pub fn check_chunk(plan: &Plan, chunk: usize, of: usize) -> Result<()> {
     if of == 0 || chunk >= of {
-        return Err(Error::other(format!("--chunk {chunk} --of {of}: expected 0 <= chunk < of")));
+        return Err(Error::other(format!(
+            "--chunk {chunk} --of {of}: expected 0 <= chunk < of"
+        )));
     }
     if of > plan.job_count().max(1) {
         return Err(Error::other(format!(
@@ -78,13 +87,28 @@ pub fn merge_parts(plan: &Plan, chunks: usize, parts: &[(String, Part)]) -> Resu
     for (file, p) in parts {
         let bad = |field: &str, msg: String| Error::parse(file.as_str(), 0, field, msg);
         if p.format != PART_FORMAT {
-            return Err(bad("format", format!("expected `{PART_FORMAT}`, found `{}`", p.format)));
+            return Err(bad(
+                "format",
+                format!("expected `{PART_FORMAT}`, found `{}`", p.format),
+            ));
         }
         if p.plan_hash != plan.hash {
-            return Err(bad("plan_hash", format!("part ran plan {} but the manifest has {}: was the plan edited?", p.plan_hash, plan.hash)));
+            return Err(bad(
+                "plan_hash",
+                format!(
+                    "part ran plan {} but the manifest has {}: was the plan edited?",
+                    p.plan_hash, plan.hash
+                ),
+            ));
         }
         if p.runs != n || p.of != chunks || p.chunk >= chunks {
-            return Err(bad("chunk", format!("part is chunk {} of {} over {} runs; expected one of {chunks} over {n}", p.chunk, p.of, p.runs)));
+            return Err(bad(
+                "chunk",
+                format!(
+                    "part is chunk {} of {} over {} runs; expected one of {chunks} over {n}",
+                    p.chunk, p.of, p.runs
+                ),
+            ));
         }
         if std::mem::replace(&mut seen[p.chunk], true) {
             return Err(bad("chunk", format!("chunk {} appears twice", p.chunk)));
@@ -92,11 +116,17 @@ pub fn merge_parts(plan: &Plan, chunks: usize, parts: &[(String, Part)]) -> Resu
         let range = chunk_range(n, p.chunk, p.of);
         let ids: Vec<usize> = p.results.iter().map(|r| r.id).collect();
         if ids != range.clone().collect::<Vec<_>>() {
-            return Err(bad("results", format!("expected runs {}..{} in order", range.start, range.end)));
+            return Err(bad(
+                "results",
+                format!("expected runs {}..{} in order", range.start, range.end),
+            ));
         }
         out.extend(p.results.iter().cloned());
     }
-    let missing: Vec<String> = (0..chunks).filter(|&c| !seen[c]).map(|c| c.to_string()).collect();
+    let missing: Vec<String> = (0..chunks)
+        .filter(|&c| !seen[c])
+        .map(|c| c.to_string())
+        .collect();
     if !missing.is_empty() {
         return Err(Error::other(format!(
             "{}: {} of {chunks} chunks have no part file (array tasks {}): did they fail? see their logs",
@@ -114,12 +144,19 @@ mod tests {
     use super::*;
 
     fn plan() -> Plan {
-        Plan::parse("gpu = \"g\"\n[[workload]]\nname = \"w\"\n[axes]\nk = [1, 2, 3, 4, 5]\n", "p.toml").unwrap()
+        Plan::parse(
+            "gpu = \"g\"\n[[workload]]\nname = \"w\"\n[axes]\nk = [1, 2, 3, 4, 5]\n",
+            "p.toml",
+        )
+        .unwrap()
     }
 
     fn part(p: &Plan, c: usize, of: usize) -> (String, Part) {
         let results = chunk_range(p.job_count(), c, of)
-            .map(|id| JobResult { id, metrics: vec![("x".into(), id as f64 * 1.5)] })
+            .map(|id| JobResult {
+                id,
+                metrics: vec![("x".into(), id as f64 * 1.5)],
+            })
             .collect();
         (format!("part-{c}.json"), Part::new(p, c, of, results))
     }
@@ -131,25 +168,36 @@ mod tests {
             .iter()
             .map(|&c| {
                 let (f, part) = part(&p, c, 3);
-                let back: Part = serde_json::from_str(&serde_json::to_string(&part).unwrap()).unwrap();
+                let back: Part =
+                    serde_json::from_str(&serde_json::to_string(&part).unwrap()).unwrap();
                 (f, back)
             })
             .collect();
         let r = merge_parts(&p, 3, &parts).unwrap();
-        assert_eq!(r.iter().map(|r| r.id).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(
+            r.iter().map(|r| r.id).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3, 4]
+        );
         assert_eq!(r[3].metrics[0].1, 4.5);
     }
 
     #[test]
     fn merge_reports_missing_and_foreign_parts() {
         let p = plan();
-        let e = merge_parts(&p, 3, &[part(&p, 0, 3), part(&p, 2, 3)]).unwrap_err().to_string();
+        let e = merge_parts(&p, 3, &[part(&p, 0, 3), part(&p, 2, 3)])
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "p.toml: 1 of 3 chunks have no part file (array tasks 1): did they fail? see their logs");
         let (f, mut x) = part(&p, 0, 3);
         x.plan_hash = "0000".into();
         let e = merge_parts(&p, 3, &[(f, x)]).unwrap_err().to_string();
-        assert!(e.starts_with("part-0.json: plan_hash: part ran plan 0000"), "{e}");
-        let e = merge_parts(&p, 3, &[part(&p, 0, 3), part(&p, 0, 3)]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("part-0.json: plan_hash: part ran plan 0000"),
+            "{e}"
+        );
+        let e = merge_parts(&p, 3, &[part(&p, 0, 3), part(&p, 0, 3)])
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "part-0.json: chunk: chunk 0 appears twice");
         assert!(check_chunk(&p, 3, 3).is_err());
         assert!(check_chunk(&p, 0, 6).is_err());

@@ -39,7 +39,10 @@ pub fn absolute(p: &Path) -> Result<PathBuf> {
 pub fn load_plan(path: &Path) -> Result<(Plan, PathBuf)> {
     let text = read(path)?;
     let plan = Plan::parse(&text, &path.display().to_string())?;
-    let dir = absolute(path)?.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = absolute(path)?
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     Ok((plan, dir))
 }
 
@@ -56,7 +59,10 @@ pub fn write_outputs(plan: &Plan, results: &[JobResult], out: &Path) -> Result<W
     let csv = out.join("results.csv");
     write(&csv, &table.to_csv())?;
     let json = serde_json::json!({ "plan": plan.name, "plan_hash": plan.hash, "columns": table.columns, "results": results });
-    write(&out.join("results.json"), &serde_json::to_string_pretty(&json).map_err(|e| Error::other(e.to_string()))?)?;
+    write(
+        &out.join("results.json"),
+        &serde_json::to_string_pretty(&json).map_err(|e| Error::other(e.to_string()))?,
+    )?;
     let mut plots = Vec::new();
     for c in charts(plan, &table)? {
         let p = out.join("plots").join(&c.file);
@@ -77,11 +83,20 @@ pub fn write_part(part: &Part, path: &Path) -> Result<()> {
 
 /// Emits the SLURM folder for `plan_path`: manifest and job-array script of `chunks` tasks.
 /// Returns the script path.
-pub fn emit_slurm(plan_path: &Path, dir: &Path, chunks: usize, binary: &Path, opt: &SlurmOptions) -> Result<PathBuf> {
+pub fn emit_slurm(
+    plan_path: &Path,
+    dir: &Path,
+    chunks: usize,
+    binary: &Path,
+    opt: &SlurmOptions,
+) -> Result<PathBuf> {
     let (plan, _) = load_plan(plan_path)?;
     let runs = plan.job_count();
     if chunks == 0 || chunks > runs.max(1) {
-        return Err(Error::other(format!("--chunks {chunks}: expected 1..={} (the plan has {runs} runs)", runs.max(1))));
+        return Err(Error::other(format!(
+            "--chunks {chunks}: expected 1..={} (the plan has {runs} runs)",
+            runs.max(1)
+        )));
     }
     let dir = absolute(dir)?;
     fs::create_dir_all(dir.join("logs")).map_err(|e| Error::io(dir.display().to_string(), e))?;
@@ -94,19 +109,36 @@ pub fn emit_slurm(plan_path: &Path, dir: &Path, chunks: usize, binary: &Path, op
         chunks,
         binary: absolute(binary)?.display().to_string(),
     };
-    write(&dir.join(MANIFEST_FILE), &serde_json::to_string_pretty(&m).map_err(|e| Error::other(e.to_string()))?)?;
+    write(
+        &dir.join(MANIFEST_FILE),
+        &serde_json::to_string_pretty(&m).map_err(|e| Error::other(e.to_string()))?,
+    )?;
     let sp = dir.join(SCRIPT_FILE);
-    write(&sp, &script(&m, &dir.display().to_string(), &plan.name, opt))?;
+    write(
+        &sp,
+        &script(&m, &dir.display().to_string(), &plan.name, opt),
+    )?;
     Ok(sp)
 }
 
 /// Reads an emitted folder's manifest and parts; returns the plan and all results in id order.
 pub fn collect(dir: &Path) -> Result<(Plan, Vec<JobResult>)> {
     let mp = dir.join(MANIFEST_FILE);
-    let m: Manifest = serde_json::from_str(&read(&mp)?)
-        .map_err(|e| Error::parse(mp.display().to_string(), e.line() as u64, "manifest", e.to_string()))?;
+    let m: Manifest = serde_json::from_str(&read(&mp)?).map_err(|e| {
+        Error::parse(
+            mp.display().to_string(),
+            e.line() as u64,
+            "manifest",
+            e.to_string(),
+        )
+    })?;
     if m.format != MANIFEST_FORMAT {
-        return Err(Error::parse(mp.display().to_string(), 0, "format", format!("expected `{MANIFEST_FORMAT}`")));
+        return Err(Error::parse(
+            mp.display().to_string(),
+            0,
+            "format",
+            format!("expected `{MANIFEST_FORMAT}`"),
+        ));
     }
     let plan = Plan::parse(&m.plan_text, &m.plan_path)?;
     let mut names: Vec<PathBuf> = fs::read_dir(dir)
@@ -121,8 +153,14 @@ pub fn collect(dir: &Path) -> Result<(Plan, Vec<JobResult>)> {
     let mut parts = Vec::with_capacity(names.len());
     for p in names {
         let text = read(&p)?;
-        let part: Part = serde_json::from_str(&text)
-            .map_err(|e| Error::parse(p.display().to_string(), e.line() as u64, "part", e.to_string()))?;
+        let part: Part = serde_json::from_str(&text).map_err(|e| {
+            Error::parse(
+                p.display().to_string(),
+                e.line() as u64,
+                "part",
+                e.to_string(),
+            )
+        })?;
         parts.push((p.display().to_string(), part));
     }
     let results = merge_parts(&plan, m.chunks, &parts)?;

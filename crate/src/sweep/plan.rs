@@ -22,7 +22,10 @@ use crate::{Error, Result};
 pub enum WorkloadSource {
     /// A built-in kernel model (`vecmul`, `transpose`, `matmul`, ...) with its parameters
     /// (name, value as text), in key order.
-    Builtin { name: String, params: Vec<(String, String)> },
+    Builtin {
+        name: String,
+        params: Vec<(String, String)>,
+    },
     /// A trace folder or file, as written in the plan (relative to the plan's folder).
     Trace { path: String },
 }
@@ -151,14 +154,21 @@ impl Plan {
         let pf: PlanFile = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
         let err = |field: &str, msg: String| Error::parse(file, 0, field, msg);
 
-        let modes = if pf.modes.is_empty() { vec!["cycle".to_string()] } else { pf.modes };
+        let modes = if pf.modes.is_empty() {
+            vec!["cycle".to_string()]
+        } else {
+            pf.modes
+        };
         if let Some(m) = modes.iter().find(|m| m.trim().is_empty()) {
             return Err(err("modes", format!("empty mode name `{m}`")));
         }
 
         let mut set = Vec::new();
         flatten("", &toml::Value::Table(pf.set), &mut |k, v| {
-            set.push((k.to_string(), scalar_text(v).ok_or_else(|| err(&format!("set.{k}"), expected_scalar(v)))?));
+            set.push((
+                k.to_string(),
+                scalar_text(v).ok_or_else(|| err(&format!("set.{k}"), expected_scalar(v)))?,
+            ));
             Ok(())
         })?;
 
@@ -167,7 +177,8 @@ impl Plan {
             let field = format!("workload[{i}]");
             let mut params = Vec::new();
             flatten("", &toml::Value::Table(w.params), &mut |k, v| {
-                let t = scalar_text(v).ok_or_else(|| err(&format!("{field}.params.{k}"), expected_scalar(v)))?;
+                let t = scalar_text(v)
+                    .ok_or_else(|| err(&format!("{field}.params.{k}"), expected_scalar(v)))?;
                 params.push((k.to_string(), t));
                 Ok(())
             })?;
@@ -176,28 +187,51 @@ impl Plan {
                     let label = if params.is_empty() {
                         name.clone()
                     } else {
-                        let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        let p: Vec<String> =
+                            params.iter().map(|(k, v)| format!("{k}={v}")).collect();
                         format!("{name}({})", p.join(","))
                     };
                     (WorkloadSource::Builtin { name, params }, label)
                 }
                 (None, Some(path)) => {
                     if !params.is_empty() {
-                        return Err(err(&field, "`params` apply only to built-in workloads (`name`)".into()));
+                        return Err(err(
+                            &field,
+                            "`params` apply only to built-in workloads (`name`)".into(),
+                        ));
                     }
-                    let label = path.trim_end_matches('/').rsplit('/').next().unwrap_or(&path).to_string();
+                    let label = path
+                        .trim_end_matches('/')
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(&path)
+                        .to_string();
                     (WorkloadSource::Trace { path }, label)
                 }
-                _ => return Err(err(&field, "expected exactly one of `name` (built-in) or `trace` (path)".into())),
+                _ => {
+                    return Err(err(
+                        &field,
+                        "expected exactly one of `name` (built-in) or `trace` (path)".into(),
+                    ))
+                }
             };
-            workloads.push(WorkloadSpec { label: w.label.unwrap_or(default_label), source });
+            workloads.push(WorkloadSpec {
+                label: w.label.unwrap_or(default_label),
+                source,
+            });
         }
         if workloads.is_empty() {
-            return Err(err("workload", "expected at least one [[workload]] table".into()));
+            return Err(err(
+                "workload",
+                "expected at least one [[workload]] table".into(),
+            ));
         }
         for (i, w) in workloads.iter().enumerate() {
             if workloads[..i].iter().any(|o| o.label == w.label) {
-                return Err(err(&format!("workload[{i}].label"), format!("label `{}` used twice", w.label)));
+                return Err(err(
+                    &format!("workload[{i}].label"),
+                    format!("label `{}` used twice", w.label),
+                ));
             }
         }
 
@@ -212,7 +246,12 @@ impl Plan {
                 if z.values.len() != first.values.len() {
                     return Err(err(
                         &format!("zip.{}", z.key),
-                        format!("has {} values but zip.{} has {}; zipped keys move together", z.values.len(), first.key, first.values.len()),
+                        format!(
+                            "has {} values but zip.{} has {}; zipped keys move together",
+                            z.values.len(),
+                            first.key,
+                            first.values.len()
+                        ),
                     ));
                 }
                 first.linked.push((z.key, z.values));
@@ -225,7 +264,10 @@ impl Plan {
                 for a in axes.iter_mut() {
                     if let Some(pos) = a.linked.iter().position(|(l, _)| l == k) {
                         let (lk, lv) = a.linked.remove(pos);
-                        let old = (std::mem::replace(&mut a.key, lk), std::mem::replace(&mut a.values, lv));
+                        let old = (
+                            std::mem::replace(&mut a.key, lk),
+                            std::mem::replace(&mut a.values, lv),
+                        );
                         a.linked.insert(0, old);
                     }
                 }
@@ -247,16 +289,28 @@ impl Plan {
                 return Err(err(&format!("axes.{k}"), "reserved column name".into()));
             }
             if set.iter().any(|(s, _)| s == k) {
-                return Err(err(&format!("axes.{k}"), "key is also in [set]; keep it in one place".into()));
+                return Err(err(
+                    &format!("axes.{k}"),
+                    "key is also in [set]; keep it in one place".into(),
+                ));
             }
             if keys.contains(&k) {
-                return Err(err(&format!("axes.{k}"), "key is both in [axes] and [zip]".into()));
+                return Err(err(
+                    &format!("axes.{k}"),
+                    "key is both in [axes] and [zip]".into(),
+                ));
             }
             keys.push(k);
         }
 
         let plan = Plan {
-            name: pf.name.unwrap_or_else(|| file.rsplit('/').next().unwrap_or(file).trim_end_matches(".toml").to_string()),
+            name: pf.name.unwrap_or_else(|| {
+                file.rsplit('/')
+                    .next()
+                    .unwrap_or(file)
+                    .trim_end_matches(".toml")
+                    .to_string()
+            }),
             file: file.to_string(),
             gpu: pf.gpu,
             modes,
@@ -272,16 +326,25 @@ impl Plan {
         };
         let n = plan.job_count();
         if n > MAX_RUNS {
-            return Err(err("axes", format!("plan expands to {n} runs; at most {MAX_RUNS} allowed")));
+            return Err(err(
+                "axes",
+                format!("plan expands to {n} runs; at most {MAX_RUNS} allowed"),
+            ));
         }
         let columns = plan.label_columns();
         for (i, p) in plan.plots.iter().enumerate() {
             if !columns.contains(&p.x.as_str()) {
-                return Err(err(&format!("plot[{i}].x"), format!("`{}` is not a column; expected one of {columns:?}", p.x)));
+                return Err(err(
+                    &format!("plot[{i}].x"),
+                    format!("`{}` is not a column; expected one of {columns:?}", p.x),
+                ));
             }
             if let Some(s) = &p.series {
                 if !columns.contains(&s.as_str()) || s == &p.x {
-                    return Err(err(&format!("plot[{i}].series"), format!("`{s}` is not a column other than x; expected one of {columns:?}")));
+                    return Err(err(
+                        &format!("plot[{i}].series"),
+                        format!("`{s}` is not a column other than x; expected one of {columns:?}"),
+                    ));
                 }
             }
         }
@@ -290,9 +353,10 @@ impl Plan {
 
     /// Number of runs: workloads x modes x product of axis lengths.
     pub fn job_count(&self) -> usize {
-        self.axes
-            .iter()
-            .fold(self.workloads.len().saturating_mul(self.modes.len()), |n, a| n.saturating_mul(a.values.len()))
+        self.axes.iter().fold(
+            self.workloads.len().saturating_mul(self.modes.len()),
+            |n, a| n.saturating_mul(a.values.len()),
+        )
     }
 
     /// The run with this id (workload slowest, then mode, then axes in order, last axis fastest).
@@ -328,19 +392,30 @@ impl Plan {
 
     /// The label columns of the CSV: id, workload, mode, then the axis keys.
     pub fn label_columns(&self) -> Vec<&str> {
-        FIXED_COLUMNS.iter().copied().chain(self.axes.iter().flat_map(|a| a.keys())).collect()
+        FIXED_COLUMNS
+            .iter()
+            .copied()
+            .chain(self.axes.iter().flat_map(|a| a.keys()))
+            .collect()
     }
 
     /// The label values of a run, matching [`Plan::label_columns`].
     pub fn labels(&self, job: &Job) -> Vec<String> {
-        let mut v = vec![job.id.to_string(), self.workloads[job.workload].label.clone(), job.mode.clone()];
+        let mut v = vec![
+            job.id.to_string(),
+            self.workloads[job.workload].label.clone(),
+            job.mode.clone(),
+        ];
         v.extend(job.axes.iter().map(|(_, x)| x.clone()));
         v
     }
 
     /// Every override of a run in the order they apply: `[set]`, then the axis values.
     pub fn overrides<'a>(&'a self, job: &'a Job) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-        self.set.iter().chain(job.axes.iter()).map(|(k, v)| (k.as_str(), v.as_str()))
+        self.set
+            .iter()
+            .chain(job.axes.iter())
+            .map(|(k, v)| (k.as_str(), v.as_str()))
     }
 }
 
@@ -353,7 +428,10 @@ pub fn chunk_range(n: usize, chunk: usize, of: usize) -> std::ops::Range<usize> 
 }
 
 fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> Error {
-    let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1) as u64).unwrap_or(0);
+    let line = e
+        .span()
+        .map(|s| text[..s.start.min(text.len())].lines().count().max(1) as u64)
+        .unwrap_or(0);
     let line = match e.span() {
         Some(s) if text[..s.start.min(text.len())].ends_with('\n') => line + 1,
         _ => line,
@@ -373,16 +451,27 @@ fn scalar_text(v: &toml::Value) -> Option<String> {
 }
 
 fn expected_scalar(v: &toml::Value) -> String {
-    format!("expected a string, integer, float or boolean, found {}", v.type_str())
+    format!(
+        "expected a string, integer, float or boolean, found {}",
+        v.type_str()
+    )
 }
 
 /// Walks nested tables, calling `f` with dotted keys for every non-table leaf (in key order).
-fn flatten(prefix: &str, v: &toml::Value, f: &mut dyn FnMut(&str, &toml::Value) -> Result<()>) -> Result<()> {
+fn flatten(
+    prefix: &str,
+    v: &toml::Value,
+    f: &mut dyn FnMut(&str, &toml::Value) -> Result<()>,
+) -> Result<()> {
     match v {
         toml::Value::Table(t) => {
             let sorted: BTreeMap<&String, &toml::Value> = t.iter().collect();
             for (k, v) in sorted {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten(&key, v, f)?;
             }
             Ok(())
@@ -397,27 +486,51 @@ fn flatten_axes(prefix: &str, v: &toml::Value, out: &mut Vec<Axis>, file: &str) 
         toml::Value::Table(t) => {
             let sorted: BTreeMap<&String, &toml::Value> = t.iter().collect();
             for (k, v) in sorted {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten_axes(&key, v, out, file)?;
             }
             Ok(())
         }
         toml::Value::Array(items) => {
             if items.is_empty() {
-                return Err(Error::parse(file, 0, field, "expected a non-empty list of values"));
+                return Err(Error::parse(
+                    file,
+                    0,
+                    field,
+                    "expected a non-empty list of values",
+                ));
             }
             let mut values = Vec::with_capacity(items.len());
             for it in items {
-                let t = scalar_text(it).ok_or_else(|| Error::parse(file, 0, field.clone(), expected_scalar(it)))?;
+                let t = scalar_text(it)
+                    .ok_or_else(|| Error::parse(file, 0, field.clone(), expected_scalar(it)))?;
                 if values.contains(&t) {
-                    return Err(Error::parse(file, 0, field.clone(), format!("value `{t}` listed twice")));
+                    return Err(Error::parse(
+                        file,
+                        0,
+                        field.clone(),
+                        format!("value `{t}` listed twice"),
+                    ));
                 }
                 values.push(t);
             }
-            out.push(Axis { key: prefix.to_string(), values, linked: Vec::new() });
+            out.push(Axis {
+                key: prefix.to_string(),
+                values,
+                linked: Vec::new(),
+            });
             Ok(())
         }
-        other => Err(Error::parse(file, 0, field, format!("expected a list of values, found {}", other.type_str()))),
+        other => Err(Error::parse(
+            file,
+            0,
+            field,
+            format!("expected a list of values, found {}", other.type_str()),
+        )),
     }
 }
 
@@ -450,22 +563,41 @@ scheduler.issue_width = [1, 2]
         // 13 = ((w*2 + m)*2 + iw)*3 + mw: w=1, m=0, iw=0, mw=1.
         assert_eq!(j.workload, 1);
         assert_eq!(j.mode, "cycle");
-        assert_eq!(j.axes, vec![("scheduler.issue_width".into(), "1".into()), ("sm.max_warps".into(), "2".into())]);
+        assert_eq!(
+            j.axes,
+            vec![
+                ("scheduler.issue_width".into(), "1".into()),
+                ("sm.max_warps".into(), "2".into())
+            ]
+        );
         assert_eq!(p.labels(&j), vec!["13", "my_app", "cycle", "1", "2"]);
         assert_eq!(p.workloads[0].label, "vecmul(n=256)");
         assert_eq!(p.set, vec![("sm.subcores".to_string(), "2".to_string())]);
         let ov: Vec<_> = p.overrides(&j).collect();
-        assert_eq!(ov, vec![("sm.subcores", "2"), ("scheduler.issue_width", "1"), ("sm.max_warps", "2")]);
+        assert_eq!(
+            ov,
+            vec![
+                ("sm.subcores", "2"),
+                ("scheduler.issue_width", "1"),
+                ("sm.max_warps", "2")
+            ]
+        );
         let ids: Vec<usize> = p.jobs().iter().map(|j| j.id).collect();
         assert_eq!(ids, (0..24).collect::<Vec<_>>());
     }
 
     #[test]
     fn axis_order_reorders() {
-        let text = PLAN.replace("name = \"t\"", "name = \"t\"\naxis_order = [\"sm.max_warps\"]");
+        let text = PLAN.replace(
+            "name = \"t\"",
+            "name = \"t\"\naxis_order = [\"sm.max_warps\"]",
+        );
         let p = Plan::parse(&text, "t.toml").unwrap();
         assert_eq!(p.axes[0].key, "sm.max_warps");
-        assert_eq!(p.job(1).axes[1], ("scheduler.issue_width".into(), "2".into()));
+        assert_eq!(
+            p.job(1).axes[1],
+            ("scheduler.issue_width".into(), "2".into())
+        );
     }
 
     #[test]
@@ -473,14 +605,23 @@ scheduler.issue_width = [1, 2]
         let text = "gpu = \"g\"\naxis_order = [\"b\"]\n[[workload]]\nname = \"w\"\n[axes]\nk = [0, 1]\n[zip]\nb = [1, 2, 4]\nw = [4, 8, 16]\n";
         let p = Plan::parse(text, "z.toml").unwrap();
         assert_eq!(p.job_count(), 6);
-        assert_eq!(p.label_columns(), vec!["id", "workload", "mode", "b", "w", "k"]);
+        assert_eq!(
+            p.label_columns(),
+            vec!["id", "workload", "mode", "b", "w", "k"]
+        );
         assert_eq!(p.labels(&p.job(5)), vec!["5", "w", "cycle", "4", "16", "1"]);
         let bad = text.replace("w = [4, 8, 16]", "w = [4, 8]");
         let e = Plan::parse(&bad, "z.toml").unwrap_err().to_string();
-        assert_eq!(e, "z.toml: zip.w: has 2 values but zip.b has 3; zipped keys move together");
+        assert_eq!(
+            e,
+            "z.toml: zip.w: has 2 values but zip.b has 3; zipped keys move together"
+        );
         let lead = text.replace("axis_order = [\"b\"]", "axis_order = [\"w\"]");
         let p = Plan::parse(&lead, "z.toml").unwrap();
-        assert_eq!(p.label_columns(), vec!["id", "workload", "mode", "w", "b", "k"]);
+        assert_eq!(
+            p.label_columns(),
+            vec!["id", "workload", "mode", "w", "b", "k"]
+        );
         assert_eq!(p.labels(&p.job(5)), vec!["5", "w", "cycle", "16", "4", "1"]);
     }
 
@@ -500,17 +641,40 @@ scheduler.issue_width = [1, 2]
 
     #[test]
     fn errors_name_file_line_and_field() {
-        let e = Plan::parse("gpu = \"x\"\n[[workload]]\nname = 3\n", "p.toml").unwrap_err().to_string();
+        let e = Plan::parse("gpu = \"x\"\n[[workload]]\nname = 3\n", "p.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("p.toml:3: toml:"), "{e}");
-        let e = Plan::parse("gpu = \"x\"\n[[workload]]\nname = \"a\"\ntrace = \"b\"\n", "p.toml").unwrap_err().to_string();
-        assert_eq!(e, "p.toml: workload[0]: expected exactly one of `name` (built-in) or `trace` (path)");
-        let e = Plan::parse("gpu = \"x\"\n[[workload]]\nname = \"a\"\n[axes]\n\"sm.x\" = []\n", "p.toml").unwrap_err().to_string();
+        let e = Plan::parse(
+            "gpu = \"x\"\n[[workload]]\nname = \"a\"\ntrace = \"b\"\n",
+            "p.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "p.toml: workload[0]: expected exactly one of `name` (built-in) or `trace` (path)"
+        );
+        let e = Plan::parse(
+            "gpu = \"x\"\n[[workload]]\nname = \"a\"\n[axes]\n\"sm.x\" = []\n",
+            "p.toml",
+        )
+        .unwrap_err()
+        .to_string();
         assert_eq!(e, "p.toml: axes.sm.x: expected a non-empty list of values");
         let e = Plan::parse("gpu = \"x\"\n[[workload]]\nname = \"a\"\n[[plot]]\nmetric = \"cycles\"\nx = \"sm.y\"\n", "p.toml")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("p.toml: plot[0].x: `sm.y` is not a column"), "{e}");
-        let e = Plan::parse("gpu = \"x\"\n", "p.toml").unwrap_err().to_string();
-        assert_eq!(e, "p.toml: workload: expected at least one [[workload]] table");
+        assert!(
+            e.starts_with("p.toml: plot[0].x: `sm.y` is not a column"),
+            "{e}"
+        );
+        let e = Plan::parse("gpu = \"x\"\n", "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "p.toml: workload: expected at least one [[workload]] table"
+        );
     }
 }

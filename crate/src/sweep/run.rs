@@ -68,7 +68,10 @@ pub fn run_jobs(
     let one = |job: &Job| -> Result<JobResult> {
         let r = runner.run(plan, job).map_err(|e| job_error(plan, job, &e));
         progress.job_done(job);
-        Ok(JobResult { id: job.id, metrics: r? })
+        Ok(JobResult {
+            id: job.id,
+            metrics: r?,
+        })
     };
     match exec {
         #[cfg(feature = "parallel")]
@@ -89,7 +92,12 @@ fn job_error(plan: &Plan, job: &Job, e: &Error) -> Error {
         .skip(1)
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    Error::other(format!("{}: run {} ({}): {e}", plan.file, job.id, labels.join(", ")))
+    Error::other(format!(
+        "{}: run {} ({}): {e}",
+        plan.file,
+        job.id,
+        labels.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -131,7 +139,12 @@ mod tests {
                 Ok(vec![])
             }
         };
-        let e = run_jobs(&p, &p.jobs(), &fail, Executor::Parallel, &NoProgress).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: run 3 (workload=w, mode=cycle, a=2, b=20): config key `b`: too big");
+        let e = run_jobs(&p, &p.jobs(), &fail, Executor::Parallel, &NoProgress)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "p.toml: run 3 (workload=w, mode=cycle, a=2, b=20): config key `b`: too big"
+        );
     }
 }

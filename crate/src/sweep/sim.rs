@@ -31,7 +31,13 @@ pub struct SimRunner {
 /// when nobody asks: cycle SM, analytical memory side), or a list `alu=cycle,memory=analytical`.
 pub fn model_for_mode(mode: &str) -> Result<ModelChoice> {
     use ModuleModel::{Analytical, Cycle};
-    let all = |m| ModelChoice { alu: m, memory: m, noc: m, dram: m, frontend: Cycle };
+    let all = |m| ModelChoice {
+        alu: m,
+        memory: m,
+        noc: m,
+        dram: m,
+        frontend: Cycle,
+    };
     Ok(match mode {
         "default" => ModelChoice::default(),
         "cycle" => all(Cycle),
@@ -58,7 +64,9 @@ pub fn model_for_mode(mode: &str) -> Result<ModelChoice> {
 
 impl SimRunner {
     pub fn new(base_dir: impl Into<String>) -> Self {
-        SimRunner { base_dir: base_dir.into() }
+        SimRunner {
+            base_dir: base_dir.into(),
+        }
     }
 
     fn resolve(&self, p: &str) -> String {
@@ -71,7 +79,11 @@ impl SimRunner {
 
     /// The configuration of one run: preset (or TOML path), `[set]`, axis values, validated.
     pub fn config(&self, plan: &Plan, job: &Job) -> Result<GpuConfig> {
-        let spec = if plan.gpu.ends_with(".toml") { self.resolve(&plan.gpu) } else { plan.gpu.clone() };
+        let spec = if plan.gpu.ends_with(".toml") {
+            self.resolve(&plan.gpu)
+        } else {
+            plan.gpu.clone()
+        };
         let mut cfg = config::load(&spec)?;
         for (k, v) in plan.overrides(job) {
             config::apply_override(&mut cfg, k, v)?;
@@ -81,10 +93,17 @@ impl SimRunner {
     }
 
     /// The trace of one run.
-    pub fn source(&self, plan: &Plan, job: &Job, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
+    pub fn source(
+        &self,
+        plan: &Plan,
+        job: &Job,
+        cfg: &GpuConfig,
+    ) -> Result<Box<dyn TraceSource + Send>> {
         match &plan.workloads[job.workload].source {
             WorkloadSource::Builtin { name, params } => {
-                let p = Params { pairs: params.clone() };
+                let p = Params {
+                    pairs: params.clone(),
+                };
                 Ok(Box::new(workload::generate(name, &p)?))
             }
             WorkloadSource::Trace { path } => open_trace(&self.resolve(path), cfg),
@@ -131,19 +150,27 @@ fn open_trace(path: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>
 
     let p = std::path::Path::new(path);
     let mut head = [0u8; 8];
-    let compact =
-        p.is_file() && std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut head)).is_ok() && is_compact(&head);
+    let compact = p.is_file()
+        && std::fs::File::open(p)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+        && is_compact(&head);
     if compact {
         Ok(Box::new(CompactReader::open(p)?))
     } else {
         let default_arch = Arch::from_name(&cfg.gpu.arch).unwrap_or_default();
-        Ok(Box::new(AccelSimTrace::open(p, OpenOptions { default_arch })?))
+        Ok(Box::new(AccelSimTrace::open(
+            p,
+            OpenOptions { default_arch },
+        )?))
     }
 }
 
 #[cfg(target_arch = "wasm32")]
 fn open_trace(path: &str, _cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
-    Err(Error::other(format!("{path}: trace files cannot be opened by path in the browser")))
+    Err(Error::other(format!(
+        "{path}: trace files cannot be opened by path in the browser"
+    )))
 }
 
 #[cfg(test)]
@@ -154,11 +181,17 @@ mod tests {
     fn modes_map_to_models() {
         assert_eq!(model_for_mode("default").unwrap(), ModelChoice::default());
         let h = model_for_mode("hybrid").unwrap();
-        assert_eq!((h.alu, h.memory), (ModuleModel::Analytical, ModuleModel::Cycle));
+        assert_eq!(
+            (h.alu, h.memory),
+            (ModuleModel::Analytical, ModuleModel::Cycle)
+        );
         let l = model_for_mode("alu=cycle,memory=analytical").unwrap();
         assert_eq!(l, ModelChoice::default());
         let e = model_for_mode("turbo").unwrap_err().to_string();
-        assert!(e.starts_with("config key `mode`: `turbo` is not a mode"), "{e}");
+        assert!(
+            e.starts_with("config key `mode`: `turbo` is not a mode"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -168,7 +201,10 @@ mod tests {
             "p.toml",
         )
         .unwrap();
-        let e = SimRunner::default().run(&plan, &plan.job(0)).unwrap_err().to_string();
+        let e = SimRunner::default()
+            .run(&plan, &plan.job(0))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sm.nonsense"), "{e}");
     }
 }

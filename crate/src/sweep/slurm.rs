@@ -27,14 +27,25 @@ pub fn shell_quote(s: &str) -> String {
 
 /// The job-array script for `m`, writing its parts and logs under `dir` (absolute).
 pub fn script(m: &Manifest, dir: &str, name: &str, opt: &SlurmOptions) -> String {
-    let safe_name: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let safe_name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     let cpus = opt.cpus_per_task.max(1);
     let q = |p: &str| shell_quote(p);
     let mut s = String::new();
     s.push_str("#!/bin/bash\n");
     s.push_str(&format!("#SBATCH --job-name=ww-{safe_name}\n"));
-    s.push_str(&format!("#SBATCH --array=0-{}\n", m.chunks.saturating_sub(1)));
+    s.push_str(&format!(
+        "#SBATCH --array=0-{}\n",
+        m.chunks.saturating_sub(1)
+    ));
     s.push_str("#SBATCH --ntasks=1\n");
     s.push_str(&format!("#SBATCH --cpus-per-task={cpus}\n"));
     if let Some(p) = &opt.partition {
@@ -49,9 +60,15 @@ pub fn script(m: &Manifest, dir: &str, name: &str, opt: &SlurmOptions) -> String
         "# warpweave sweep `{name}`: {} runs in {} chunks; plan hash {}\n",
         m.runs, m.chunks, m.plan_hash
     ));
-    s.push_str(&format!("# collect with: {} sweep collect {}\n", q(&m.binary), q(dir)));
+    s.push_str(&format!(
+        "# collect with: {} sweep collect {}\n",
+        q(&m.binary),
+        q(dir)
+    ));
     s.push_str("set -euo pipefail\n");
-    s.push_str(&format!("export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n"));
+    s.push_str(&format!(
+        "export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n"
+    ));
     s.push_str("ID=\"${SLURM_ARRAY_TASK_ID:?not run as a SLURM array task}\"\n");
     s.push_str(&format!(
         "exec {} sweep run-chunk {} --chunk \"$ID\" --of {} --out {}\"/part-$ID.json\"\n",
@@ -78,7 +95,15 @@ mod tests {
             chunks: 4,
             binary: "/bin/warpweave".into(),
         };
-        let s = script(&m, "/out", "my plan", &SlurmOptions { time: Some("00:10:00".into()), ..Default::default() });
+        let s = script(
+            &m,
+            "/out",
+            "my plan",
+            &SlurmOptions {
+                time: Some("00:10:00".into()),
+                ..Default::default()
+            },
+        );
         let want = "#!/bin/bash
 #SBATCH --job-name=ww-my_plan
 #SBATCH --array=0-3

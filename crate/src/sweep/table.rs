@@ -32,18 +32,28 @@ impl Table {
         let n = plan.job_count();
         let mut by_id: Vec<Option<&JobResult>> = vec![None; n];
         for r in results {
-            let slot = by_id
-                .get_mut(r.id)
-                .ok_or_else(|| Error::other(format!("{}: result for run {} but the plan has {n} runs", plan.file, r.id)))?;
+            let slot = by_id.get_mut(r.id).ok_or_else(|| {
+                Error::other(format!(
+                    "{}: result for run {} but the plan has {n} runs",
+                    plan.file, r.id
+                ))
+            })?;
             if slot.is_some() {
-                return Err(Error::other(format!("{}: run {} reported twice", plan.file, r.id)));
+                return Err(Error::other(format!(
+                    "{}: run {} reported twice",
+                    plan.file, r.id
+                )));
             }
             *slot = Some(r);
         }
         let missing: Vec<usize> = (0..n).filter(|&i| by_id[i].is_none()).collect();
         if !missing.is_empty() {
             let shown: Vec<String> = missing.iter().take(10).map(|i| i.to_string()).collect();
-            let more = if missing.len() > 10 { format!(" and {} more", missing.len() - 10) } else { String::new() };
+            let more = if missing.len() > 10 {
+                format!(" and {} more", missing.len() - 10)
+            } else {
+                String::new()
+            };
             return Err(Error::other(format!(
                 "{}: {} of {n} runs have no result: {}{more}",
                 plan.file,
@@ -68,10 +78,17 @@ impl Table {
             .flatten()
             .map(|r| Row {
                 labels: plan.labels(&plan.job(r.id)),
-                values: metrics.iter().map(|m| r.metrics.iter().find(|(k, _)| k == m).map(|(_, v)| *v)).collect(),
+                values: metrics
+                    .iter()
+                    .map(|m| r.metrics.iter().find(|(k, _)| k == m).map(|(_, v)| *v))
+                    .collect(),
             })
             .collect();
-        Ok(Table { columns, label_count, rows })
+        Ok(Table {
+            columns,
+            label_count,
+            rows,
+        })
     }
 
     /// Index of a column by name.
@@ -84,7 +101,9 @@ impl Table {
         if col < self.label_count {
             row.labels[col].clone()
         } else {
-            row.values[col - self.label_count].map(fmt_num).unwrap_or_default()
+            row.values[col - self.label_count]
+                .map(fmt_num)
+                .unwrap_or_default()
         }
     }
 
@@ -95,7 +114,9 @@ impl Table {
         s.push_str(&head.join(","));
         s.push('\n');
         for r in &self.rows {
-            let cells: Vec<String> = (0..self.columns.len()).map(|c| csv_field(&self.cell(r, c))).collect();
+            let cells: Vec<String> = (0..self.columns.len())
+                .map(|c| csv_field(&self.cell(r, c)))
+                .collect();
             s.push_str(&cells.join(","));
             s.push('\n');
         }
@@ -132,15 +153,27 @@ mod tests {
         )
         .unwrap();
         let results = vec![
-            JobResult { id: 1, metrics: vec![("cycles".into(), 20.0), ("ipc".into(), 0.25)] },
-            JobResult { id: 0, metrics: vec![("cycles".into(), 10.0)] },
+            JobResult {
+                id: 1,
+                metrics: vec![("cycles".into(), 20.0), ("ipc".into(), 0.25)],
+            },
+            JobResult {
+                id: 0,
+                metrics: vec![("cycles".into(), 10.0)],
+            },
         ];
         let t = Table::build(&plan, &results).unwrap();
-        assert_eq!(t.to_csv(), "id,workload,mode,k,cycles,ipc\n0,\"a,b\",cycle,1,10,\n1,\"a,b\",cycle,2,20,0.25\n");
+        assert_eq!(
+            t.to_csv(),
+            "id,workload,mode,k,cycles,ipc\n0,\"a,b\",cycle,1,10,\n1,\"a,b\",cycle,2,20,0.25\n"
+        );
         let e = Table::build(&plan, &results[..1]).unwrap_err().to_string();
         assert_eq!(e, "p.toml: 1 of 2 runs have no result: 0");
         let dup = vec![results[0].clone(), results[0].clone()];
-        assert_eq!(Table::build(&plan, &dup).unwrap_err().to_string(), "p.toml: run 1 reported twice");
+        assert_eq!(
+            Table::build(&plan, &dup).unwrap_err().to_string(),
+            "p.toml: run 1 reported twice"
+        );
     }
 
     #[test]

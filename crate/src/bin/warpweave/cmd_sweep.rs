@@ -88,31 +88,54 @@ fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     if let Some(n) = threads {
         b = b.num_threads(n.max(1));
     }
-    b.build().map_err(|e| Error::other(format!("thread pool: {e}")))
+    b.build()
+        .map_err(|e| Error::other(format!("thread pool: {e}")))
 }
 
 pub fn run(a: &SweepArgs) -> Result<()> {
     match &a.cmd {
-        Some(SweepCmd::RunChunk { plan, chunk, of, out, jobs }) => run_chunk(plan, *chunk, *of, out, *jobs),
+        Some(SweepCmd::RunChunk {
+            plan,
+            chunk,
+            of,
+            out,
+            jobs,
+        }) => run_chunk(plan, *chunk, *of, out, *jobs),
         Some(SweepCmd::Collect { dir, out }) => {
             let (plan, results) = files::collect(dir)?;
             let w = files::write_outputs(&plan, &results, out.as_deref().unwrap_or(dir))?;
-            println!("{} runs -> {} ({} plots)", results.len(), w.csv.display(), w.plots.len());
+            println!(
+                "{} runs -> {} ({} plots)",
+                results.len(),
+                w.csv.display(),
+                w.plots.len()
+            );
             Ok(())
         }
         None => {
-            let plan_path = a.plan.as_deref().ok_or_else(|| Error::other("sweep: expected a plan file"))?;
+            let plan_path = a
+                .plan
+                .as_deref()
+                .ok_or_else(|| Error::other("sweep: expected a plan file"))?;
             if let Some(e) = &a.emit {
                 if e[0] != "slurm" {
                     return Err(Error::other(format!("--emit {}: expected `slurm`", e[0])));
                 }
                 let (plan, _) = load_plan(plan_path)?;
                 let chunks = a.chunks.unwrap_or_else(|| plan.job_count().clamp(1, 256));
-                let bin = std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
-                let opt =
-                    SlurmOptions { partition: a.partition.clone(), time: a.time.clone(), cpus_per_task: a.cpus_per_task };
+                let bin =
+                    std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
+                let opt = SlurmOptions {
+                    partition: a.partition.clone(),
+                    time: a.time.clone(),
+                    cpus_per_task: a.cpus_per_task,
+                };
                 let script = files::emit_slurm(plan_path, Path::new(&e[1]), chunks, &bin, &opt)?;
-                println!("{} runs in {chunks} array tasks: sbatch {}", plan.job_count(), script.display());
+                println!(
+                    "{} runs in {chunks} array tasks: sbatch {}",
+                    plan.job_count(),
+                    script.display()
+                );
                 println!("then: {} sweep collect {}", bin.display(), e[1]);
                 return Ok(());
             }
@@ -121,7 +144,12 @@ pub fn run(a: &SweepArgs) -> Result<()> {
     }
 }
 
-fn local(plan_path: &Path, out: Option<PathBuf>, threads: Option<usize>, quiet: bool) -> Result<()> {
+fn local(
+    plan_path: &Path,
+    out: Option<PathBuf>,
+    threads: Option<usize>,
+    quiet: bool,
+) -> Result<()> {
     let (plan, dir) = load_plan(plan_path)?;
     let jobs = plan.jobs();
     let runner = SimRunner::new(dir.display().to_string());
@@ -130,23 +158,40 @@ fn local(plan_path: &Path, out: Option<PathBuf>, threads: Option<usize>, quiet: 
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs ({eta} left)")
-            .map_err(|e| Error::other(e.to_string()))?,
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs ({eta} left)",
+        )
+        .map_err(|e| Error::other(e.to_string()))?,
     );
     let progress = Bar(bar);
-    let results = pool(threads)?.install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &progress))?;
+    let results = pool(threads)?
+        .install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &progress))?;
     progress.0.finish_and_clear();
     let out = out.unwrap_or_else(|| PathBuf::from(format!("sweep-{}", plan.name)));
     let w = files::write_outputs(&plan, &results, &out)?;
-    println!("{} runs -> {} ({} plots)", results.len(), w.csv.display(), w.plots.len());
+    println!(
+        "{} runs -> {} ({} plots)",
+        results.len(),
+        w.csv.display(),
+        w.plots.len()
+    );
     Ok(())
 }
 
-fn run_chunk(plan_path: &Path, chunk: usize, of: usize, out: &Path, threads: Option<usize>) -> Result<()> {
+fn run_chunk(
+    plan_path: &Path,
+    chunk: usize,
+    of: usize,
+    out: &Path,
+    threads: Option<usize>,
+) -> Result<()> {
     let (plan, dir) = load_plan(plan_path)?;
     check_chunk(&plan, chunk, of)?;
-    let jobs: Vec<Job> = chunk_range(plan.job_count(), chunk, of).map(|i| plan.job(i)).collect();
+    let jobs: Vec<Job> = chunk_range(plan.job_count(), chunk, of)
+        .map(|i| plan.job(i))
+        .collect();
     let runner = SimRunner::new(dir.display().to_string());
-    let results = pool(threads)?.install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &NoProgress))?;
+    let results = pool(threads)?
+        .install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &NoProgress))?;
     files::write_part(&Part::new(&plan, chunk, of, results), out)
 }
