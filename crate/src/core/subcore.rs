@@ -424,9 +424,21 @@ impl SubCore {
                 pc: inst.pc,
             });
         }
-        if op.kind == OpKind::Barrier {
-            let cta = sh.warps[wi].cta as usize;
-            barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
+        match op.kind {
+            OpKind::Barrier => {
+                let cta = sh.warps[wi].cta as usize;
+                barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
+            }
+            OpKind::Exit => {
+                // `@P0 EXIT` taken by only some lanes (a bounds check) leaves the others running:
+                // the trace goes on with them. Only the warp's last traced instruction ends it.
+                let w = &mut sh.warps[wi];
+                if idx + 1 >= w.n_insts {
+                    w.n_insts = idx + 1;
+                    w.ib.len = 0;
+                }
+            }
+            _ => {}
         }
         if needs_cu {
             let slot = self.cus.free_slot().expect("checked");

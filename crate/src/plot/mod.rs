@@ -36,6 +36,8 @@ pub struct Series {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Chart {
     pub title: String,
+    /// A smaller second title line (what the chart is restricted to); empty for none.
+    pub subtitle: String,
     pub x_label: String,
     pub y_label: String,
     pub kind: ChartKind,

@@ -29,8 +29,24 @@ fn px(v: f64) -> String {
 }
 
 pub(super) fn render(c: &Chart) -> String {
-    let (w, h) = (c.width.max(200) as f64, c.height.max(150) as f64);
-    let (x0, x1, y0, y1) = (LEFT, w - RIGHT, h - BOTTOM, TOP);
+    // The legend column grows with its longest label; the plot area keeps its width.
+    let longest = c
+        .series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let right = RIGHT.max(40.0 + 7.0 * longest);
+    let top = if c.subtitle.is_empty() {
+        TOP
+    } else {
+        TOP + 12.0
+    };
+    let (w, h) = (
+        c.width.max(200) as f64 + (right - RIGHT),
+        c.height.max(150) as f64 + (top - TOP),
+    );
+    let (x0, x1, y0, y1) = (LEFT, w - right, h - BOTTOM, top);
     let ys = c
         .series
         .iter()
@@ -86,6 +102,14 @@ pub(super) fn render(c: &Chart) -> String {
         px((x0 + x1) / 2.0),
         esc(&c.title)
     );
+    if !c.subtitle.is_empty() {
+        let _ = writeln!(
+            o,
+            r#"<text x="{}" y="40" text-anchor="middle" font-size="12">{}</text>"#,
+            px((x0 + x1) / 2.0),
+            esc(&c.subtitle)
+        );
+    }
     // Grid and y ticks.
     for t in &yscale.ticks {
         let y = px(my(*t));
@@ -192,7 +216,7 @@ pub(super) fn render(c: &Chart) -> String {
     // Legend.
     for (i, s) in c.series.iter().enumerate() {
         let col = PALETTE[i % PALETTE.len()];
-        let y = TOP + 10.0 + 20.0 * i as f64;
+        let y = top + 10.0 + 20.0 * i as f64;
         let _ = writeln!(
             o,
             r#"<rect x="{}" y="{}" width="14" height="10" fill="{col}"/>"#,

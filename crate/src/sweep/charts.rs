@@ -121,16 +121,12 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
             .iter()
             .map(|&c| format!("{}={}", t.columns[c], t.cell(rows[0], c)))
             .collect();
-        let base = spec
+        let title = spec
             .title
             .clone()
             .unwrap_or_else(|| format!("{} vs {}", spec.metric, spec.x));
-        let title = if gvals.is_empty() {
-            base
-        } else {
-            format!("{base} ({})", gvals.join(", "))
-        };
         let mut chart = Chart::new(title, spec.x.clone(), spec.metric.clone());
+        chart.subtitle = gvals.join(", ");
         chart.kind = match spec.kind {
             PlotKind::Line => ChartKind::Line,
             PlotKind::Bar => ChartKind::Bar,
@@ -140,7 +136,11 @@ fn charts_for(plan: &Plan, t: &Table, spec: &PlotSpec) -> Result<Vec<NamedChart>
         }
         for name in &series_names {
             let label = match s {
-                Some(sc) => format!("{}={name}", t.columns[sc]),
+                // The last part of a dotted key keeps the legend short: issue_width=2.
+                Some(sc) => format!(
+                    "{}={name}",
+                    t.columns[sc].rsplit('.').next().unwrap_or(&t.columns[sc])
+                ),
                 None => name.clone(),
             };
             let mut points = Vec::new();
@@ -221,7 +221,8 @@ mod tests {
         let cs = charts(&plan, &t).unwrap();
         assert_eq!(cs.len(), 2);
         assert_eq!(cs[1].file, "cycles-vs-w-b-cycle.svg");
-        assert_eq!(cs[1].chart.title, "cycles vs w (workload=b, mode=cycle)");
+        assert_eq!(cs[1].chart.title, "cycles vs w");
+        assert_eq!(cs[1].chart.subtitle, "workload=b, mode=cycle");
         let s = &cs[1].chart.series;
         assert_eq!(s[0].name, "m=1");
         // Workload b is ids 6..12; w outer, m inner: m=1 rows are 6, 8, 10.
