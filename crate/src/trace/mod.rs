@@ -4,8 +4,15 @@
 //! - `accelsim`: Accel-Sim text (`kernelslist.g` + `kernel-N.traceg`, raw `.trace`), any tracer
 //!   version and address mode, plain / .gz / .zst / .xz.
 //! - `opcodes`: per-architecture opcode classes (unit, latency class, memory space).
+//! - `io`: opening inputs (compression detected by magic bytes, streamed).
+//! - `summary`: per-kernel and total statistics of a trace (`warpweave info`).
 //! - `compact`: warpweave's compact binary format (what the browser uploads).
 
+pub mod accelsim;
+pub mod compact;
+pub mod io;
 pub mod model;
+pub mod opcodes;
+pub mod summary;
 
 pub use model::*;

@@ -1,0 +1,278 @@
+//! [`AccelSimTrace`]: an Accel-Sim trace as a [`TraceSource`]: a folder with `kernelslist.g`
+//! (or the raw tracer's `kernelslist`), a kernels-list path, a single kernel file, or a set of
+//! in-memory files (the browser's upload).
+//!
+//! ```text
+//!  kernelslist.g:  MemcpyHtoD,0x00007f2b2d500000,400   -> Command::MemcpyHtoD
+//!                  kernel-1.traceg                       -> Command::Kernel { index: 0 }
+//!                  kernel-593-ctx_0x55c28dad19e0.traceg  (newer name form; .xz/.gz/.zst too)
+//!                  anything else                         -> ignored (as Accel-Sim does)
+//! ```
+//! Opening reads every kernel's header (not its body); `open_kernel` re-opens the file and
+//! streams it CTA by CTA. The hash covers the bytes of every file, computed on first request.
+
+use std::io::Read;
+use std::sync::{Arc, OnceLock};
+
+use crate::trace::io::{self, strip_compression_suffix};
+use crate::trace::model::{Command, Fnv64, KernelInfo, KernelStream, TraceSource};
+use crate::trace::opcodes::Arch;
+use crate::{Error, Result};
+
+use super::header::{read_header, Lines};
+use super::lex::{dec, hex, show, trim, Ctx};
+use super::raw::RawStream;
+use super::stream::TracegStream;
+
+/// Where the files of a trace come from.
+pub trait FileStore: Send + Sync {
+    /// Opens `name` (relative to the trace's folder) as raw, possibly compressed, bytes.
+    fn open(&self, name: &str) -> Result<Box<dyn Read + Send>>;
+    /// How to call `name` in messages (a path).
+    fn display(&self, name: &str) -> String;
+}
+
+/// Files in memory (uploads, tests, fuzzing).
+#[derive(Clone, Default)]
+pub struct MemStore {
+    pub files: Vec<(String, Arc<[u8]>)>,
+}
+
+impl FileStore for MemStore {
+    fn open(&self, name: &str) -> Result<Box<dyn Read + Send>> {
+        let (_, b) = self
+            .files
+            .iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| Error::other(format!("{name}: no such file in the uploaded trace")))?;
+        Ok(Box::new(std::io::Cursor::new(ArcRead(b.clone()))))
+    }
+    fn display(&self, name: &str) -> String {
+        name.to_string()
+    }
+}
+
+struct ArcRead(Arc<[u8]>);
+impl AsRef<[u8]> for ArcRead {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Files in a folder on disk.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct DirStore {
+    pub dir: std::path::PathBuf,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl FileStore for DirStore {
+    fn open(&self, name: &str) -> Result<Box<dyn Read + Send>> {
+        let p = self.dir.join(name);
+        let f = std::fs::File::open(&p).map_err(|e| Error::io(p.display().to_string(), e))?;
+        Ok(Box::new(f))
+    }
+    fn display(&self, name: &str) -> String {
+        self.dir.join(name).display().to_string()
+    }
+}
+
+/// Options for opening a trace.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenOptions {
+    /// Classifies opcodes of kernels whose `-binary version` is 0 or unknown.
+    pub default_arch: Arch,
+}
+
+/// One kernel file of the trace.
+#[derive(Clone, Debug)]
+pub struct KernelEntry {
+    /// File name relative to the trace folder.
+    pub file: String,
+    pub info: KernelInfo,
+    /// Raw tracer output (`.trace`) rather than post-processed (`.traceg`).
+    pub raw: bool,
+}
+
+/// An Accel-Sim trace.
+pub struct AccelSimTrace {
+    name: String,
+    store: Box<dyn FileStore>,
+    list_file: Option<String>,
+    commands: Vec<Command>,
+    kernels: Vec<KernelEntry>,
+    opts: OpenOptions,
+    hash: OnceLock<String>,
+}
+
+/// True for names of kernel files we can read.
+pub fn is_kernel_file(name: &str) -> bool {
+    let base = strip_compression_suffix(name);
+    base.ends_with(".traceg") || base.ends_with(".trace")
+}
+
+fn is_raw(name: &str) -> bool {
+    strip_compression_suffix(name).ends_with(".trace")
+}
+
+/// Parses a kernels list: commands, and the kernel file names in order.
+pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<String>)> {
+    let mut cmds = Vec::new();
+    let mut names = Vec::new();
+    for (i, raw) in text.split(|&c| c == b'\n').enumerate() {
+        let l = trim(raw);
+        let ctx = Ctx { file, line: i as u64 + 1 };
+        if l.starts_with(b"MemcpyHtoD") {
+            let parts: Vec<&[u8]> = l.split(|&c| c == b',').collect();
+            if parts.len() != 3 {
+                return Err(ctx.err("MemcpyHtoD", format!("expected MemcpyHtoD,<address>,<bytes>, found {}", show(l))));
+            }
+            let addr = hex(trim(parts[1]), &ctx, "MemcpyHtoD address")?;
+            let bytes = dec(trim(parts[2]), &ctx, "MemcpyHtoD bytes")?;
+            cmds.push(Command::MemcpyHtoD { addr, bytes });
+        } else if l.starts_with(b"kernel") {
+            let name = std::str::from_utf8(l).map_err(|_| ctx.err("kernel file", "not valid UTF-8"))?;
+            cmds.push(Command::Kernel { index: names.len() });
+            names.push(name.to_string());
+        }
+        // Anything else (MemcpyDtoH, blank lines) is ignored, as Accel-Sim does.
+    }
+    Ok((cmds, names))
+}
+
+/// The kernel number in a file name like `kernel-12.traceg` or `kernel-593-ctx_0x55.traceg`.
+fn kernel_number(name: &str) -> u64 {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    base.strip_prefix("kernel-")
+        .map(|r| r.chars().take_while(|c| c.is_ascii_digit()).collect::<String>())
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(u64::MAX)
+}
+
+impl AccelSimTrace {
+    /// Builds a trace from a store: `list` is the kernels-list file, or `None` with `kernels`
+    /// naming the kernel files directly.
+    pub fn from_store(
+        name: impl Into<String>,
+        store: Box<dyn FileStore>,
+        list: Option<String>,
+        kernels: Vec<String>,
+        opts: OpenOptions,
+    ) -> Result<Self> {
+        let (commands, names) = match &list {
+            Some(l) => {
+                let mut bytes = Vec::new();
+                store.open(l)?.read_to_end(&mut bytes).map_err(|e| Error::io(store.display(l), e))?;
+                parse_kernelslist(&bytes, &store.display(l))?
+            }
+            None => ((0..kernels.len()).map(|index| Command::Kernel { index }).collect(), kernels),
+        };
+        let mut entries = Vec::with_capacity(names.len());
+        for n in names {
+            let shown = store.display(&n);
+            let input = io::decompress(store.open(&n)?, &shown)?;
+            let mut lines = Lines::new(input, shown);
+            let (info, _) = read_header(&mut lines)?;
+            entries.push(KernelEntry { raw: is_raw(&n), file: n, info });
+        }
+        Ok(AccelSimTrace { name: name.into(), store, list_file: list, commands, kernels: entries, opts, hash: OnceLock::new() })
+    }
+
+    /// A trace from in-memory files (the browser's upload): uses `kernelslist.g` (or
+    /// `kernelslist`) when present, else every kernel file ordered by kernel number.
+    pub fn from_files(name: impl Into<String>, files: Vec<(String, Arc<[u8]>)>, opts: OpenOptions) -> Result<Self> {
+        let list = ["kernelslist.g", "kernelslist"]
+            .into_iter()
+            .find(|l| files.iter().any(|(n, _)| n == l))
+            .map(str::to_string);
+        let mut kernels: Vec<String> = files.iter().map(|(n, _)| n.clone()).filter(|n| is_kernel_file(n)).collect();
+        kernels.sort_by_key(|n| (kernel_number(n), n.clone()));
+        if list.is_none() && kernels.is_empty() {
+            return Err(Error::other("no kernelslist.g and no kernel-*.traceg file in the trace"));
+        }
+        AccelSimTrace::from_store(name, Box::new(MemStore { files }), list, kernels, opts)
+    }
+
+    /// Opens a folder (with `kernelslist.g` or `kernelslist`), a kernels-list file, or a
+    /// single kernel file (`.traceg`, `.trace`, optionally compressed).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn open(path: impl AsRef<std::path::Path>, opts: OpenOptions) -> Result<Self> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(&shown, e))?;
+        if meta.is_dir() {
+            let list = ["kernelslist.g", "kernelslist"].into_iter().find(|l| path.join(l).is_file()).ok_or_else(|| {
+                Error::other(format!("{shown}: no kernelslist.g (or kernelslist) in this folder"))
+            })?;
+            let store = DirStore { dir: path.to_path_buf() };
+            return AccelSimTrace::from_store(shown, Box::new(store), Some(list.to_string()), Vec::new(), opts);
+        }
+        let dir = path.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let store = Box::new(DirStore { dir });
+        if is_kernel_file(&file) {
+            AccelSimTrace::from_store(shown, store, None, vec![file], opts)
+        } else {
+            AccelSimTrace::from_store(shown, store, Some(file), Vec::new(), opts)
+        }
+    }
+
+    pub fn kernels(&self) -> &[KernelEntry] {
+        &self.kernels
+    }
+
+    /// The architecture whose opcode table kernel `k` uses.
+    pub fn arch_of(&self, k: usize) -> Arch {
+        Arch::resolve(self.kernels[k].info.binary_version, self.opts.default_arch)
+    }
+
+    pub fn set_default_arch(&mut self, arch: Arch) {
+        self.opts.default_arch = arch;
+    }
+
+    fn compute_hash(&self) -> Result<String> {
+        let mut h = Fnv64::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let files = self.list_file.iter().chain(self.kernels.iter().map(|k| &k.file));
+        for f in files {
+            h.write(f.as_bytes());
+            let mut r = self.store.open(f)?;
+            loop {
+                let n = r.read(&mut buf).map_err(|e| Error::io(self.store.display(f), e))?;
+                if n == 0 {
+                    break;
+                }
+                h.write(&buf[..n]);
+            }
+        }
+        Ok(h.hex())
+    }
+}
+
+impl TraceSource for AccelSimTrace {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn commands(&self) -> &[Command] {
+        &self.commands
+    }
+    fn kernel_count(&self) -> usize {
+        self.kernels.len()
+    }
+    fn kernel_info(&self, k: usize) -> &KernelInfo {
+        &self.kernels[k].info
+    }
+    fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
+        let e = self.kernels.get(k).ok_or_else(|| Error::other(format!("kernel {k} out of range")))?;
+        let shown = self.store.display(&e.file);
+        let input = io::decompress(self.store.open(&e.file)?, &shown)?;
+        if e.raw {
+            Ok(Box::new(RawStream::open(input, &shown, self.opts.default_arch)?))
+        } else {
+            Ok(Box::new(TracegStream::open(input, &shown, self.opts.default_arch)?))
+        }
+    }
+    fn trace_hash(&self) -> String {
+        self.hash.get_or_init(|| self.compute_hash().unwrap_or_else(|e| format!("unreadable: {e}"))).clone()
+    }
+}

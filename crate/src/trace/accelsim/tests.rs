@@ -1,0 +1,468 @@
+//! Reader and writer tests: hand-written traces for every address mode and tracer version,
+//! raw grouping, compression, bad input, round trips, and the three real traces.
+
+use std::sync::Arc;
+
+use super::fuzz::kernels_equal;
+use super::*;
+use crate::trace::model::{inst_flags, Command, Dim3, MemSpace, OpKind, TraceSource};
+
+fn header(version: Option<u32>, lineinfo: bool, bin: u32) -> String {
+    let mut h = String::from(
+        "-kernel name = _Z4testPfS_\n-kernel id = 3\n-grid dim = (2,1,1)\n-block dim = (64,1,1)\n-shmem = 256\n-nregs = 16\n",
+    );
+    h += &format!("-binary version = {bin}\n-cuda stream id = 0\n");
+    h += "-shmem base_addr = 0x00007f0000000000\n-local mem base_addr = 0x00007f0010000000\n-nvbit version = 1.5.5\n";
+    if let Some(v) = version {
+        h += &format!("-accelsim tracer version = {v}\n");
+    }
+    if version.is_some_and(|v| v >= 4) {
+        h += &format!("-enable lineinfo = {}\n", lineinfo as u32);
+    }
+    h += "-future key = something new\n\n#traces format = whatever\n\n";
+    h
+}
+
+/// Instruction lines of warp 0 and warp 1, without prefixes.
+const W0: [&str; 5] = [
+    "0010 ffffffff 1 R2 LDG.E.SYS 1 R4 4 1 0x7f0020000000 4",
+    "0020 0000000f 1 R3 LDG.E.64 1 R4 8 0 0x0000000000001000 0x0000000000001010 0x0000000000001008 0x0000000000000ff0",
+    "0030 00000505 0 STG.E 2 R4 R3 4 2 0x2000 -16 48 -8",
+    "0040 00000000 0 STG.E 2 R4 R3 4 1 0x0 0",
+    "0050 ffffffff 0 EXIT 0 0",
+];
+const W1: [&str; 2] = ["0010 80000000 1 R2 LDS.U.32 1 R4 4 2 0x40", "0050 ffffffff 0 EXIT 0 0"];
+
+/// A `.traceg` with one block (1,0,0); `line` decorates each instruction line.
+fn traceg(version: Option<u32>, lineinfo: bool, line: impl Fn(usize, usize, &str) -> String) -> String {
+    let mut t = header(version, lineinfo, 70);
+    t += "\n#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 5\n";
+    for (i, l) in W0.iter().enumerate() {
+        t += &line(0, i, l);
+        t += "\n";
+    }
+    t += "\nwarp = 1\ninsts = 2\n";
+    for (i, l) in W1.iter().enumerate() {
+        t += &line(1, i, l);
+        t += "\n";
+    }
+    t += "\n#END_TB\n";
+    t
+}
+
+fn v4() -> String {
+    traceg(Some(4), false, |_, _, l| l.to_string())
+}
+
+fn read(text: &str, name: &str) -> crate::Result<KernelTrace> {
+    read_kernel_bytes(text.as_bytes(), name, Arch::Turing)
+}
+
+fn check_sample(k: &KernelTrace) {
+    assert_eq!(k.info.name, "_Z4testPfS_");
+    assert_eq!(k.info.id, 3);
+    assert_eq!(k.info.grid, Dim3::new(2, 1, 1));
+    assert_eq!(k.info.block, Dim3::new(64, 1, 1));
+    assert_eq!(k.info.shmem_bytes, 256);
+    assert_eq!(k.info.binary_version, 70);
+    assert_eq!(k.info.shmem_base, 0x7f00_0000_0000);
+    assert_eq!(k.info.local_base, 0x7f00_1000_0000);
+    assert_eq!(k.info.nvbit_version, "1.5.5");
+    assert_eq!(k.info.extra, vec![("future key".to_string(), "something new".to_string())]);
+    assert_eq!(k.ctas.len(), 1);
+    let c = &k.ctas[0];
+    assert_eq!(c.id, Dim3::new(1, 0, 0));
+    assert_eq!(c.warps.len(), 2);
+    let w = &c.warps[0];
+    assert_eq!(w.insts.len(), 5);
+    // Mode 1: lane k at base + 4k.
+    let a: Vec<(u32, u64)> = w.lane_addrs(&w.insts[0]).collect();
+    assert_eq!(a.len(), 32);
+    assert_eq!(a[0], (0, 0x7f00_2000_0000));
+    assert_eq!(a[31], (31, 0x7f00_2000_007c));
+    // Mode 0: listed per active lane.
+    let a: Vec<(u32, u64)> = w.lane_addrs(&w.insts[1]).collect();
+    assert_eq!(a, vec![(0, 0x1000), (1, 0x1010), (2, 0x1008), (3, 0xff0)]);
+    assert_eq!(w.insts[1].mem_width, 8);
+    // Mode 2 on lanes 0, 2, 8, 10: deltas from the previous active lane.
+    let a: Vec<(u32, u64)> = w.lane_addrs(&w.insts[2]).collect();
+    assert_eq!(a, vec![(0, 0x2000), (2, 0x1ff0), (8, 0x2020), (10, 0x2018)]);
+    assert_eq!((w.insts[2].ndst, w.insts[2].nsrc, w.insts[2].srcs()), (0, 2, &[4u16, 3][..]));
+    // Zero mask: a memory instruction with no address.
+    assert_eq!((w.insts[3].mask, w.insts[3].mem_width, w.lane_addrs(&w.insts[3]).count()), (0, 4, 0));
+    assert_eq!(w.addrs.len(), 32 + 4 + 4);
+    let exit = k.ops.get(w.insts[4].op);
+    assert_eq!((exit.name.as_str(), exit.kind), ("EXIT", OpKind::Exit));
+    let w1 = &c.warps[1];
+    let a: Vec<(u32, u64)> = w1.lane_addrs(&w1.insts[0]).collect();
+    assert_eq!(a, vec![(31, 0x40)]);
+    assert_eq!(k.ops.get(w1.insts[0].op).space, MemSpace::Shared);
+    assert_eq!(k.ops.get(w.insts[0].op).space, MemSpace::Global);
+}
+
+#[test]
+fn v4_every_address_mode_decodes() {
+    let k = read(&v4(), "k.traceg").unwrap();
+    check_sample(&k);
+    assert_eq!(k.info.tracer_version, 4);
+    assert!(k.ctas[0].warps[0].insts.iter().all(|i| !i.has_imm() && i.line == 0));
+}
+
+#[test]
+fn v3_header_reads_like_v4() {
+    let k = read(&traceg(Some(3), false, |_, _, l| l.to_string()), "k.traceg").unwrap();
+    check_sample(&k);
+    assert_eq!(k.info.tracer_version, 3);
+    assert!(!k.info.lineinfo);
+}
+
+#[test]
+fn v5_immediates_and_lineinfo() {
+    let imm = |w: usize, i: usize| -> i64 { (w as i64 * 10 + i as i64) * if i == 1 { -1 } else { 1 } };
+    let t = traceg(Some(5), true, |w, i, l| format!("{} {l} {}", 100 + w * 10 + i, imm(w, i)));
+    let k = read(&t, "k.traceg").unwrap();
+    check_sample(&k);
+    assert!(k.info.lineinfo);
+    let w = &k.ctas[0].warps[0];
+    assert_eq!(w.insts[0].line, 100);
+    assert_eq!(w.insts[4].line, 104);
+    assert_eq!(k.ctas[0].warps[1].insts[1].line, 111);
+    assert!(w.insts.iter().all(|i| i.flags & inst_flags::HAS_IMM != 0));
+    assert_eq!(w.insts[1].imm, (-1i64) as u64);
+    assert_eq!(w.insts[3].imm, 3);
+    // And the writer reproduces the immediates and line numbers exactly.
+    let text = kernel_to_text(&k).unwrap();
+    let s = String::from_utf8(text.clone()).unwrap();
+    assert!(s.contains("\n101 0020 0000000f 1 R3 LDG.E.64 1 R4 8 2 0x1000 16 -8 -24 -1 \n"), "{s}");
+    assert!(kernels_equal(&k, &read_kernel_bytes(&text, "k.traceg", Arch::Turing).unwrap()));
+}
+
+#[test]
+fn pre_v3_lines_carry_a_block_and_warp_prefix() {
+    let k = read(&traceg(None, false, |w, _, l| format!("1 0 0 {w} {l}")), "k.traceg").unwrap();
+    check_sample(&k);
+    assert_eq!(k.info.tracer_version, 0);
+}
+
+#[test]
+fn writer_chooses_address_modes_like_the_tracer() {
+    let k = read(&v4(), "k.traceg").unwrap();
+    let s = String::from_utf8(kernel_to_text(&k).unwrap()).unwrap();
+    let expect = [
+        "0010 ffffffff 1 R2 LDG.E.SYS 1 R4 4 1 0x7f0020000000 4 \n",
+        // Listed addresses without a constant stride become base + deltas.
+        "0020 0000000f 1 R3 LDG.E.64 1 R4 8 2 0x1000 16 -8 -24 \n",
+        "0030 00000505 0 STG.E 2 R4 R3 4 2 0x2000 -16 48 -8 \n",
+        "0040 00000000 0 STG.E 2 R4 R3 4 1 0x0 0 \n",
+        // One active lane: base + no delta.
+        "0010 80000000 1 R2 LDS.U.32 1 R4 4 2 0x40 \n",
+        "\nwarp = 1\ninsts = 2\n",
+        "-future key = something new\n",
+    ];
+    for e in expect {
+        assert!(s.contains(e), "missing {e:?} in\n{s}");
+    }
+    // text -> model -> text -> model.
+    let back = read_kernel_bytes(s.as_bytes(), "k.traceg", Arch::Turing).unwrap();
+    assert!(kernels_equal(&k, &back));
+    assert_eq!(kernel_to_text(&back).unwrap(), s.as_bytes());
+}
+
+#[test]
+fn stride_outside_32_bits_falls_back_to_deltas() {
+    let mut t = v4();
+    t = t.replace(W0[0], "0010 00000003 1 R2 LDG.E.SYS 1 R4 4 0 0x10 0x100000010");
+    let k = read(&t, "k.traceg").unwrap();
+    let s = String::from_utf8(kernel_to_text(&k).unwrap()).unwrap();
+    assert!(s.contains("0010 00000003 1 R2 LDG.E.SYS 1 R4 4 2 0x10 4294967296 \n"), "{s}");
+}
+
+const RAW_LINES: [&str; 8] = [
+    "1 0 0 1 0010 80000000 1 R2 LDS.U.32 1 R4 4 2 0x40",
+    "0 0 0 0 0010 ffffffff 0 NOP 0 0",
+    "1 0 0 0 0010 ffffffff 1 R2 LDG.E.SYS 1 R4 4 1 0x7f0020000000 4",
+    "1 0 0 0 0020 ffffffff 0 LDGSTS.E.128 2 R1 R2 16 1 0x100 16",
+    "1 0 0 0 0020 ffffffff 0 LDGSTS.E.128 2 R1 R2 16 1 0x7f0020001000 16",
+    "1 0 0 1 0050 ffffffff 0 EXIT 0 0",
+    "0 0 0 0 0050 ffffffff 0 EXIT 0 0",
+    "1 0 0 0 0050 ffffffff 0 EXIT 0 0",
+];
+
+fn raw_text(core_ids: bool) -> String {
+    let mut t = header(Some(4), false, 80);
+    for l in RAW_LINES {
+        if core_ids {
+            let (pre, rest) = l.split_at(8);
+            t += &format!("{pre}5 17 {rest}\n");
+        } else {
+            t += l;
+            t += "\n";
+        }
+    }
+    t
+}
+
+fn check_raw(k: &KernelTrace) {
+    let names = |w: &crate::trace::model::WarpTrace| -> Vec<String> { w.insts.iter().map(|i| k.ops.get(i.op).name.clone()).collect() };
+    assert_eq!(k.ctas.len(), 2);
+    assert_eq!(k.ctas[0].id, Dim3::new(0, 0, 0));
+    assert_eq!(k.ctas[1].id, Dim3::new(1, 0, 0));
+    assert_eq!(names(&k.ctas[0].warps[0]), ["NOP", "EXIT"]);
+    assert!(k.ctas[0].warps[1].insts.is_empty());
+    let w = &k.ctas[1].warps[0];
+    assert_eq!(names(w), ["LDG.E.SYS", "LDGSTS.E.128", "EXIT"]);
+    // The first LDGSTS line (shared side) is dropped, the global one kept.
+    let a: Vec<(u32, u64)> = w.lane_addrs(&w.insts[1]).collect();
+    assert_eq!(a[0], (0, 0x7f00_2000_1000));
+    assert_eq!(a[31], (31, 0x7f00_2000_1000 + 31 * 16));
+    assert_eq!(w.addrs.len(), 64);
+    assert_eq!(names(&k.ctas[1].warps[1]), ["LDS.U.32", "EXIT"]);
+}
+
+#[test]
+fn raw_trace_is_grouped_into_blocks_and_warps() {
+    let k = read(&raw_text(false), "kernel-3.trace").unwrap();
+    check_raw(&k);
+    let k = read(&raw_text(true), "kernel-3.trace").unwrap();
+    check_raw(&k);
+    // Grouped raw text written as .traceg reads back the same.
+    let text = kernel_to_text(&k).unwrap();
+    assert!(kernels_equal(&k, &read_kernel_bytes(&text, "kernel-3.traceg", Arch::Turing).unwrap()));
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, b).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn compressed_inputs_read_the_same() {
+    let plain = v4();
+    let zst = ruzstd::encoding::compress_to_vec(plain.as_bytes(), ruzstd::encoding::CompressionLevel::Fastest);
+    let mut xz = Vec::new();
+    lzma_rs::xz_compress(&mut plain.as_bytes(), &mut xz).unwrap();
+    let list = b"MemcpyHtoD,0x00007f0020000000,128\nkernel-3.traceg.gz\nkernel-4.traceg.zst\nMemcpyDtoH,0x1,2\nkernel-5.traceg.xz\n";
+    let files: Vec<(String, Arc<[u8]>)> = vec![
+        ("kernelslist.g".into(), Arc::from(&list[..])),
+        ("kernel-3.traceg.gz".into(), gzip(plain.as_bytes()).into()),
+        ("kernel-4.traceg.zst".into(), zst.into()),
+        ("kernel-5.traceg.xz".into(), xz.into()),
+    ];
+    let mut t = AccelSimTrace::from_files("up", files, OpenOptions::default()).unwrap();
+    assert_eq!(
+        t.commands(),
+        &[
+            Command::MemcpyHtoD { addr: 0x7f00_2000_0000, bytes: 128 },
+            Command::Kernel { index: 0 },
+            Command::Kernel { index: 1 },
+            Command::Kernel { index: 2 }
+        ]
+    );
+    let h = t.trace_hash();
+    assert_eq!(h.len(), 16);
+    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
+    let reference = read(&plain, "k.traceg").unwrap();
+    for k in &m.kernels {
+        check_sample(k);
+        assert!(kernels_equal(k, &reference));
+    }
+    // The raw form compressed too.
+    let raw = gzip(raw_text(false).as_bytes());
+    check_raw(&read_kernel_bytes(&raw, "kernel-3.trace.gz", Arch::Ampere).unwrap());
+}
+
+#[test]
+fn trace_hash_follows_the_bytes() {
+    let files = |t: &str| -> Vec<(String, Arc<[u8]>)> { vec![("kernel-3.traceg".into(), Arc::from(t.as_bytes()))] };
+    let a = AccelSimTrace::from_files("a", files(&v4()), OpenOptions::default()).unwrap();
+    let b = AccelSimTrace::from_files("b", files(&v4()), OpenOptions::default()).unwrap();
+    let c = AccelSimTrace::from_files("c", files(&v4().replace("0x40", "0x44")), OpenOptions::default()).unwrap();
+    assert_eq!(a.trace_hash(), b.trace_hash());
+    assert_ne!(a.trace_hash(), c.trace_hash());
+}
+
+fn err(text: &str) -> String {
+    match read(text, "kernel-3.traceg") {
+        Ok(_) => panic!("accepted bad input"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Line number of the first line containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn bad_input_names_file_line_and_field() {
+    let t = v4();
+    // Truncated: the file stops in the middle of the block.
+    let cut = &t[..t.find("0050 ffffffff 0 EXIT").unwrap()];
+    assert_eq!(err(cut), format!("kernel-3.traceg:{}: #END_TB: the file ends inside a thread block (truncated?)", cut.lines().count()));
+    // Bad hex in an address.
+    let b = t.replace("0x7f0020000000 4", "0x7f00z0000000 4");
+    assert_eq!(
+        err(&b),
+        format!("kernel-3.traceg:{}: base_address: expected a hexadecimal number, found `0x7f00z0000000`", line_of(&b, "0x7f00z"))
+    );
+    // Wrong count: insts promises more lines than follow.
+    let b = t.replace("insts = 2", "insts = 3");
+    assert_eq!(
+        err(&b),
+        format!(
+            "kernel-3.traceg:{}: insts: warp 1 promises 3 instructions but 2 lines follow (block ends at line {})",
+            line_of(&b, "insts = 3"),
+            line_of(&b, "#END_TB")
+        )
+    );
+    // ... and fewer.
+    let b = t.replace("insts = 5", "insts = 4");
+    assert!(err(&b).contains(": insts: more instruction lines than `insts = 4` for warp 0"), "{}", err(&b));
+    // Too few addresses in list mode.
+    let b = t.replace(" 0x0000000000000ff0", "");
+    assert!(err(&b).ends_with(": mem_addresses: missing (line ends too early)"), "{}", err(&b));
+    // Mask that is not hex, warp outside the block, block outside the grid, bad register.
+    assert!(err(&t.replace("0020 0000000f", "0020 0000000g")).contains(": mask: expected a hexadecimal number"));
+    assert!(err(&t.replace("warp = 1", "warp = 2")).contains(": warp: warp 2 but a block of (64,1,1) has 2 warps"));
+    assert!(err(&t.replace("thread block = 1,0,0", "thread block = 2,0,0")).contains("outside the grid (2,1,1)"));
+    assert!(err(&t.replace("1 R2 LDG.E.SYS", "1 Q2 LDG.E.SYS")).contains(": reg_dests: expected a register"));
+    assert!(err(&t.replace("4 1 0x7f0020000000 4", "4 7 0x7f0020000000 4")).contains(": address_mode: 7 is out of range (at most 2)"));
+    // An immediate in a version 4 file, junk after the line.
+    assert!(err(&t.replace("0050 ffffffff 0 EXIT 0 0\n\nwarp", "0050 ffffffff 0 EXIT 0 0 7\n\nwarp")).contains(": end of line: unexpected `7`"));
+    // Header problems.
+    assert!(err(&t.replace("-block dim = (64,1,1)", "-block dim = (64,1)")).contains(":4: block dim: expected (x,y,z), found `(64,1)`"));
+    assert!(err(&t.replace("-grid dim = (2,1,1)\n", "")).contains("grid dim: missing or zero"));
+    assert!(err(&t.replace("-shmem = 256", "-shmem = lots")).contains(":5: shmem: expected a decimal number"));
+    assert!(err(&t.replace("#BEGIN_TB", "#BEGIN_TX")).contains("#BEGIN_TB: expected `#BEGIN_TB`"));
+}
+
+#[test]
+fn kernelslist_lines_and_errors() {
+    let (c, n) = parse_kernelslist(b"MemcpyHtoD,0x00007f2b2d500000,400\n\nkernel-593-ctx_0x55c28dad19e0.traceg\nMemcpyDtoH,0x1,4\n", "kl").unwrap();
+    assert_eq!(c, vec![Command::MemcpyHtoD { addr: 0x7f2b_2d50_0000, bytes: 400 }, Command::Kernel { index: 0 }]);
+    assert_eq!(n, vec!["kernel-593-ctx_0x55c28dad19e0.traceg".to_string()]);
+    let e = parse_kernelslist(b"kernel-1.traceg\nMemcpyHtoD,0x12,4x\n", "kl").unwrap_err().to_string();
+    assert_eq!(e, "kl:2: MemcpyHtoD bytes: expected a decimal number, found `4x`");
+}
+
+#[test]
+fn same_pc_with_another_opcode_is_interned_separately() {
+    let t = v4().replace("0050 ffffffff 0 EXIT 0 0\n\n#END", "0050 ffffffff 0 NOP 0 0\n\n#END");
+    let k = read(&t, "k.traceg").unwrap();
+    let w0 = &k.ctas[0].warps[0];
+    let w1 = &k.ctas[0].warps[1];
+    assert_eq!(k.ops.get(w0.insts[4].op).name, "EXIT");
+    assert_eq!(k.ops.get(w1.insts[1].op).name, "NOP");
+}
+
+// ---- the three real traces ----
+
+fn real(dir: &str) -> std::path::PathBuf {
+    let m = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for up in ["../../shared/real-traces", "../../../shared/real-traces"] {
+        let p = m.join(up).join(dir);
+        if p.is_dir() {
+            return p;
+        }
+    }
+    panic!("real traces not found next to the repository ({dir})");
+}
+
+fn open_real(dir: &str, default_arch: Arch) -> AccelSimTrace {
+    AccelSimTrace::open(real(dir), OpenOptions { default_arch }).unwrap()
+}
+
+#[test]
+fn real_vectoradd() {
+    let mut t = open_real("microgpusim-vectoradd-100-32", Arch::Ampere);
+    assert_eq!(t.commands().len(), 4);
+    assert_eq!(t.commands()[0], Command::MemcpyHtoD { addr: 0x7f2b_2d50_0000, bytes: 400 });
+    assert_eq!(t.commands()[3], Command::Kernel { index: 0 });
+    assert_eq!(t.arch_of(0), Arch::Pascal);
+    let mut s = t.open_kernel(0).unwrap();
+    let k = KernelTrace::collect(&mut *s).unwrap();
+    drop(s);
+    assert_eq!(k.warp_insts(), 344);
+    assert_eq!(k.ctas.len(), 1);
+    let ws = &k.ctas[0].warps;
+    assert_eq!(ws.len(), 32);
+    assert_eq!(ws[0].insts.len(), 23);
+    assert_eq!(ws[3].insts.len(), 23);
+    assert_eq!(ws[4].insts.len(), 9);
+    // Zero mask: the EXIT at 0x58 that the in-range warps jump over.
+    let z = ws[0].insts[8];
+    assert_eq!((z.pc, z.mask, k.ops.get(z.op).name.as_str()), (0x58, 0, "EXIT"));
+    // Partial mask: warp 3 after the bounds check runs lanes 0..3 only.
+    let ld = ws[3].insts[14];
+    assert_eq!((ld.pc, ld.mask, ld.mem_width), (0x98, 0xf, 4));
+    let a: Vec<(u32, u64)> = ws[3].lane_addrs(&ld).collect();
+    assert_eq!(a, vec![(0, 0x7f2b_2d50_0180), (1, 0x7f2b_2d50_0184), (2, 0x7f2b_2d50_0188), (3, 0x7f2b_2d50_018c)]);
+    // Base + stride on a full warp.
+    let a: Vec<(u32, u64)> = ws[0].lane_addrs(&ws[0].insts[14]).collect();
+    assert_eq!((a[0], a[31]), ((0, 0x7f2b_2d50_0000), (31, 0x7f2b_2d50_007c)));
+    assert!(k.ops.iter().all(|(_, o)| !o.unknown));
+}
+
+#[test]
+fn real_matrixmul_and_my_app_counts() {
+    let mut t = open_real("microgpusim-matrixmul-32-32", Arch::Ampere);
+    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
+    assert_eq!(m.kernels[0].warp_insts(), 4416);
+    assert_eq!(m.kernels[0].ctas[0].warps.len(), 32);
+    assert!(m.kernels[0].ops.iter().all(|(_, o)| !o.unknown));
+
+    // Binary version 0: the caller's default architecture is used.
+    let mut t = open_real("accelsim-my_app", Arch::Ampere);
+    assert_eq!(t.kernel_info(0).binary_version, 0);
+    assert_eq!(t.arch_of(0), Arch::Ampere);
+    assert_eq!(open_real("accelsim-my_app", Arch::Volta).arch_of(0), Arch::Volta);
+    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
+    let k = &m.kernels[0];
+    assert_eq!(k.info.tracer_version, 5);
+    assert_eq!(k.info.id, 593);
+    assert_eq!(k.ctas.len(), 55);
+    assert_eq!(k.warp_insts(), 7260);
+    assert_eq!(k.ctas[54].id, Dim3::new(54, 0, 0));
+    let w = &k.ctas[0].warps[0];
+    assert!(w.insts.iter().all(|i| i.has_imm()));
+    assert_eq!(w.insts[2].imm, 10);
+    assert_eq!(w.insts[5].imm, 528);
+    let ld = w.insts[10];
+    assert_eq!(k.ops.get(ld.op).name, "LDG.E.128.SYS");
+    let a: Vec<(u32, u64)> = w.lane_addrs(&ld).collect();
+    assert_eq!((a[0], a[1], a[31]), ((0, 0x7f58_0fac_e400), (1, 0x7f58_0fac_e410), (31, 0x7f58_0fac_e400 + 31 * 16)));
+    assert!(k.ops.iter().all(|(_, o)| !o.unknown));
+}
+
+#[test]
+fn real_traces_are_rewritten_byte_for_byte() {
+    for (dir, file) in [
+        ("microgpusim-vectoradd-100-32", "kernel-1.traceg"),
+        ("microgpusim-matrixmul-32-32", "kernel-1.traceg"),
+        ("accelsim-my_app", "kernel-593-ctx_0x55c28dad19e0.traceg"),
+    ] {
+        let bytes = std::fs::read(real(dir).join(file)).unwrap();
+        let k = read_kernel_bytes(&bytes, file, Arch::Volta).unwrap();
+        let text = kernel_to_text(&k).unwrap();
+        assert!(text == bytes, "{dir}: the writer does not reproduce the file");
+        let list = std::fs::read(real(dir).join("kernelslist.g")).unwrap();
+        let (cmds, names) = parse_kernelslist(&list, "kernelslist.g").unwrap();
+        let mut out = Vec::new();
+        write_kernelslist(&mut out, &cmds, &names).unwrap();
+        assert_eq!(out, list, "{dir}: kernelslist.g");
+    }
+}
+
+#[test]
+fn a_single_kernel_file_opens_as_a_source() {
+    let p = real("microgpusim-vectoradd-100-32").join("kernel-1.traceg");
+    let mut t = AccelSimTrace::open(&p, OpenOptions::default()).unwrap();
+    assert_eq!(t.commands(), &[Command::Kernel { index: 0 }]);
+    let mut s = t.open_kernel(0).unwrap();
+    let mut n = 0;
+    while let Some(c) = s.next_cta().unwrap() {
+        n += c.warp_insts();
+    }
+    assert_eq!(n, 344);
+}

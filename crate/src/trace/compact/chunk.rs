@@ -1,0 +1,664 @@
+//! One chunk: the modelled, uncompressed encoding of one or more consecutive CTAs of a kernel.
+//! Each chunk is decodable on its own (all prediction state starts empty), then compressed with
+//! zstd as one frame by the writer.
+//!
+//! ```text
+//! chunk  = u8 nstreams, varint len[nstreams], stream bytes in order
+//! HDR    : varint n_ctas; per CTA: x y z n_warps; per warp: warp_id n_insts addr_mode [n_addrs]
+//! CTRL   : one byte per instruction (see below); every other stream is read only on a miss
+//! PC     : zigzag(pc - previous pc)                    when the successor prediction misses
+//! OP/REG/MISC: op; ndst nsrc dst[4] src[6]; width flags imm line   on a static-field miss
+//! MASK   : u32 LE                                      when the mask is not predicted
+//! BASE   : zigzag(base - predicted base)               when the base is not predicted
+//! STRIDE : zigzag(stride)                              when the stride differs from last time
+//! LANE   : zigzag(addr[j] - addr[j-1]), j >= 1         for irregular lane addresses
+//! RAW    : addr_start per instruction, then zigzag-delta addresses (addr_mode 2 only)
+//!
+//! CTRL bit 0  PC = successor of the previous instruction's PC last time (same chunk)
+//!      bit 1  static fields (op, registers, width, flags, imm, line) = last time at this PC
+//!      bit 2-3 mask: 0 = previous instruction's, 1 = last at this PC, 2 = full, 3 = explicit
+//!      bit 4-5 lane addresses: 0 = base + j*stride, 1 = base + (lane_j - lane_0)*stride,
+//!              2 = irregular (LANE stream)
+//!      bit 6  stride = last stride at this PC
+//!      bit 7  base = last base at this PC + last base delta at this PC
+//! ```
+//!
+//! Instructions are modelled per static instruction ("slot", one per distinct PC in the chunk):
+//! all warps of a kernel run the same code, so after the first warp almost every instruction is
+//! a CTRL byte of `0b1100_0011`-like constants, which zstd then squeezes to almost nothing.
+//! The idea follows the trace-compression practice of splitting a record into homogeneous
+//! streams (value prediction + entropy coding); see FORMAT.md.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::bytes::{put_svarint, put_varint, Cur};
+use crate::trace::model::{CtaTrace, Dim3, OpId, TraceInst, WarpTrace, MAX_DST, MAX_SRC};
+use crate::{Error, Result};
+
+const S_HDR: usize = 0;
+const S_CTRL: usize = 1;
+const S_PC: usize = 2;
+const S_OP: usize = 3;
+const S_REG: usize = 4;
+const S_MISC: usize = 5;
+const S_MASK: usize = 6;
+const S_BASE: usize = 7;
+const S_STRIDE: usize = 8;
+const S_LANE: usize = 9;
+const S_RAW: usize = 10;
+/// Number of streams in a chunk (format version 1).
+pub const NSTREAMS: usize = 11;
+const STREAM_NAMES: [&str; NSTREAMS] =
+    ["hdr", "ctrl", "pc", "op", "reg", "misc", "mask", "base", "stride", "lane", "raw"];
+
+const PC_HIT: u8 = 1;
+const STATIC_HIT: u8 = 2;
+const MASK_SHIFT: u8 = 2;
+const KIND_SHIFT: u8 = 4;
+const STRIDE_HIT: u8 = 64;
+const BASE_HIT: u8 = 128;
+
+const MASK_PREV: u8 = 0;
+const MASK_SLOT: u8 = 1;
+const MASK_FULL: u8 = 2;
+const MASK_EXPLICIT: u8 = 3;
+
+const KIND_INDEX: u8 = 0;
+const KIND_LANE: u8 = 1;
+const KIND_IRREGULAR: u8 = 2;
+
+/// `addr_start` of every instruction is the running address count.
+const AMODE_CURSOR: u8 = 0;
+/// As 0 for memory instructions; instructions without addresses have `addr_start == 0`.
+const AMODE_CURSOR_ZERO: u8 = 1;
+/// Anything else: explicit `addr_start` and addresses in the RAW stream.
+const AMODE_RAW: u8 = 2;
+
+const NONE: u32 = u32::MAX;
+/// Slot 0 is the virtual instruction before the first of every warp.
+const START: u32 = 0;
+
+/// A cheap multiplicative hasher for `u32` PCs (decode-time map only).
+#[derive(Default)]
+pub struct PcHasher(u64);
+
+impl Hasher for PcHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64 ^ 0x5bd1_e995).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type PcMap = HashMap<u32, u32, BuildHasherDefault<PcHasher>>;
+
+/// Prediction state of one static instruction (one PC) inside a chunk.
+#[derive(Clone, Copy)]
+struct Slot {
+    pc: u32,
+    /// Slot of the instruction that followed this one last time.
+    succ: u32,
+    /// Static fields last seen at this PC (`valid` once set).
+    tmpl: TraceInst,
+    valid: bool,
+    last_mask: u32,
+    base: u64,
+    bdelta: u64,
+    has_base: bool,
+    stride: u64,
+}
+
+impl Slot {
+    fn new(pc: u32) -> Self {
+        Slot {
+            pc,
+            succ: NONE,
+            tmpl: TraceInst::default(),
+            valid: false,
+            last_mask: u32::MAX,
+            base: 0,
+            bdelta: 0,
+            has_base: false,
+            stride: 0,
+        }
+    }
+}
+
+/// Shared prediction state of encoder and decoder; both evolve it identically.
+#[derive(Default)]
+struct Model {
+    slots: Vec<Slot>,
+    map: PcMap,
+    last_base: u64,
+}
+
+impl Model {
+    fn reset(&mut self) {
+        self.slots.clear();
+        self.slots.push(Slot::new(0));
+        self.map.clear();
+        self.last_base = 0;
+    }
+    /// The slot of `pc`, created when new.
+    fn slot_of(&mut self, pc: u32) -> u32 {
+        let n = self.slots.len() as u32;
+        let s = *self.map.entry(pc).or_insert(n);
+        if s == n {
+            self.slots.push(Slot::new(pc));
+        }
+        s
+    }
+    fn predict_base(&self, s: u32) -> u64 {
+        let sl = &self.slots[s as usize];
+        if sl.has_base {
+            sl.base.wrapping_add(sl.bdelta)
+        } else {
+            self.last_base
+        }
+    }
+    fn update_base(&mut self, s: u32, base: u64) {
+        let sl = &mut self.slots[s as usize];
+        sl.bdelta = if sl.has_base { base.wrapping_sub(sl.base) } else { 0 };
+        sl.base = base;
+        sl.has_base = true;
+        self.last_base = base;
+    }
+}
+
+fn static_eq(a: &TraceInst, b: &TraceInst) -> bool {
+    a.op == b.op
+        && a.ndst == b.ndst
+        && a.nsrc == b.nsrc
+        && a.dst == b.dst
+        && a.src == b.src
+        && a.mem_width == b.mem_width
+        && a.flags == b.flags
+        && a.imm == b.imm
+        && a.line == b.line
+}
+
+#[inline]
+fn naddr(i: &TraceInst) -> usize {
+    if i.mem_width > 0 {
+        i.mask.count_ones() as usize
+    } else {
+        0
+    }
+}
+
+/// Builds chunks; reuse one encoder for every chunk of a file.
+#[derive(Default)]
+pub struct ChunkEncoder {
+    model: Model,
+    s: [Vec<u8>; NSTREAMS],
+}
+
+impl ChunkEncoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Encodes `ctas` as one self-contained chunk (uncompressed).
+    pub fn encode(&mut self, ctas: &[CtaTrace]) -> Vec<u8> {
+        self.model.reset();
+        for s in &mut self.s {
+            s.clear();
+        }
+        put_varint(&mut self.s[S_HDR], ctas.len() as u64);
+        for c in ctas {
+            let h = &mut self.s[S_HDR];
+            put_varint(h, c.id.x as u64);
+            put_varint(h, c.id.y as u64);
+            put_varint(h, c.id.z as u64);
+            put_varint(h, c.warps.len() as u64);
+            for w in &c.warps {
+                self.warp(w);
+            }
+        }
+        let total: usize = self.s.iter().map(|s| s.len()).sum();
+        let mut out = Vec::with_capacity(total + 1 + NSTREAMS * 3);
+        out.push(NSTREAMS as u8);
+        for s in &self.s {
+            put_varint(&mut out, s.len() as u64);
+        }
+        for s in &self.s {
+            out.extend_from_slice(s);
+        }
+        out
+    }
+
+    fn addr_mode(w: &WarpTrace) -> u8 {
+        let mut cursor = 0usize;
+        let (mut m0, mut m1) = (true, true);
+        for i in &w.insts {
+            let n = naddr(i);
+            let at = i.addr_start as usize;
+            m0 &= at == cursor;
+            m1 &= if n > 0 { at == cursor } else { at == 0 };
+            cursor += n;
+        }
+        if cursor != w.addrs.len() || cursor > u32::MAX as usize {
+            AMODE_RAW
+        } else if m0 {
+            AMODE_CURSOR
+        } else if m1 {
+            AMODE_CURSOR_ZERO
+        } else {
+            AMODE_RAW
+        }
+    }
+
+    fn warp(&mut self, w: &WarpTrace) {
+        let mode = Self::addr_mode(w);
+        let h = &mut self.s[S_HDR];
+        put_varint(h, w.warp_id as u64);
+        put_varint(h, w.insts.len() as u64);
+        h.push(mode);
+        if mode == AMODE_RAW {
+            put_varint(h, w.addrs.len() as u64);
+        }
+        let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
+        let mut cursor = 0usize;
+        for inst in &w.insts {
+            let mut ctrl = 0u8;
+            let pred = self.model.slots[prev_slot as usize].succ;
+            let slot = if pred != NONE && self.model.slots[pred as usize].pc == inst.pc {
+                ctrl |= PC_HIT;
+                pred
+            } else {
+                put_svarint(&mut self.s[S_PC], inst.pc as i64 - prev_pc as i64);
+                self.model.slot_of(inst.pc)
+            };
+            self.model.slots[prev_slot as usize].succ = slot;
+            let sl = &mut self.model.slots[slot as usize];
+            if sl.valid && static_eq(&sl.tmpl, inst) {
+                ctrl |= STATIC_HIT;
+            } else {
+                sl.tmpl = *inst;
+                sl.valid = true;
+                put_varint(&mut self.s[S_OP], inst.op.0 as u64);
+                let r = &mut self.s[S_REG];
+                r.push(inst.ndst);
+                r.push(inst.nsrc);
+                for &d in &inst.dst {
+                    put_varint(r, d as u64);
+                }
+                for &x in &inst.src {
+                    put_varint(r, x as u64);
+                }
+                let m = &mut self.s[S_MISC];
+                put_varint(m, inst.mem_width as u64);
+                m.push(inst.flags);
+                put_varint(m, inst.imm);
+                put_varint(m, inst.line as u64);
+            }
+            let mm = if inst.mask == prev_mask {
+                MASK_PREV
+            } else if inst.mask == sl.last_mask {
+                MASK_SLOT
+            } else if inst.mask == u32::MAX {
+                MASK_FULL
+            } else {
+                self.s[S_MASK].extend_from_slice(&inst.mask.to_le_bytes());
+                MASK_EXPLICIT
+            };
+            ctrl |= mm << MASK_SHIFT;
+            sl.last_mask = inst.mask;
+            prev_mask = inst.mask;
+            let n = naddr(inst);
+            if mode == AMODE_RAW {
+                put_varint(&mut self.s[S_RAW], inst.addr_start as u64);
+            } else if n > 0 {
+                ctrl |= self.addrs(slot, inst.mask, &w.addrs[cursor..cursor + n]);
+            }
+            cursor += n;
+            self.s[S_CTRL].push(ctrl);
+            prev_slot = slot;
+            prev_pc = inst.pc;
+        }
+        if mode == AMODE_RAW {
+            let mut prev = 0u64;
+            for &a in &w.addrs {
+                put_svarint(&mut self.s[S_RAW], a.wrapping_sub(prev) as i64);
+                prev = a;
+            }
+        }
+    }
+
+    /// Encodes the lane addresses of one memory instruction; returns its CTRL bits.
+    fn addrs(&mut self, slot: u32, mask: u32, a: &[u64]) -> u8 {
+        let mut ctrl = 0u8;
+        let base = a[0];
+        let pred = self.model.predict_base(slot);
+        if base == pred {
+            ctrl |= BASE_HIT;
+        } else {
+            put_svarint(&mut self.s[S_BASE], base.wrapping_sub(pred) as i64);
+        }
+        self.model.update_base(slot, base);
+        if a.len() == 1 {
+            return ctrl | STRIDE_HIT | (KIND_INDEX << KIND_SHIFT);
+        }
+        let st = a[1].wrapping_sub(base);
+        let by_index = a.iter().enumerate().all(|(j, &x)| x == base.wrapping_add((j as u64).wrapping_mul(st)));
+        let (kind, stride) = if by_index {
+            (KIND_INDEX, Some(st))
+        } else {
+            let lane0 = mask.trailing_zeros();
+            let lane1 = (mask & !(1u32 << lane0)).trailing_zeros();
+            let d = (lane1 - lane0) as i64;
+            let diff = st as i64;
+            if diff % d == 0 {
+                let st = (diff / d) as u64;
+                let ok = lanes(mask)
+                    .zip(a)
+                    .all(|(l, &x)| x == base.wrapping_add(((l - lane0) as u64).wrapping_mul(st)));
+                if ok {
+                    (KIND_LANE, Some(st))
+                } else {
+                    (KIND_IRREGULAR, None)
+                }
+            } else {
+                (KIND_IRREGULAR, None)
+            }
+        };
+        ctrl |= kind << KIND_SHIFT;
+        match stride {
+            Some(st) => {
+                let sl = &mut self.model.slots[slot as usize];
+                if st == sl.stride {
+                    ctrl |= STRIDE_HIT;
+                } else {
+                    put_svarint(&mut self.s[S_STRIDE], st as i64);
+                    sl.stride = st;
+                }
+            }
+            None => {
+                for j in 1..a.len() {
+                    put_svarint(&mut self.s[S_LANE], a[j].wrapping_sub(a[j - 1]) as i64);
+                }
+            }
+        }
+        ctrl
+    }
+}
+
+/// Active lanes of `mask`, lowest first.
+fn lanes(mask: u32) -> impl Iterator<Item = u32> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros();
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+/// Decodes chunks; reuse one decoder for every chunk of a file.
+#[derive(Default)]
+pub struct ChunkDecoder {
+    model: Model,
+}
+
+/// Where a chunk came from, for error messages.
+pub struct ChunkCtx<'a> {
+    pub file: &'a str,
+    /// e.g. "kernel 0 chunk 3".
+    pub what: &'a str,
+    /// Number of opcodes in the kernel's table: larger ids are corrupt.
+    pub n_ops: usize,
+}
+
+impl ChunkDecoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Decodes one uncompressed chunk into its CTAs. Offsets in errors are bytes into the
+    /// uncompressed chunk.
+    pub fn decode(&mut self, data: &[u8], ctx: &ChunkCtx<'_>) -> Result<Vec<CtaTrace>> {
+        self.model.reset();
+        let mut head = Cur::new(data, 0, ctx.file, ctx.what);
+        let ns = head.u8("stream count")? as usize;
+        if ns != NSTREAMS {
+            return Err(head.err("stream count", format!("expected {NSTREAMS}, found {ns}")));
+        }
+        let mut lens = [0usize; NSTREAMS];
+        for (i, l) in lens.iter_mut().enumerate() {
+            *l = head.var_max(STREAM_NAMES[i], data.len() as u64)? as usize;
+        }
+        let mut off = head.pos();
+        let total: usize = lens.iter().sum();
+        if total != data.len() - off {
+            return Err(head.err(
+                "stream lengths",
+                format!("streams add up to {total} bytes but the chunk holds {}", data.len() - off),
+            ));
+        }
+        let mut cur: [Cur<'_>; NSTREAMS] = std::array::from_fn(|i| {
+            let c = Cur::new(&data[off..off + lens[i]], off as u64, ctx.file, ctx.what);
+            off += lens[i];
+            c
+        });
+        let n_ctas = cur[S_HDR].count("CTA count", 4)?;
+        let mut ctas = Vec::with_capacity(n_ctas);
+        for _ in 0..n_ctas {
+            let h = &mut cur[S_HDR];
+            let id = Dim3::new(h.var_u32("CTA x")?, h.var_u32("CTA y")?, h.var_u32("CTA z")?);
+            let n_warps = h.count("warp count", 3)?;
+            let mut warps = Vec::with_capacity(n_warps);
+            for _ in 0..n_warps {
+                warps.push(self.warp(&mut cur, ctx)?);
+            }
+            ctas.push(CtaTrace { id, warps });
+        }
+        for (i, c) in cur.iter().enumerate() {
+            if !c.is_empty() {
+                return Err(c.err(STREAM_NAMES[i], format!("{} bytes left over after the last CTA", c.remaining())));
+            }
+        }
+        Ok(ctas)
+    }
+
+    fn warp(&mut self, cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<WarpTrace> {
+        let h = &mut cur[S_HDR];
+        let warp_id = h.var_u32("warp id")?;
+        let n_insts = h.varint("instruction count")?;
+        if n_insts > cur[S_CTRL].remaining() as u64 {
+            return Err(cur[S_HDR].err(
+                "instruction count",
+                format!("{n_insts} instructions but only {} control bytes left", cur[S_CTRL].remaining()),
+            ));
+        }
+        let h = &mut cur[S_HDR];
+        let mode = h.u8("address mode")?;
+        let n_raw = match mode {
+            AMODE_CURSOR | AMODE_CURSOR_ZERO => 0,
+            AMODE_RAW => h.varint("address count")?,
+            _ => return Err(h.err("address mode", format!("expected 0, 1 or 2, found {mode}"))),
+        };
+        if n_raw > cur[S_RAW].remaining() as u64 {
+            return Err(cur[S_HDR].err("address count", "more addresses than the raw stream holds"));
+        }
+        let mut insts = Vec::with_capacity(n_insts as usize);
+        let mut addrs: Vec<u64> = Vec::new();
+        let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
+        for _ in 0..n_insts {
+            let ctrl = cur[S_CTRL].u8("control byte")?;
+            let pred = self.model.slots[prev_slot as usize].succ;
+            let slot = if ctrl & PC_HIT != 0 {
+                if pred == NONE {
+                    return Err(cur[S_CTRL].err("control byte", "PC predicted but no successor is known"));
+                }
+                pred
+            } else {
+                let d = cur[S_PC].svarint("pc delta")?;
+                let pc = prev_pc as i64 + d;
+                if !(0..=u32::MAX as i64).contains(&pc) {
+                    return Err(cur[S_PC].err("pc delta", format!("PC {pc} out of range")));
+                }
+                self.model.slot_of(pc as u32)
+            };
+            self.model.slots[prev_slot as usize].succ = slot;
+            if ctrl & STATIC_HIT == 0 {
+                let t = read_static(cur, ctx)?;
+                let sl = &mut self.model.slots[slot as usize];
+                sl.tmpl = t;
+                sl.valid = true;
+            } else if !self.model.slots[slot as usize].valid {
+                return Err(cur[S_CTRL].err("control byte", "static fields predicted for a PC not seen before"));
+            }
+            let sl = &mut self.model.slots[slot as usize];
+            let mut inst = sl.tmpl;
+            inst.pc = sl.pc;
+            inst.mask = match (ctrl >> MASK_SHIFT) & 3 {
+                MASK_PREV => prev_mask,
+                MASK_SLOT => sl.last_mask,
+                MASK_FULL => u32::MAX,
+                _ => cur[S_MASK].u32_le("mask")?,
+            };
+            sl.last_mask = inst.mask;
+            prev_mask = inst.mask;
+            let n = naddr(&inst);
+            if mode == AMODE_RAW {
+                inst.addr_start = cur[S_RAW].var_u32("addr_start")?;
+                if ctrl & 0xf0 != 0 {
+                    return Err(cur[S_CTRL].err("control byte", "address bits set in raw address mode"));
+                }
+            } else {
+                let at = addrs.len();
+                if at > u32::MAX as usize {
+                    return Err(cur[S_CTRL].err("control byte", "more than 2^32 addresses in one warp"));
+                }
+                inst.addr_start = if n == 0 && mode == AMODE_CURSOR_ZERO { 0 } else { at as u32 };
+                if n > 0 {
+                    self.addrs(cur, slot, ctrl, inst.mask, n, &mut addrs)?;
+                } else if ctrl & 0xf0 != 0 {
+                    return Err(cur[S_CTRL].err("control byte", "address bits set on an instruction without addresses"));
+                }
+            }
+            insts.push(inst);
+            prev_slot = slot;
+            prev_pc = inst.pc;
+        }
+        if mode == AMODE_RAW {
+            addrs.reserve_exact(n_raw as usize);
+            let mut prev = 0u64;
+            for _ in 0..n_raw {
+                prev = prev.wrapping_add(cur[S_RAW].svarint("raw address")? as u64);
+                addrs.push(prev);
+            }
+        }
+        Ok(WarpTrace { warp_id, insts, addrs })
+    }
+
+    fn addrs(
+        &mut self,
+        cur: &mut [Cur<'_>; NSTREAMS],
+        slot: u32,
+        ctrl: u8,
+        mask: u32,
+        n: usize,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let pred = self.model.predict_base(slot);
+        let base = if ctrl & BASE_HIT != 0 {
+            pred
+        } else {
+            pred.wrapping_add(cur[S_BASE].svarint("address base")? as u64)
+        };
+        self.model.update_base(slot, base);
+        let kind = (ctrl >> KIND_SHIFT) & 3;
+        if n == 1 {
+            if kind != KIND_INDEX || ctrl & STRIDE_HIT == 0 {
+                return Err(cur[S_CTRL].err("control byte", "single-lane access must be coded as kind 0 with stride hit"));
+            }
+            out.push(base);
+            return Ok(());
+        }
+        match kind {
+            KIND_INDEX | KIND_LANE => {
+                let sl = &mut self.model.slots[slot as usize];
+                if ctrl & STRIDE_HIT == 0 {
+                    sl.stride = cur[S_STRIDE].svarint("address stride")? as u64;
+                }
+                let st = sl.stride;
+                if kind == KIND_INDEX {
+                    out.extend((0..n as u64).map(|j| base.wrapping_add(j.wrapping_mul(st))));
+                } else {
+                    let lane0 = mask.trailing_zeros();
+                    out.extend(lanes(mask).map(|l| base.wrapping_add(((l - lane0) as u64).wrapping_mul(st))));
+                }
+            }
+            KIND_IRREGULAR => {
+                if ctrl & STRIDE_HIT != 0 {
+                    return Err(cur[S_CTRL].err("control byte", "stride hit on irregular addresses"));
+                }
+                if n - 1 > cur[S_LANE].remaining() {
+                    return Err(cur[S_LANE].err("lane delta", "fewer lane deltas left than active lanes"));
+                }
+                let mut a = base;
+                out.push(a);
+                for _ in 1..n {
+                    a = a.wrapping_add(cur[S_LANE].svarint("lane delta")? as u64);
+                    out.push(a);
+                }
+            }
+            _ => return Err(cur[S_CTRL].err("control byte", "address kind 3 is reserved")),
+        }
+        Ok(())
+    }
+}
+
+fn read_static(cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<TraceInst> {
+    let mut t = TraceInst::default();
+    let op = cur[S_OP].varint("opcode id")?;
+    if op >= ctx.n_ops as u64 {
+        return Err(cur[S_OP].err("opcode id", format!("id {op} but the kernel has {} opcodes", ctx.n_ops)));
+    }
+    t.op = OpId(op as u16);
+    let r = &mut cur[S_REG];
+    t.ndst = r.u8("dst count")?;
+    t.nsrc = r.u8("src count")?;
+    if t.ndst as usize > MAX_DST || t.nsrc as usize > MAX_SRC {
+        return Err(r.err("register count", format!("{} dst / {} src exceed {MAX_DST} / {MAX_SRC}", t.ndst, t.nsrc)));
+    }
+    for d in &mut t.dst {
+        *d = reg(r)?;
+    }
+    for s in &mut t.src {
+        *s = reg(r)?;
+    }
+    let m = &mut cur[S_MISC];
+    let w = m.varint("mem_width")?;
+    t.mem_width = u16::try_from(w).map_err(|_| m.err("mem_width", format!("{w} exceeds 16 bits")))?;
+    t.flags = m.u8("flags")?;
+    t.imm = m.varint("immediate")?;
+    t.line = m.var_u32("line")?;
+    Ok(t)
+}
+
+fn reg(r: &mut Cur<'_>) -> Result<u16> {
+    let v = r.varint("register")?;
+    u16::try_from(v).map_err(|_| r.err("register", format!("{v} exceeds 16 bits")))
+}
+
+/// Wraps a chunk-level error with the chunk's file position (used by the reader).
+pub fn with_chunk_pos(e: Error, file_off: u64) -> Error {
+    match e {
+        Error::Parse { file, line, field, msg } => {
+            Error::Parse { file, line, field: format!("{field} (uncompressed; chunk at file byte {file_off})"), msg }
+        }
+        other => other,
+    }
+}

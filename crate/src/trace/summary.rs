@@ -1,0 +1,257 @@
+//! What is in a trace, without simulating it (`warpweave info`): per kernel and in total, the
+//! launch shapes, warp and thread instructions, the instruction mix by unit and by kind, the
+//! memory footprint (distinct 128-byte lines of device memory), the bytes accessed per warp
+//! instruction, and the opcodes the architecture's table does not know.
+//!
+//! ```text
+//!  TraceSource ─> for each kernel: next_cta() ─> count per instruction ─> KernelSummary
+//!                                                 (lines: a set of addr >> 7)  └─> TraceSummary
+//! ```
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::trace::model::{Command, Dim3, MemSpace, OpKind, TraceSource, Unit};
+use crate::trace::opcodes::{space_of, GenericWindows};
+use crate::Result;
+
+/// Bytes per cache line used for the footprint.
+pub const LINE_BYTES: u64 = 128;
+
+/// Counters shared by kernels and the total.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counts {
+    pub warp_insts: u64,
+    pub thread_insts: u64,
+    /// Warp instructions per unit (`int`, `sp`, `mem`, ...).
+    pub by_unit: BTreeMap<String, u64>,
+    /// Warp instructions per kind (`alu`, `load`, `store`, ...).
+    pub by_kind: BTreeMap<String, u64>,
+    /// Warp instructions with addresses.
+    pub mem_insts: u64,
+    /// Bytes accessed: width times active lanes, summed over memory instructions.
+    pub bytes_accessed: u64,
+    /// Distinct 128-byte lines of global and local memory touched.
+    pub footprint_lines: u64,
+    /// `bytes_accessed / warp_insts`.
+    pub bytes_per_inst: f64,
+    /// Warp instructions whose opcode is unknown to the architecture's table.
+    pub unknown_insts: u64,
+    /// Unknown opcode names and their warp-instruction counts.
+    pub unknown_opcodes: BTreeMap<String, u64>,
+}
+
+impl Counts {
+    fn finish(&mut self) {
+        self.bytes_per_inst = if self.warp_insts == 0 { 0.0 } else { self.bytes_accessed as f64 / self.warp_insts as f64 };
+    }
+    fn add(&mut self, o: &Counts) {
+        self.warp_insts += o.warp_insts;
+        self.thread_insts += o.thread_insts;
+        for (k, v) in &o.by_unit {
+            *self.by_unit.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.by_kind {
+            *self.by_kind.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &o.unknown_opcodes {
+            *self.unknown_opcodes.entry(k.clone()).or_default() += v;
+        }
+        self.mem_insts += o.mem_insts;
+        self.bytes_accessed += o.bytes_accessed;
+        self.unknown_insts += o.unknown_insts;
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct KernelSummary {
+    pub index: usize,
+    pub name: String,
+    pub id: u32,
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub ctas: u64,
+    pub warps_per_cta: u32,
+    pub shmem_bytes: u32,
+    pub nregs: u32,
+    pub binary_version: u32,
+    pub tracer_version: u32,
+    #[serde(flatten)]
+    pub counts: Counts,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TraceSummary {
+    pub name: String,
+    pub trace_hash: String,
+    pub kernels: Vec<KernelSummary>,
+    pub memcpy_count: u64,
+    pub memcpy_bytes: u64,
+    pub total: Counts,
+}
+
+pub fn kind_name(k: OpKind) -> &'static str {
+    match k {
+        OpKind::Alu => "alu",
+        OpKind::Load => "load",
+        OpKind::Store => "store",
+        OpKind::Atomic => "atomic",
+        OpKind::Reduction => "reduction",
+        OpKind::Barrier => "barrier",
+        OpKind::MemBarrier => "membar",
+        OpKind::Exit => "exit",
+        OpKind::Branch => "branch",
+        OpKind::Nop => "nop",
+    }
+}
+
+/// Reads every kernel of `src` once and counts.
+pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
+    let mut out = TraceSummary { name: src.name().to_string(), trace_hash: src.trace_hash(), ..Default::default() };
+    for c in src.commands() {
+        if let Command::MemcpyHtoD { bytes, .. } = c {
+            out.memcpy_count += 1;
+            out.memcpy_bytes += bytes;
+        }
+    }
+    let mut all_lines: HashSet<u64> = HashSet::new();
+    for k in 0..src.kernel_count() {
+        let mut s = src.open_kernel(k)?;
+        let info = s.info().clone();
+        let windows = GenericWindows::from_info(&info);
+        let mut c = Counts::default();
+        let mut lines: HashSet<u64> = HashSet::new();
+        let mut unit_n = [0u64; Unit::ALL.len()];
+        let mut kind_n: BTreeMap<&'static str, u64> = BTreeMap::new();
+        let mut ctas = 0u64;
+        while let Some(cta) = s.next_cta()? {
+            ctas += 1;
+            let ops = s.ops();
+            for w in &cta.warps {
+                for i in &w.insts {
+                    let op = ops.get(i.op);
+                    c.warp_insts += 1;
+                    c.thread_insts += i.active_lanes() as u64;
+                    unit_n[Unit::ALL.iter().position(|u| *u == op.unit).unwrap_or(0)] += 1;
+                    *kind_n.entry(kind_name(op.kind)).or_default() += 1;
+                    if op.unknown {
+                        c.unknown_insts += 1;
+                        *c.unknown_opcodes.entry(op.name.clone()).or_default() += 1;
+                    }
+                    if i.mem_width > 0 {
+                        c.mem_insts += 1;
+                        c.bytes_accessed += i.mem_width as u64 * i.active_lanes() as u64;
+                        for (_, a) in w.lane_addrs(i) {
+                            if matches!(space_of(op, &windows, a), MemSpace::Global | MemSpace::Local) {
+                                let first = a / LINE_BYTES;
+                                let last = a.saturating_add((i.mem_width as u64).max(1) - 1) / LINE_BYTES;
+                                for l in first..=last {
+                                    lines.insert(l);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (u, n) in Unit::ALL.iter().zip(unit_n) {
+            if n > 0 {
+                c.by_unit.insert(u.name().to_string(), n);
+            }
+        }
+        c.by_kind = kind_n.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        c.footprint_lines = lines.len() as u64;
+        c.finish();
+        all_lines.extend(lines);
+        out.total.add(&c);
+        out.kernels.push(KernelSummary {
+            index: k,
+            name: info.name.clone(),
+            id: info.id,
+            grid: info.grid,
+            block: info.block,
+            ctas,
+            warps_per_cta: info.warps_per_cta(),
+            shmem_bytes: info.shmem_bytes,
+            nregs: info.nregs,
+            binary_version: info.binary_version,
+            tracer_version: info.tracer_version,
+            counts: c,
+        });
+    }
+    out.total.footprint_lines = all_lines.len() as u64;
+    out.total.finish();
+    Ok(out)
+}
+
+fn mix(m: &BTreeMap<String, u64>, total: u64) -> String {
+    let mut v: Vec<(&String, &u64)> = m.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .map(|(k, n)| format!("{k} {:.1}%", 100.0 * **n as f64 / total.max(1) as f64))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn short(name: &str, n: usize) -> String {
+    if name.chars().count() <= n {
+        name.to_string()
+    } else {
+        format!("{}...", name.chars().take(n - 3).collect::<String>())
+    }
+}
+
+/// A readable table of the summary.
+pub fn render_table(s: &TraceSummary) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "trace {}  (hash {})", s.name, s.trace_hash);
+    let _ = writeln!(o, "{} kernel(s), {} host-to-device copies ({} bytes)\n", s.kernels.len(), s.memcpy_count, s.memcpy_bytes);
+    let _ = writeln!(
+        o,
+        "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8}",
+        "#", "kernel", "grid", "block", "bin", "warp insts", "thread insts", "mem insts", "footprint B", "B/inst"
+    );
+    for k in &s.kernels {
+        let _ = writeln!(
+            o,
+            "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8.2}",
+            k.index,
+            short(&k.name, 40),
+            k.grid.to_string(),
+            k.block.to_string(),
+            k.binary_version,
+            k.counts.warp_insts,
+            k.counts.thread_insts,
+            k.counts.mem_insts,
+            k.counts.footprint_lines * LINE_BYTES,
+            k.counts.bytes_per_inst
+        );
+    }
+    let t = &s.total;
+    let _ = writeln!(
+        o,
+        "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8.2}\n",
+        "",
+        "total",
+        "",
+        "",
+        "",
+        t.warp_insts,
+        t.thread_insts,
+        t.mem_insts,
+        t.footprint_lines * LINE_BYTES,
+        t.bytes_per_inst
+    );
+    let _ = writeln!(o, "mix by unit: {}", mix(&t.by_unit, t.warp_insts));
+    let _ = writeln!(o, "mix by kind: {}", mix(&t.by_kind, t.warp_insts));
+    let _ = writeln!(o, "bytes accessed: {}  distinct 128 B lines: {}", t.bytes_accessed, t.footprint_lines);
+    if t.unknown_insts == 0 {
+        let _ = writeln!(o, "unknown opcodes: none");
+    } else {
+        let names: Vec<String> = t.unknown_opcodes.iter().map(|(k, v)| format!("{k} x{v}")).collect();
+        let _ = writeln!(o, "unknown opcodes: {} warp instructions ({})", t.unknown_insts, names.join(", "));
+    }
+    o
+}
