@@ -1,0 +1,192 @@
+//! Coalescing: one warp memory instruction (active mask, per-lane addresses, width) becomes line
+//! requests with sector masks. The SM's memory pipeline and the functional mode both call
+//! [`coalesce`], so both see exactly the same requests. Shared memory instead gets a bank
+//! conflict degree ([`shmem_wavefronts`]).
+//!
+//! ```text
+//!  lane addrs ──> [a, a+width) per lane ──> lines touched (one request each, first-touch order)
+//!                                        └─> sectors touched within each line (mask)
+//!  seed 004 Figure 2: 4 lanes, 64 B stride, 8 B each, 128 B lines, 32 B sectors
+//!    -> 2 line requests, 4 sectors (128 B) instead of 2 lines (256 B) without sectors
+//! ```
+
+use crate::config::L1dConfig;
+use crate::mem::iface::{AccessKind, MemRequest};
+use crate::trace::{MemSpace, OpInfo, OpKind};
+
+/// One coalesced access to one line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineReq {
+    /// Line-aligned address.
+    pub addr: u64,
+    /// Sectors touched (bit i = sector i of the line).
+    pub sectors: u8,
+    /// Bytes the lanes access in this line.
+    pub bytes: u32,
+    /// Lanes that touch this line.
+    pub lanes: u32,
+}
+
+impl LineReq {
+    /// The [`MemRequest`] for this line (the caller fills `tag`, `pc`, `last`).
+    pub fn request(&self, kind: AccessKind, space: MemSpace, bypass_l1: bool) -> MemRequest {
+        MemRequest {
+            kind,
+            space,
+            addr: self.addr,
+            sectors: self.sectors,
+            bytes: self.bytes,
+            bypass_l1,
+            shmem_wavefronts: 0,
+            ..MemRequest::default()
+        }
+    }
+}
+
+/// Coalesces the active lanes' addresses (`addrs[k]` belongs to the k-th set bit of `mask`, as in
+/// [`crate::trace::WarpTrace::addrs`]) into line requests, appended to `out` after clearing it.
+pub fn coalesce(mask: u32, addrs: &[u64], width: u32, line_bytes: u32, sector_bytes: u32, out: &mut Vec<LineReq>) {
+    out.clear();
+    let w = width.max(1) as u64;
+    let lb = line_bytes as u64;
+    let sb = sector_bytes.max(1) as u64;
+    let mut m = mask;
+    for &a in addrs.iter().take(mask.count_ones() as usize) {
+        let lane = m.trailing_zeros();
+        m &= m - 1;
+        let end = a.saturating_add(w);
+        let mut p = a;
+        while p < end {
+            let line = p & !(lb - 1);
+            let seg_end = end.min(line.saturating_add(lb));
+            let s0 = (p - line) / sb;
+            let s1 = (seg_end - 1 - line) / sb;
+            let secs = ((((1u32 << (s1 + 1)) - 1) & !((1u32 << s0) - 1)) & 0xff) as u8;
+            let bytes = (seg_end - p) as u32;
+            match out.iter_mut().rev().find(|r| r.addr == line) {
+                Some(r) => {
+                    r.sectors |= secs;
+                    r.bytes += bytes;
+                    r.lanes |= 1 << lane;
+                }
+                None => out.push(LineReq { addr: line, sectors: secs, bytes, lanes: 1 << lane }),
+            }
+            if seg_end == u64::MAX {
+                break;
+            }
+            p = seg_end;
+        }
+    }
+}
+
+/// Shared-memory bank conflict degree: the number of wavefronts (1 = conflict free) needed to
+/// serve the lanes, counting distinct `bank_width`-byte words per bank (the same word is
+/// broadcast). Wide accesses touch several words.
+pub fn shmem_wavefronts(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_width: u32) -> u32 {
+    let banks = banks.max(1) as u64;
+    let bw = bank_width.max(1) as u64;
+    let words_per_lane = (width.max(1) as u64).div_ceil(bw).min(8);
+    // (bank, word) pairs, at most 32 lanes * 8 words.
+    let mut pairs = [0u64; 256];
+    let mut n = 0;
+    for &a in addrs.iter().take(mask.count_ones() as usize) {
+        for k in 0..words_per_lane {
+            let word = a / bw + k;
+            if n < pairs.len() {
+                pairs[n] = word;
+                n += 1;
+            }
+        }
+    }
+    let p = &mut pairs[..n];
+    p.sort_unstable_by_key(|&w| (w % banks, w));
+    let mut best = 0;
+    let mut run = 0;
+    let mut prev: Option<u64> = None;
+    for &w in p.iter() {
+        match prev {
+            Some(q) if q == w => continue,
+            Some(q) if q % banks == w % banks => run += 1,
+            _ => run = 1,
+        }
+        best = best.max(run);
+        prev = Some(w);
+    }
+    best.max(1) as u32
+}
+
+/// Whether an access skips the L1: atomics and reductions (performed at L2), `.STRONG.GPU`
+/// (coherent at the GPU level), `.CG` loads, and global loads when global caching is off.
+pub fn bypasses_l1(op: &OpInfo, l1: &L1dConfig) -> bool {
+    if matches!(op.kind, OpKind::Atomic | OpKind::Reduction) && op.space != MemSpace::Shared {
+        return true;
+    }
+    if op.name.contains(".STRONG.GPU") || op.name.contains(".CG") {
+        return true;
+    }
+    op.space == MemSpace::Global && op.kind == OpKind::Load && !l1.cache_global
+}
+
+/// The access kind of an opcode kind.
+pub fn access_kind(k: OpKind) -> AccessKind {
+    match k {
+        OpKind::Store => AccessKind::Store,
+        OpKind::Atomic => AccessKind::Atomic,
+        OpKind::Reduction => AccessKind::Reduction,
+        _ => AccessKind::Load,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed004_figure2_sectors_vs_lines() {
+        // 4 threads, 64 B stride, 8 B each.
+        let addrs = [0x1000u64, 0x1040, 0x1080, 0x10c0];
+        let mut out = Vec::new();
+        coalesce(0b1111, &addrs, 8, 128, 32, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0], LineReq { addr: 0x1000, sectors: 0b0101, bytes: 16, lanes: 0b0011 });
+        assert_eq!(out[1], LineReq { addr: 0x1080, sectors: 0b0101, bytes: 16, lanes: 0b1100 });
+        let sectors: u32 = out.iter().map(|r| r.sectors.count_ones()).sum();
+        assert_eq!(sectors * 32, 128);
+        // Without sectors (sector = line): 2 lines, 256 B.
+        coalesce(0b1111, &addrs, 8, 128, 128, &mut out);
+        let bytes: u32 = out.iter().map(|r| r.sectors.count_ones() * 128).sum();
+        assert_eq!((out.len(), bytes), (2, 256));
+    }
+
+    #[test]
+    fn unit_stride_and_straddling_lanes() {
+        let addrs: Vec<u64> = (0..32).map(|i| 0x2000 + 4 * i).collect();
+        let mut out = Vec::new();
+        coalesce(u32::MAX, &addrs, 4, 128, 32, &mut out);
+        assert_eq!(out, vec![LineReq { addr: 0x2000, sectors: 0xf, bytes: 128, lanes: u32::MAX }]);
+        // A 16 B access starting 8 B before a line boundary touches two lines; sparse mask.
+        coalesce(0b100, &[0x207f8], 16, 128, 32, &mut out);
+        assert_eq!(
+            out,
+            vec![
+                LineReq { addr: 0x20780, sectors: 0b1000, bytes: 8, lanes: 0b100 },
+                LineReq { addr: 0x20800, sectors: 0b0001, bytes: 8, lanes: 0b100 },
+            ]
+        );
+    }
+
+    #[test]
+    fn shared_bank_conflicts() {
+        let m = u32::MAX;
+        let lin: Vec<u64> = (0..32).map(|i| 4 * i).collect();
+        assert_eq!(shmem_wavefronts(m, &lin, 4, 32, 4), 1);
+        let bcast = vec![0x40u64; 32];
+        assert_eq!(shmem_wavefronts(m, &bcast, 4, 32, 4), 1);
+        let stride2: Vec<u64> = (0..32).map(|i| 8 * i).collect();
+        assert_eq!(shmem_wavefronts(m, &stride2, 4, 32, 4), 2);
+        let col: Vec<u64> = (0..32).map(|i| 128 * i).collect();
+        assert_eq!(shmem_wavefronts(m, &col, 4, 32, 4), 32);
+        let wide: Vec<u64> = (0..32).map(|i| 8 * i).collect();
+        assert_eq!(shmem_wavefronts(m, &wide, 8, 32, 4), 2);
+    }
+}

@@ -1,0 +1,335 @@
+//! The functional memory mode (`memory`): no timing, only what each access does to the caches
+//! (seed 004; scheduling as PPT-GPU-Mem does it).
+//!
+//! ```text
+//!  kernel CTAs ──round robin──> SM i % num_sms, at most MaxActBlk (Eq. 3, after the Eq. 7
+//!                               carve-out) active per SM; the warps of the active CTAs take
+//!                               turns one memory instruction at a time; SMs take turns too
+//!  memory instruction ──coalesce──> line requests ──> L1D (hits stop here)
+//!                                                   └─> L2 slice (address map) ──> DRAM counts
+//!  beside it: reuse distances of the same streams -> SDCM prediction (Equations 1-2)
+//! ```
+
+pub mod hier;
+pub mod report;
+
+use std::collections::VecDeque;
+
+use crate::config::GpuConfig;
+use crate::mem::carveout;
+use crate::mem::coalesce::{access_kind, bypasses_l1, coalesce, shmem_wavefronts, LineReq};
+use crate::mem::iface::AccessKind;
+use crate::mem::reuse::{ReuseProfile, SdcmReport};
+use crate::trace::{Command, CtaTrace, KernelStream, MemSpace, OpTable, TraceInst, TraceSource};
+use crate::{Error, Result};
+pub use hier::FuncMem;
+pub use report::{FunctionalReport, KernelMemReport, LevelReport, PcReport, SharedReport};
+
+/// What the functional mode needs to know about an opcode.
+#[derive(Clone, Copy, Debug)]
+struct MemOp {
+    space: MemSpace,
+    kind: AccessKind,
+    bypass: bool,
+}
+
+struct ActiveCta {
+    cta: CtaTrace,
+    cursor: Vec<u32>,
+    live: u32,
+}
+
+#[derive(Default)]
+struct SmSched {
+    slots: Vec<Option<ActiveCta>>,
+    warps: Vec<(u32, u32)>,
+    rr: usize,
+    pending: VecDeque<CtaTrace>,
+}
+
+/// Runs every kernel of `src` through the functional memory hierarchy.
+pub fn run(cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<FunctionalReport> {
+    let first = if src.kernel_count() > 0 { carveout::choose(cfg, src.kernel_info(0)) } else { carveout::Carveout::default() };
+    let mut fm = FuncMem::new(cfg, first.l1_kb as u64 * 1024)?;
+    let mut cmds = src.commands().to_vec();
+    if cmds.is_empty() {
+        cmds = (0..src.kernel_count()).map(|index| Command::Kernel { index }).collect();
+    }
+    let mut rep = FunctionalReport { trace: src.name().to_string(), gpu: cfg.gpu.id.clone(), kernels: Vec::new() };
+    for c in cmds {
+        match c {
+            Command::MemcpyHtoD { addr, bytes } => {
+                if cfg.l2.warm_from_memcpy {
+                    fm.warm(addr, bytes);
+                }
+            }
+            Command::Kernel { index } => {
+                if index >= src.kernel_count() {
+                    return Err(Error::parse(src.name(), 0, "kernelslist", format!("kernel index {index} out of range")));
+                }
+                let trace_name = src.name().to_string();
+                let mut stream = src.open_kernel(index)?;
+                rep.kernels.push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name)?);
+            }
+        }
+    }
+    Ok(rep)
+}
+
+struct KernelRun<'a> {
+    cfg: &'a GpuConfig,
+    ops: Vec<Option<MemOp>>,
+    sms: Vec<SmSched>,
+    max_active: usize,
+    pulled: u64,
+    exhausted: bool,
+    lines: Vec<LineReq>,
+    shared: SharedReport,
+    mem_insts: u64,
+    requests: u64,
+    sectors: u64,
+    reuse_l1: Vec<ReuseProfile>,
+    reuse_l2: ReuseProfile,
+    shmem_lo: u64,
+    shmem_hi: u64,
+    trace: &'a str,
+}
+
+impl KernelRun<'_> {
+    fn sync_ops(&mut self, t: &OpTable) {
+        for (id, info) in t.iter().skip(self.ops.len()) {
+            debug_assert_eq!(id.0 as usize, self.ops.len());
+            self.ops.push(info.is_mem().then(|| MemOp {
+                space: info.space,
+                kind: access_kind(info.kind),
+                bypass: bypasses_l1(info, &self.cfg.l1d),
+            }));
+        }
+    }
+
+    /// The next CTA for `sm` (CTA i goes to SM i % n).
+    fn next_cta(&mut self, sm: usize, stream: &mut dyn KernelStream) -> Result<Option<CtaTrace>> {
+        loop {
+            if let Some(c) = self.sms[sm].pending.pop_front() {
+                return Ok(Some(c));
+            }
+            if self.exhausted {
+                return Ok(None);
+            }
+            match stream.next_cta()? {
+                Some(c) => {
+                    self.sync_ops(stream.ops());
+                    let to = (self.pulled % self.sms.len() as u64) as usize;
+                    self.pulled += 1;
+                    self.sms[to].pending.push_back(c);
+                }
+                None => self.exhausted = true,
+            }
+        }
+    }
+
+    /// Fills free CTA slots of `sm`; false when it has nothing left to run.
+    fn activate(&mut self, sm: usize, stream: &mut dyn KernelStream) -> Result<bool> {
+        for slot in 0..self.max_active {
+            if self.sms[sm].slots.len() <= slot {
+                self.sms[sm].slots.push(None);
+            }
+            if self.sms[sm].slots[slot].is_some() {
+                continue;
+            }
+            let Some(cta) = self.next_cta(sm, stream)? else { break };
+            let n = cta.warps.len() as u32;
+            let s = &mut self.sms[sm];
+            for w in 0..n {
+                s.warps.push((slot as u32, w));
+            }
+            s.slots[slot] = Some(ActiveCta { cursor: vec![0; n as usize], live: n, cta });
+        }
+        Ok(!self.sms[sm].warps.is_empty())
+    }
+
+    /// Issues one memory instruction on `sm`; false when the SM is done.
+    fn step(&mut self, sm: usize, fm: &mut FuncMem, stream: &mut dyn KernelStream) -> Result<bool> {
+        loop {
+            if self.sms[sm].warps.is_empty() && !self.activate(sm, stream)? {
+                return Ok(false);
+            }
+            let s = &mut self.sms[sm];
+            if s.rr >= s.warps.len() {
+                s.rr = 0;
+            }
+            let (slot, w) = s.warps[s.rr];
+            let a = s.slots[slot as usize].as_mut().expect("live warp has a CTA");
+            let wt = &a.cta.warps[w as usize];
+            let cur = a.cursor[w as usize] as usize;
+            let found = wt.insts[cur.min(wt.insts.len())..]
+                .iter()
+                .position(|i| self.ops.get(i.op.0 as usize).copied().flatten().is_some())
+                .map(|p| p + cur);
+            match found {
+                Some(i) => {
+                    a.cursor[w as usize] = i as u32 + 1;
+                    s.rr += 1;
+                    // Split borrows: take what the access needs, then process.
+                    let inst = wt.insts[i];
+                    let n = inst.mask.count_ones() as usize;
+                    let start = inst.addr_start as usize;
+                    if start + n > wt.addrs.len() {
+                        return Err(Error::parse(
+                            self.trace,
+                            0,
+                            "addresses",
+                            format!("warp {} pc {:#x}: {} addresses expected, trace has fewer", w, inst.pc, n),
+                        ));
+                    }
+                    let mut addrs = [0u64; 32];
+                    addrs[..n].copy_from_slice(&wt.addrs[start..start + n]);
+                    let op = self.ops[inst.op.0 as usize].expect("memory op");
+                    self.process(sm, fm, op, &inst, &addrs[..n]);
+                    return Ok(true);
+                }
+                None => {
+                    let r = s.rr;
+                    s.warps.remove(r);
+                    a.live -= 1;
+                    if a.live == 0 {
+                        s.slots[slot as usize] = None;
+                        self.activate(sm, stream)?;
+                    }
+                }
+            }
+        }
+    }
+
+    fn process(&mut self, sm: usize, fm: &mut FuncMem, op: MemOp, inst: &TraceInst, addrs: &[u64]) {
+        let (mask, width, pc) = (inst.mask, inst.mem_width as u32, inst.pc);
+        let mut space = op.space;
+        if space == MemSpace::Generic {
+            let a = addrs.first().copied().unwrap_or(0);
+            space = if a >= self.shmem_lo && a < self.shmem_hi { MemSpace::Shared } else { MemSpace::Global };
+        }
+        if space == MemSpace::Shared {
+            let wf = shmem_wavefronts(mask, addrs, width, self.cfg.shmem.banks, self.cfg.shmem.bank_width_bytes) as u64;
+            self.shared.instructions += 1;
+            self.shared.wavefronts += wf;
+            self.shared.bank_conflicts += wf - 1;
+            return;
+        }
+        if addrs.is_empty() {
+            return;
+        }
+        self.mem_insts += 1;
+        let c = &self.cfg.l1d.cache;
+        coalesce(mask, addrs, width, c.line_bytes, c.sector_bytes, &mut self.lines);
+        let sb = c.sector_bytes.max(1) as u64;
+        for k in 0..self.lines.len() {
+            let l = self.lines[k];
+            self.requests += 1;
+            self.sectors += l.sectors.count_ones() as u64;
+            let mut req = l.request(op.kind, space, op.bypass);
+            req.pc = pc;
+            fm.access(sm, &req);
+            if space != MemSpace::Constant {
+                let mut m = l.sectors;
+                while m != 0 {
+                    let s = m.trailing_zeros() as u64;
+                    m &= m - 1;
+                    let key = l.addr / sb + s;
+                    self.reuse_l1[sm].access(key);
+                    self.reuse_l2.access(key);
+                }
+            }
+        }
+    }
+}
+
+fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, trace: &str) -> Result<KernelMemReport> {
+    let info = stream.info().clone();
+    let co = carveout::choose(cfg, &info);
+    fm.resize_l1(cfg, co.l1_kb as u64 * 1024)?;
+    for c in &mut fm.l2 {
+        c.stats = Default::default();
+    }
+    fm.dram_reads = 0;
+    fm.dram_writes = 0;
+    fm.global_loads = 0;
+    fm.global_load_hits = 0;
+    fm.atomics = 0;
+    fm.per_pc.clear();
+    let n = fm.l1.len();
+    let mut kr = KernelRun {
+        cfg,
+        ops: Vec::new(),
+        sms: (0..n).map(|_| SmSched::default()).collect(),
+        max_active: co.max_active_ctas.max(1) as usize,
+        pulled: 0,
+        exhausted: false,
+        lines: Vec::with_capacity(64),
+        shared: SharedReport::default(),
+        mem_insts: 0,
+        requests: 0,
+        sectors: 0,
+        reuse_l1: vec![ReuseProfile::new(); n],
+        reuse_l2: ReuseProfile::new(),
+        shmem_lo: if info.shmem_base != 0 { info.shmem_base } else { u64::MAX },
+        shmem_hi: info.shmem_base.saturating_add(1 << 24),
+        trace,
+    };
+    kr.sync_ops(stream.ops());
+    let mut busy = vec![true; n];
+    let mut live = n;
+    while live > 0 {
+        for sm in 0..n {
+            if busy[sm] && !kr.step(sm, fm, stream)? {
+                busy[sm] = false;
+                live -= 1;
+            }
+        }
+    }
+    fm.end_kernel(cfg.l2.flush_at_kernel_end);
+    // SDCM baseline.
+    let l1c = &cfg.l1d.cache;
+    let sb = l1c.sector_bytes.max(1) as u64;
+    let l1_blocks = co.l1_kb as u64 * 1024 / sb;
+    let mut hits = 0.0;
+    let mut total = 0u64;
+    for r in &kr.reuse_l1 {
+        let a = r.accesses();
+        hits += r.hit_rate(l1c.assoc as u64, l1_blocks) * a as f64;
+        total += a;
+    }
+    let l2_blocks = fm.l2.iter().map(|c| c.capacity_bytes()).sum::<u64>() / cfg.l2.cache.sector_bytes.max(1) as u64;
+    let sdcm = SdcmReport {
+        l1_hit_rate: if total == 0 { 0.0 } else { hits / total as f64 },
+        l2_hit_rate: kr.reuse_l2.hit_rate(cfg.l2.cache.assoc as u64, l2_blocks),
+    };
+    let mut per_pc: Vec<PcReport> =
+        fm.per_pc.iter().map(|(&pc, c)| PcReport::new(pc, c.requests, c.l1_hits, c.l2_hits, c.dram)).collect();
+    per_pc.sort_unstable_by_key(|p| p.pc);
+    let l1 = fm.l1_stats();
+    let mi = kr.mem_insts.max(1) as f64;
+    Ok(KernelMemReport {
+        name: info.name.clone(),
+        id: info.id,
+        ctas: kr.pulled,
+        carveout: co,
+        mem_instructions: kr.mem_insts,
+        requests: kr.requests,
+        sectors: kr.sectors,
+        sectors_per_instruction: if kr.mem_insts == 0 { 0.0 } else { kr.sectors as f64 / mi },
+        requests_per_instruction: if kr.mem_insts == 0 { 0.0 } else { kr.requests as f64 / mi },
+        l1: LevelReport::from(&l1),
+        l1_global_load_hit_rate: crate::mem::cache::ratio(fm.global_load_hits, fm.global_loads),
+        constant: LevelReport::from(&fm.const_stats()),
+        l2: LevelReport::from(&fm.l2_stats()),
+        dram_read_sectors: fm.dram_reads,
+        dram_write_sectors: fm.dram_writes,
+        atomics: fm.atomics,
+        shared: kr.shared,
+        per_pc,
+        sdcm,
+    })
+}
+
+#[cfg(test)]
+mod tests;
