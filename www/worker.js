@@ -111,7 +111,7 @@ async function run(msg) {
       // Yield to the event loop so a 'cancel' message can be delivered between slices.
       await new Promise((r) => setTimeout(r, 0));
     }
-    const result = handle.result();
+    const result = handle.resultJson();
     self.postMessage({ type: 'result', id, result, elapsedMs: performance.now() - t0 });
   } finally {
     handle.free();
@@ -119,13 +119,12 @@ async function run(msg) {
 }
 
 function openHandle(msg) {
-  const { source, config, mode, opts } = msg;
-  const o = opts || {};
+  const { source, config, mode } = msg;
   if (source.kind === 'workload') {
-    return ww.SimHandle.fromWorkload(source.name, JSON.stringify(source.params || {}), config, mode, JSON.stringify(o));
+    return ww.SimHandle.fromWorkload(source.name, JSON.stringify(source.params || {}), config, mode);
   }
   // Uploaded files: [{name, bytes: Uint8Array}]
   const names = source.files.map((f) => f.name);
   const datas = source.files.map((f) => f.bytes);
-  return ww.SimHandle.fromFiles(names, datas, config, mode, JSON.stringify(o));
+  return ww.SimHandle.fromFiles(names, datas, config, mode);
 }

@@ -14,6 +14,7 @@ pub mod core;
 pub mod engine;
 pub mod error;
 pub mod mem;
+pub mod session;
 pub mod stats;
 pub mod timeline;
 pub mod trace;
