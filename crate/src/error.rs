@@ -16,7 +16,10 @@ pub enum Error {
     /// A configuration key with a bad value: `key: message (allowed: range)`.
     Config { key: String, msg: String },
     /// An I/O failure on a named path.
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     /// Anything else, said plainly.
     Other(String),
 }
@@ -24,14 +27,30 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn parse(file: impl Into<String>, line: u64, field: impl Into<String>, msg: impl Into<String>) -> Self {
-        Error::Parse { file: file.into(), line, field: field.into(), msg: msg.into() }
+    pub fn parse(
+        file: impl Into<String>,
+        line: u64,
+        field: impl Into<String>,
+        msg: impl Into<String>,
+    ) -> Self {
+        Error::Parse {
+            file: file.into(),
+            line,
+            field: field.into(),
+            msg: msg.into(),
+        }
     }
     pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
-        Error::Config { key: key.into(), msg: msg.into() }
+        Error::Config {
+            key: key.into(),
+            msg: msg.into(),
+        }
     }
     pub fn io(path: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
     pub fn other(msg: impl Into<String>) -> Self {
         Error::Other(msg.into())
@@ -41,7 +60,12 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Parse { file, line, field, msg } => {
+            Error::Parse {
+                file,
+                line,
+                field,
+                msg,
+            } => {
                 if *line > 0 {
                     write!(f, "{file}:{line}: {field}: {msg}")
                 } else {

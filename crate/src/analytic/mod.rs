@@ -1,1 +1,9 @@
-//! analytic: see ../shared/DESIGN.md.
+//! Analytical twins of the cycle models (seed 000 section III-D): a module behind the same
+//! interface, with a latency from a formula and only the contention that matters simulated.
+//!
+//! - `mem`: the per-SM analytical memory model behind [`crate::core::mem_port::SmMem`]
+//!   (Equation 1 latency from hit rates, shared-memory wavefronts, bounded outstanding requests).
+
+pub mod mem;
+
+pub use mem::AnalyticSmMem;

@@ -202,7 +202,10 @@ impl LatencyConfig {
             LatClass::Tensor => self.tensor,
             LatClass::Branch => self.branch,
             LatClass::Uniform => self.uniform,
-            LatClass::Mem => OpTiming { latency: 1, interval: 1 },
+            LatClass::Mem => OpTiming {
+                latency: 1,
+                interval: 1,
+            },
         }
     }
 }
@@ -218,7 +221,10 @@ pub struct OpTiming {
 
 impl Default for OpTiming {
     fn default() -> Self {
-        OpTiming { latency: 4, interval: 2 }
+        OpTiming {
+            latency: 4,
+            interval: 2,
+        }
     }
 }
 
@@ -226,7 +232,9 @@ impl Default for OpTiming {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MemPipelineConfig {
-    /// Threads whose addresses are computed and coalesced per cycle.
+    /// Leader threads handled per cycle by the coalescer: each leader's address is compared with
+    /// all 32 lanes, so one cycle produces one coalesced request (seed 001 section 2.3: "if all
+    /// the accesses go to the same cache block, it will need just a single cycle").
     pub coalesce_threads_per_cycle: u32,
     /// Entries in the per-sub-core request buffer.
     pub request_buffer: u32,
@@ -419,6 +427,12 @@ pub struct AnalyticMemConfig {
     pub dram_latency: u32,
     pub shmem_latency: u32,
     pub const_latency: u32,
+    /// Fraction of global/local/texture requests that hit in L1 (seed 000 Equation 1's R_L1).
+    pub l1_hit_rate: f64,
+    /// Fraction of L1 misses (and of L1-bypassing requests) that hit in L2 (R_L2 / (1 - R_L1)).
+    pub l2_hit_rate: f64,
+    /// Requests one SM may have outstanding; more are refused (back-pressure).
+    pub max_outstanding: u32,
 }
 
 // ---- defaults: a Turing-class SM (RTX 2080 Ti), overridden by every preset ----
@@ -468,7 +482,12 @@ impl Default for GpuSection {
 
 impl Default for Clocks {
     fn default() -> Self {
-        Clocks { core_mhz: 1365.0, icnt_mhz: 1365.0, l2_mhz: 1365.0, dram_mhz: 3500.0 }
+        Clocks {
+            core_mhz: 1365.0,
+            icnt_mhz: 1365.0,
+            l2_mhz: 1365.0,
+            dram_mhz: 3500.0,
+        }
     }
 }
 
@@ -494,7 +513,11 @@ impl Default for SmConfig {
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        SchedulerConfig { policy: SchedPolicy::Gto, issue_width: 1, two_level_active: 4 }
+        SchedulerConfig {
+            policy: SchedPolicy::Gto,
+            issue_width: 1,
+            two_level_active: 4,
+        }
     }
 }
 
@@ -505,8 +528,20 @@ impl Default for FrontendConfig {
             decode_width: 2,
             ibuffer_size: 2,
             inst_bytes: 16,
-            l0i: ICacheConfig { size_kb: 16, line_bytes: 128, assoc: 4, latency: 1, mshr: 4 },
-            l1i: ICacheConfig { size_kb: 128, line_bytes: 128, assoc: 16, latency: 20, mshr: 8 },
+            l0i: ICacheConfig {
+                size_kb: 16,
+                line_bytes: 128,
+                assoc: 4,
+                latency: 1,
+                mshr: 4,
+            },
+            l1i: ICacheConfig {
+                size_kb: 128,
+                line_bytes: 128,
+                assoc: 16,
+                latency: 20,
+                mshr: 8,
+            },
             kernel_code_stride: 1 << 20,
         }
     }
@@ -514,33 +549,79 @@ impl Default for FrontendConfig {
 
 impl Default for ICacheConfig {
     fn default() -> Self {
-        ICacheConfig { size_kb: 0, line_bytes: 128, assoc: 4, latency: 1, mshr: 4 }
+        ICacheConfig {
+            size_kb: 0,
+            line_bytes: 128,
+            assoc: 4,
+            latency: 1,
+            mshr: 4,
+        }
     }
 }
 
 impl Default for RegFileConfig {
     fn default() -> Self {
-        RegFileConfig { banks: 2, ports_per_bank: 2, collector_units: 2 }
+        RegFileConfig {
+            banks: 2,
+            ports_per_bank: 2,
+            collector_units: 2,
+        }
     }
 }
 
 impl Default for UnitConfig {
     fn default() -> Self {
-        UnitConfig { count: 1, width: 16, shared: false }
+        UnitConfig {
+            count: 1,
+            width: 16,
+            shared: false,
+        }
     }
 }
 
 impl Default for UnitsConfig {
     fn default() -> Self {
         UnitsConfig {
-            int: UnitConfig { count: 1, width: 16, shared: false },
-            sp: UnitConfig { count: 1, width: 16, shared: false },
-            dp: UnitConfig { count: 1, width: 2, shared: false },
-            sfu: UnitConfig { count: 1, width: 4, shared: false },
-            tensor: UnitConfig { count: 1, width: 32, shared: false },
-            branch: UnitConfig { count: 1, width: 32, shared: false },
-            uniform: UnitConfig { count: 1, width: 32, shared: false },
-            mem: UnitConfig { count: 1, width: 32, shared: false },
+            int: UnitConfig {
+                count: 1,
+                width: 16,
+                shared: false,
+            },
+            sp: UnitConfig {
+                count: 1,
+                width: 16,
+                shared: false,
+            },
+            dp: UnitConfig {
+                count: 1,
+                width: 2,
+                shared: false,
+            },
+            sfu: UnitConfig {
+                count: 1,
+                width: 4,
+                shared: false,
+            },
+            tensor: UnitConfig {
+                count: 1,
+                width: 32,
+                shared: false,
+            },
+            branch: UnitConfig {
+                count: 1,
+                width: 32,
+                shared: false,
+            },
+            uniform: UnitConfig {
+                count: 1,
+                width: 32,
+                shared: false,
+            },
+            mem: UnitConfig {
+                count: 1,
+                width: 32,
+                shared: false,
+            },
         }
     }
 }
@@ -564,7 +645,11 @@ impl Default for LatencyConfig {
 
 impl Default for MemPipelineConfig {
     fn default() -> Self {
-        MemPipelineConfig { coalesce_threads_per_cycle: 8, request_buffer: 4, dispatch_latency: 1 }
+        MemPipelineConfig {
+            coalesce_threads_per_cycle: 1,
+            request_buffer: 4,
+            dispatch_latency: 1,
+        }
     }
 }
 
@@ -624,7 +709,13 @@ impl Default for L1dConfig {
 
 impl Default for ShmemConfig {
     fn default() -> Self {
-        ShmemConfig { banks: 32, bank_width_bytes: 4, latency: 24, max_per_sm_kb: 64, max_per_cta_kb: 64 }
+        ShmemConfig {
+            banks: 32,
+            bank_width_bytes: 4,
+            latency: 24,
+            max_per_sm_kb: 64,
+            max_per_cta_kb: 64,
+        }
     }
 }
 
@@ -657,7 +748,12 @@ const fn renumber_kb(total_kb: u32, slices: u32) -> u32 {
 
 impl Default for NocConfig {
     fn default() -> Self {
-        NocConfig { flit_bytes: 40, latency: 8, port_flits_per_cycle: 1, buffer_flits: 64 }
+        NocConfig {
+            flit_bytes: 40,
+            latency: 8,
+            port_flits_per_cycle: 1,
+            buffer_flits: 64,
+        }
     }
 }
 
@@ -699,6 +795,15 @@ impl Default for DramTiming {
 
 impl Default for AnalyticMemConfig {
     fn default() -> Self {
-        AnalyticMemConfig { l1_latency: 32, l2_latency: 188, dram_latency: 296, shmem_latency: 24, const_latency: 8 }
+        AnalyticMemConfig {
+            l1_latency: 32,
+            l2_latency: 188,
+            dram_latency: 296,
+            shmem_latency: 24,
+            const_latency: 8,
+            l1_hit_rate: 1.0,
+            l2_hit_rate: 1.0,
+            max_outstanding: 256,
+        }
     }
 }

@@ -1,1 +1,488 @@
-//! engine: see ../shared/DESIGN.md.
+//! The clocked engine: one `step()` per core cycle for serial and parallel runs, CTA issue,
+//! clock domains, idle-cycle skipping and the deadlock detector.
+//!
+//! ```text
+//!  Simulator::run_for(n) ──> loop: Gpu::step(now)
+//!     1. block scheduler: start eligible kernels, issue CTAs (occupancy-limited)
+//!     2. SMs step (serial iterator or rayon par_iter_mut: each SM reads StepCtx, writes only
+//!        its own state, stats and outbox)
+//!     3. outboxes merged in SM order ─> memory partitions (when the cycle memory system lands)
+//!     4. finished CTAs collected in SM order
+//!     5. nothing changed anywhere? jump to the earliest next event (exact: skipped cycles
+//!        replay the last cycle's stall accounting); nothing pending at all? deadlock report
+//! ```
+//! Seed 002: per-SM state and stats, merged in a fixed order, give identical results for any
+//! thread count.
+
+pub mod clocks;
+pub mod cta_issue;
+pub mod model;
+pub mod occupancy;
+pub mod result;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+
+use crate::analytic::AnalyticSmMem;
+use crate::config::GpuConfig;
+use crate::core::{KernelCtx, Sm, SmMem, StepCtx};
+use crate::mem::NocPacket;
+use crate::stats::SmStats;
+use crate::trace::{Command, KernelTrace, TraceSource};
+use crate::{Cycle, Error, Result};
+
+pub use clocks::ClockDomains;
+pub use cta_issue::{BlockScheduler, KernelRun};
+pub use model::{ModelChoice, ModuleModel};
+pub use occupancy::{occupancy, Limiter, Occupancy};
+pub use result::SimResult;
+
+/// Cycles without any progress after which a run is declared deadlocked even though events are
+/// still pending (a safety net; a true deadlock, with nothing pending, is reported at once).
+pub const DEADLOCK_CYCLES: u64 = 2_000_000;
+
+/// How a `run_for` slice ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    /// The slice's cycle budget is used up; call again.
+    Running { cycle: Cycle },
+    /// Every kernel finished; `cycle` is the total cycle count.
+    Done { cycle: Cycle },
+    /// Nothing can ever change again: the report names SM, warp, PC and what it waits on.
+    Deadlock(String),
+}
+
+/// How the SMs of a cycle are stepped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Executor {
+    #[default]
+    Serial,
+    /// rayon over SMs (feature `parallel`; falls back to serial without it).
+    Parallel,
+}
+
+/// The global memory side (NoC, L2 slices, DRAM). Stepped after the SMs in the icnt, L2 and
+/// DRAM clock domains once the cycle memory system lands; with the analytical model every
+/// request is answered inside the SM's `SmMem`, so there is nothing here.
+#[derive(Debug, Default)]
+pub enum MemPartitions {
+    #[default]
+    None,
+}
+
+impl MemPartitions {
+    fn accept(&mut self, _now: Cycle, pkt: &NocPacket) {
+        match self {
+            MemPartitions::None => debug_assert!(false, "packet {pkt:?} without a memory system"),
+        }
+    }
+    fn next_event(&self) -> Option<Cycle> {
+        match self {
+            MemPartitions::None => None,
+        }
+    }
+}
+
+/// The whole GPU: SMs, block scheduler, memory partitions.
+pub struct Gpu {
+    pub cfg: GpuConfig,
+    pub sms: Vec<Sm>,
+    pub kernels: Vec<KernelCtx>,
+    pub sched: BlockScheduler,
+    pub clocks: ClockDomains,
+    pub partitions: MemPartitions,
+    pub executor: Executor,
+    /// The next cycle to simulate.
+    pub now: Cycle,
+    last_progress: Cycle,
+    /// Distinct code slots handed out (one per distinct kernel name).
+    code_slots: Vec<String>,
+    outbox: Vec<NocPacket>,
+    pub memcpys: u64,
+}
+
+impl Gpu {
+    pub fn new(cfg: GpuConfig, model: &ModelChoice) -> Result<Self> {
+        model.validate()?;
+        let mut cfg = cfg;
+        if model.frontend == ModuleModel::Perfect {
+            cfg.frontend.l0i.size_kb = 0;
+            cfg.frontend.l1i.size_kb = 0;
+        }
+        if cfg.gpu.num_sms == 0 {
+            return Err(Error::config("gpu.num_sms", "must be at least 1"));
+        }
+        if cfg.sm.subcores == 0 || cfg.sm.subcores > 16 {
+            return Err(Error::config("sm.subcores", "must be 1..=16"));
+        }
+        if cfg.regfile.banks == 0 || cfg.regfile.banks > 64 {
+            return Err(Error::config("regfile.banks", "must be 1..=64"));
+        }
+        if cfg.sm.max_warps == 0 || cfg.sm.max_warps > 1024 {
+            return Err(Error::config("sm.max_warps", "must be 1..=1024"));
+        }
+        let sms = (0..cfg.gpu.num_sms)
+            .map(|i| Sm::new(i, &cfg, SmMem::Analytic(AnalyticSmMem::new(&cfg.analytic))))
+            .collect();
+        Ok(Gpu {
+            clocks: ClockDomains::new(&cfg.clocks),
+            sms,
+            kernels: Vec::new(),
+            sched: BlockScheduler::default(),
+            partitions: MemPartitions::None,
+            executor: Executor::Serial,
+            now: 0,
+            last_progress: 0,
+            code_slots: Vec::new(),
+            outbox: Vec::new(),
+            memcpys: 0,
+            cfg,
+        })
+    }
+
+    /// Starts a kernel: occupancy, opcode classes, code address, CTAs queued.
+    fn start_kernel(&mut self, k: KernelTrace, trace_index: usize, stream: u64) -> Result<()> {
+        let occ = occupancy(&k.info, &self.cfg)?;
+        let launch = self.kernels.len() as u32;
+        let slot = match self.code_slots.iter().position(|n| *n == k.info.name) {
+            Some(s) => s,
+            None => {
+                self.code_slots.push(k.info.name.clone());
+                self.code_slots.len() - 1
+            }
+        };
+        // Seed 001: distinct code addresses per kernel (Accel-Sim gives them all address 0).
+        let code_base = if self.cfg.features.subcore_frontend {
+            slot as u64 * self.cfg.frontend.kernel_code_stride
+        } else {
+            0
+        };
+        let max_pc = k
+            .ctas
+            .iter()
+            .flat_map(|c| c.warps.iter())
+            .flat_map(|w| w.insts.iter())
+            .map(|i| i.pc)
+            .max()
+            .unwrap_or(0);
+        let mut ctx = KernelCtx {
+            launch,
+            info: k.info.clone(),
+            ops: Vec::new(),
+            op_names: Vec::new(),
+            code_base,
+            pc_slots: (max_pc / self.cfg.frontend.inst_bytes.max(1)) as usize + 1,
+            regs_per_warp: occ.regs_per_warp,
+            shmem_per_cta: occ.shmem_per_cta,
+            max_ctas_per_sm: occ.ctas_per_sm,
+        };
+        ctx.refresh_ops(&k.ops, &self.cfg);
+        for c in &k.ctas {
+            for w in &c.warps {
+                if let Some(bad) = w.insts.iter().find(|i| i.op.0 as usize >= ctx.ops.len()) {
+                    return Err(Error::parse(
+                        &k.info.name,
+                        0,
+                        "opcode",
+                        format!(
+                            "op id {} at pc {:#x} is not in the kernel's opcode table",
+                            bad.op.0, bad.pc
+                        ),
+                    ));
+                }
+            }
+        }
+        let total = k.ctas.len() as u64;
+        self.sched.runs.push(KernelRun {
+            launch,
+            trace_index,
+            stream,
+            ctas_total: total,
+            ctas_issued: 0,
+            ctas_done: 0,
+            launched_at: self.now,
+            first_cta_at: None,
+            end_at: if total == 0 { Some(self.now) } else { None },
+            occupancy: occ,
+        });
+        self.kernels.push(ctx);
+        if total > 0 {
+            self.sched.issuing = Some(launch);
+            self.sched.ctas = VecDeque::from(k.ctas);
+            self.sched.ready_at = self.now + self.cfg.sm.kernel_launch_latency as u64;
+        }
+        Ok(())
+    }
+
+    /// Steps the SMs of cycle `now` with the configured executor. Returns whether any SM changed.
+    fn step_sms(&mut self) -> bool {
+        let ctx = StepCtx {
+            kernels: &self.kernels,
+        };
+        let now = self.now;
+        #[cfg(feature = "parallel")]
+        if self.executor == Executor::Parallel {
+            use rayon::prelude::*;
+            return self
+                .sms
+                .par_iter_mut()
+                .map(|sm| sm.step(now, &ctx))
+                .reduce(|| false, |a, b| a | b);
+        }
+        let mut any = false;
+        for sm in &mut self.sms {
+            any |= sm.step(now, &ctx);
+        }
+        any
+    }
+
+    /// One core cycle (steps 1-4 of the module picture). Returns whether anything changed.
+    pub fn step(&mut self) -> bool {
+        let now = self.now;
+        let mut progress = self.sched.issue(
+            now,
+            &mut self.sms,
+            &self.kernels,
+            self.cfg.sm.cta_launch_latency,
+            &self.cfg,
+        ) > 0;
+        progress |= self.step_sms();
+        // Outboxes merged in SM order (deterministic for any executor).
+        for sm in &mut self.sms {
+            self.outbox.append(&mut sm.sh.outbox);
+        }
+        for pkt in self.outbox.drain(..) {
+            self.partitions.accept(now, &pkt);
+        }
+        for sm in &mut self.sms {
+            for k in sm.sh.done_ctas.drain(..) {
+                let run = &mut self.sched.runs[k as usize];
+                run.ctas_done += 1;
+                if run.ctas_done == run.ctas_total {
+                    run.end_at = Some(now);
+                }
+                progress = true;
+            }
+        }
+        progress
+    }
+
+    /// Earliest cycle after `now` at which anything can change.
+    fn next_event(&self) -> Option<Cycle> {
+        let now = self.now;
+        let mut best = self.partitions.next_event();
+        let mut take = |c: Option<Cycle>| {
+            if let Some(c) = c {
+                best = Some(best.map_or(c, |b| b.min(c)));
+            }
+        };
+        for sm in &self.sms {
+            take(sm.next_event(now));
+        }
+        if self.sched.issuing.is_some() {
+            take(Some(self.sched.ready_at.max(now + 1)));
+            for sm in &self.sms {
+                if sm.cta_ready_at > now {
+                    take(Some(sm.cta_ready_at));
+                }
+            }
+        }
+        best
+    }
+
+    fn deadlock_report(&self) -> String {
+        let ctx = StepCtx {
+            kernels: &self.kernels,
+        };
+        let mut lines = vec![format!(
+            "deadlock at cycle {}: no warp can make progress",
+            self.now
+        )];
+        for sm in &self.sms {
+            if let Some(d) = sm.describe_stuck(&ctx) {
+                lines.push(d);
+            }
+            if lines.len() > 8 {
+                break;
+            }
+        }
+        if lines.len() == 1 {
+            if let Some(l) = self.sched.issuing {
+                let k = &self.kernels[l as usize];
+                lines.push(format!(
+                    "kernel `{}` has {} CTA(s) that no SM can take (occupancy {} per SM)",
+                    k.info.name,
+                    self.sched.ctas.len(),
+                    k.max_ctas_per_sm
+                ));
+            }
+        }
+        lines.join("\n  ")
+    }
+
+    /// Statistics of all SMs merged in SM order.
+    pub fn merged_stats(&self) -> SmStats {
+        let mut total = SmStats::new(self.cfg.sm.subcores as usize);
+        for sm in &self.sms {
+            total.merge(&sm.sh.stats);
+        }
+        total
+    }
+}
+
+/// A simulation: a GPU fed by a trace source, driven in slices by the host.
+pub struct Simulator<'a> {
+    pub gpu: Gpu,
+    pub model: ModelChoice,
+    src: Box<dyn TraceSource + 'a>,
+    commands: VecDeque<Command>,
+    done_at: Option<Cycle>,
+    trace_name: String,
+    trace_hash: String,
+}
+
+impl<'a> Simulator<'a> {
+    pub fn new(cfg: GpuConfig, model: ModelChoice, src: Box<dyn TraceSource + 'a>) -> Result<Self> {
+        let gpu = Gpu::new(cfg, &model)?;
+        let commands: VecDeque<Command> = src.commands().iter().cloned().collect();
+        let trace_name = src.name().to_string();
+        let trace_hash = src.trace_hash();
+        for c in &commands {
+            if let Command::Kernel { index } = c {
+                if *index >= src.kernel_count() {
+                    return Err(Error::parse(
+                        &trace_name,
+                        0,
+                        "kernel",
+                        format!(
+                            "launch of kernel {index}, the trace has {}",
+                            src.kernel_count()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Simulator {
+            gpu,
+            model,
+            src,
+            commands,
+            done_at: None,
+            trace_name,
+            trace_hash,
+        })
+    }
+
+    /// Steps SMs with rayon (feature `parallel`); results are identical either way.
+    pub fn set_executor(&mut self, e: Executor) {
+        self.gpu.executor = e;
+    }
+
+    /// The next cycle to simulate.
+    pub fn now(&self) -> Cycle {
+        self.gpu.now
+    }
+
+    /// Moves launch commands into the block scheduler's queue and starts eligible kernels.
+    fn admit(&mut self) -> Result<bool> {
+        let mut changed = false;
+        while let Some(c) = self.commands.front() {
+            match *c {
+                Command::Kernel { index } => {
+                    let stream = self.src.kernel_info(index).stream_id;
+                    self.gpu.sched.queue.push_back((index, stream));
+                }
+                Command::MemcpyHtoD { .. } => self.gpu.memcpys += 1,
+            }
+            self.commands.pop_front();
+        }
+        while let Some(i) = self
+            .gpu
+            .sched
+            .next_eligible(self.gpu.cfg.sm.concurrent_kernels)
+        {
+            let (index, stream) = self.gpu.sched.queue.remove(i).expect("index valid");
+            let k = {
+                let mut s = self.src.open_kernel(index)?;
+                KernelTrace::collect(&mut *s)?
+            };
+            self.gpu.start_kernel(k, index, stream)?;
+            changed = true;
+        }
+        Ok(changed)
+    }
+
+    /// Runs at most `max_cycles` core cycles.
+    pub fn run_for(&mut self, max_cycles: u64) -> Result<RunStatus> {
+        if let Some(c) = self.done_at {
+            return Ok(RunStatus::Done { cycle: c });
+        }
+        let end = self.gpu.now.saturating_add(max_cycles);
+        while self.gpu.now < end {
+            let mut progress = self.admit()?;
+            if self.gpu.sched.all_done() && self.commands.is_empty() {
+                let c = self.gpu.now;
+                self.done_at = Some(c);
+                return Ok(RunStatus::Done { cycle: c });
+            }
+            progress |= self.gpu.step();
+            let now = self.gpu.now;
+            if progress {
+                self.gpu.last_progress = now;
+                self.gpu.now += 1;
+                continue;
+            }
+            if self.gpu.sched.all_done() {
+                self.gpu.now += 1;
+                continue;
+            }
+            let next = self.gpu.next_event();
+            let Some(next) = next else {
+                return Ok(RunStatus::Deadlock(self.gpu.deadlock_report()));
+            };
+            if now - self.gpu.last_progress > DEADLOCK_CYCLES {
+                return Ok(RunStatus::Deadlock(self.gpu.deadlock_report()));
+            }
+            if self.gpu.cfg.features.skip_idle_cycles && next > now + 1 {
+                // Cycles now+1 .. next-1 would repeat this cycle exactly; account them at once.
+                let target = next.min(end);
+                let k = target - now - 1;
+                if k > 0 {
+                    for sm in &mut self.gpu.sms {
+                        sm.skip(k);
+                    }
+                }
+                self.gpu.now = target;
+            } else {
+                self.gpu.now += 1;
+            }
+        }
+        Ok(RunStatus::Running {
+            cycle: self.gpu.now,
+        })
+    }
+
+    /// Runs every kernel to completion.
+    pub fn run_to_end(&mut self) -> Result<SimResult> {
+        loop {
+            match self.run_for(1 << 20)? {
+                RunStatus::Running { .. } => {}
+                RunStatus::Done { .. } => return Ok(self.result()),
+                RunStatus::Deadlock(msg) => return Err(Error::other(msg)),
+            }
+        }
+    }
+
+    /// The result so far (complete once `run_for` said `Done`).
+    pub fn result(&self) -> SimResult {
+        SimResult::build(
+            &self.gpu,
+            &self.model,
+            &self.trace_name,
+            &self.trace_hash,
+            self.done_at.unwrap_or(self.gpu.now),
+        )
+    }
+}

@@ -111,7 +111,9 @@ impl KernelInfo {
 }
 
 /// An interned opcode: an index into the kernel's [`OpTable`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct OpId(pub u16);
 
 /// The execution pipeline an instruction is dispatched to.
@@ -139,8 +141,16 @@ pub enum Unit {
 }
 
 impl Unit {
-    pub const ALL: [Unit; 8] =
-        [Unit::Int, Unit::Sp, Unit::Dp, Unit::Sfu, Unit::Tensor, Unit::Branch, Unit::Uniform, Unit::Mem];
+    pub const ALL: [Unit; 8] = [
+        Unit::Int,
+        Unit::Sp,
+        Unit::Dp,
+        Unit::Sfu,
+        Unit::Tensor,
+        Unit::Branch,
+        Unit::Uniform,
+        Unit::Mem,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Unit::Int => "int",
@@ -274,7 +284,10 @@ impl OpTable {
         self.ops.is_empty()
     }
     pub fn iter(&self) -> impl Iterator<Item = (OpId, &OpInfo)> {
-        self.ops.iter().enumerate().map(|(i, o)| (OpId(i as u16), o))
+        self.ops
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (OpId(i as u16), o))
     }
 }
 
@@ -338,7 +351,11 @@ pub struct WarpTrace {
 impl WarpTrace {
     /// `(lane, address)` of each active lane of a memory instruction.
     pub fn lane_addrs<'a>(&'a self, inst: &TraceInst) -> impl Iterator<Item = (u32, u64)> + 'a {
-        let n = if inst.mem_width > 0 { inst.mask.count_ones() as usize } else { 0 };
+        let n = if inst.mem_width > 0 {
+            inst.mask.count_ones() as usize
+        } else {
+            0
+        };
         let start = inst.addr_start as usize;
         let slice = &self.addrs[start.min(self.addrs.len())..(start + n).min(self.addrs.len())];
         let mask = inst.mask;
@@ -411,7 +428,11 @@ impl KernelTrace {
         while let Some(c) = stream.next_cta()? {
             ctas.push(c);
         }
-        Ok(KernelTrace { info: stream.info().clone(), ops: stream.ops().clone(), ctas })
+        Ok(KernelTrace {
+            info: stream.info().clone(),
+            ops: stream.ops().clone(),
+            ctas,
+        })
     }
 }
 
@@ -446,8 +467,14 @@ pub struct MemTrace {
 impl MemTrace {
     /// A trace of these kernels launched in order, with no copies.
     pub fn from_kernels(name: impl Into<String>, kernels: Vec<KernelTrace>) -> Self {
-        let commands = (0..kernels.len()).map(|index| Command::Kernel { index }).collect();
-        MemTrace { name: name.into(), commands, kernels }
+        let commands = (0..kernels.len())
+            .map(|index| Command::Kernel { index })
+            .collect();
+        MemTrace {
+            name: name.into(),
+            commands,
+            kernels,
+        }
     }
     /// Reads every kernel of `src` into memory.
     pub fn collect(src: &mut dyn TraceSource) -> Result<MemTrace> {
@@ -456,7 +483,11 @@ impl MemTrace {
             let mut s = src.open_kernel(k)?;
             kernels.push(KernelTrace::collect(&mut *s)?);
         }
-        Ok(MemTrace { name: src.name().to_string(), commands: src.commands().to_vec(), kernels })
+        Ok(MemTrace {
+            name: src.name().to_string(),
+            commands: src.commands().to_vec(),
+            kernels,
+        })
     }
 }
 
@@ -474,7 +505,10 @@ impl TraceSource for MemTrace {
         &self.kernels[k].info
     }
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
-        Ok(Box::new(MemKernelStream { k: &self.kernels[k], next: 0 }))
+        Ok(Box::new(MemKernelStream {
+            k: &self.kernels[k],
+            next: 0,
+        }))
     }
     fn trace_hash(&self) -> String {
         let mut h = Fnv64::new();

@@ -86,11 +86,16 @@ pub fn graph(nodes: u64, degree: u64, seed: u64) -> Graph {
 }
 
 /// Per launch L, a warp runs 6 instructions when all its lanes are out of range, 12 when none
-/// of its nodes is in the frontier, else `20 + 8 * maxdeg` on sm_80 (one fewer before sm_80),
+/// of its nodes is in the frontier, else `22 + 9 * maxdeg` on sm_80 (one fewer before sm_80),
 /// with maxdeg the largest degree among its frontier lanes. Iteration j of the edge loop runs
 /// with the frontier lanes whose degree exceeds j.
 pub fn bfs(a: &Args) -> Result<MemTrace> {
-    let (nodes, degree, seed, block) = (a.num("nodes"), a.num("degree"), a.num("seed"), a.num("block"));
+    let (nodes, degree, seed, block) = (
+        a.num("nodes"),
+        a.num("degree"),
+        a.num("seed"),
+        a.num("block"),
+    );
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
     let g = graph(nodes, degree, seed);
@@ -98,14 +103,24 @@ pub fn bfs(a: &Args) -> Result<MemTrace> {
     let prow = lay.input((nodes + 1) * 4);
     let pcol = lay.input(g.col.len() as u64 * 4);
     let plev = lay.input(nodes * 4);
-    let depth = g.level.iter().filter(|&&l| l != u32::MAX).max().copied().unwrap_or(0);
+    let depth = g
+        .level
+        .iter()
+        .filter(|&&l| l != u32::MAX)
+        .max()
+        .copied()
+        .unwrap_or(0);
     let grid = nodes.div_ceil(block) as u32;
     let mut kernels = Vec::new();
     for lv in 0..=depth {
-        let mut kb = KernelBuilder::new("_Z8bfs_stepPKiS0_Pii", Dim3::new(grid, 1, 1), Dim3::new(block as u32, 1, 1))
-            .binary_version(bv)
-            .nregs(18)
-            .kernel_id(lv + 1);
+        let mut kb = KernelBuilder::new(
+            "_Z8bfs_stepPKiS0_Pii",
+            Dim3::new(grid, 1, 1),
+            Dim3::new(block as u32, 1, 1),
+        )
+        .binary_version(bv)
+        .nregs(18)
+        .kernel_id(lv + 1);
         let g = &g;
         kb.add_all_ctas(|w| {
             sass::stack_ptr(w);
@@ -142,12 +157,16 @@ pub fn bfs(a: &Args) -> Result<MemTrace> {
             while w.mask() != 0 {
                 w.set_pc(top);
                 let edge = |gx: u64| g.col[(g.row[gx as usize] + j) as usize];
-                w.mem(isa.ldg, &[r(12)], &[r(10)], 4, |t| pcol + 4 * (g.row[t.gx as usize] + j));
+                w.mem(isa.ldg, &[r(12)], &[r(10)], 4, |t| {
+                    pcol + 4 * (g.row[t.gx as usize] + j)
+                });
                 w.alu("IMAD.WIDE", &[r(14)], &[r(12), r(5)]);
                 w.mem(isa.ldg, &[r(16)], &[r(14)], 4, |t| plev + 4 * edge(t.gx));
                 w.alu("ISETP.NE.AND", &[], &[r(16)]);
                 let fresh = w.lanes(|t| g.level[edge(t.gx) as usize] > lv);
-                w.mem_p(fresh, isa.stg, &[], &[r(14), r(17)], 4, |t| plev + 4 * edge(t.gx));
+                w.mem_p(fresh, isa.stg, &[], &[r(14), r(17)], 4, |t| {
+                    plev + 4 * edge(t.gx)
+                });
                 w.alu("IADD3", &[r(8)], &[r(8)]);
                 w.alu("IADD3", &[r(10)], &[r(10)]);
                 w.alu("ISETP.GE.AND", &[], &[r(8), r(9)]);

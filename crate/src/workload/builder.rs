@@ -33,8 +33,8 @@
 //!   `shmem_base`/`local_base` (see [`SHMEM_BASE`]) so generic LD/ST can be classified.
 
 use crate::trace::model::{
-    CtaTrace, Dim3, KernelInfo, KernelTrace, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
-    REG_RZ, UR_BASE, WARP_SIZE,
+    CtaTrace, Dim3, KernelInfo, KernelTrace, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST,
+    MAX_SRC, REG_RZ, UR_BASE, WARP_SIZE,
 };
 use crate::trace::{inst_flags, Command, MemTrace};
 
@@ -93,7 +93,10 @@ impl Default for Layout {
 
 impl Layout {
     pub fn new() -> Self {
-        Layout { next: GLOBAL_BASE, copies: Vec::new() }
+        Layout {
+            next: GLOBAL_BASE,
+            copies: Vec::new(),
+        }
     }
     /// Reserves `bytes` and returns the base address (no copy).
     pub fn alloc(&mut self, bytes: u64) -> u64 {
@@ -112,7 +115,11 @@ impl Layout {
     pub fn into_trace(self, name: impl Into<String>, kernels: Vec<KernelTrace>) -> MemTrace {
         let mut commands = self.copies;
         commands.extend((0..kernels.len()).map(|index| Command::Kernel { index }));
-        MemTrace { name: name.into(), commands, kernels }
+        MemTrace {
+            name: name.into(),
+            commands,
+            kernels,
+        }
     }
 }
 
@@ -145,7 +152,11 @@ impl KernelBuilder {
             lineinfo: false,
             extra: Vec::new(),
         };
-        KernelBuilder { info, ops: OpTable::new(), ctas: Vec::new() }
+        KernelBuilder {
+            info,
+            ops: OpTable::new(),
+            ctas: Vec::new(),
+        }
     }
     pub fn binary_version(mut self, v: u32) -> Self {
         self.info.binary_version = v;
@@ -188,7 +199,11 @@ impl KernelBuilder {
                 pc: 0,
                 active: exist,
                 done: false,
-                warp: WarpTrace { warp_id, insts: Vec::new(), addrs: Vec::new() },
+                warp: WarpTrace {
+                    warp_id,
+                    insts: Vec::new(),
+                    addrs: Vec::new(),
+                },
             };
             f(&mut w);
             warps.push(w.warp);
@@ -208,7 +223,11 @@ impl KernelBuilder {
 
     /// The finished kernel.
     pub fn build(&mut self) -> KernelTrace {
-        KernelTrace { info: self.info.clone(), ops: self.ops.clone(), ctas: std::mem::take(&mut self.ctas) }
+        KernelTrace {
+            info: self.info.clone(),
+            ops: self.ops.clone(),
+            ctas: std::mem::take(&mut self.ctas),
+        }
     }
 }
 
@@ -283,7 +302,11 @@ impl WarpBuilder<'_> {
         self.warp_id
     }
     fn ctx(&self) -> WarpCtx {
-        WarpCtx { block: self.block, cta: self.cta, warp_id: self.warp_id }
+        WarpCtx {
+            block: self.block,
+            cta: self.cta,
+            warp_id: self.warp_id,
+        }
     }
     /// The thread running on `lane`.
     pub fn thread(&self, lane: u32) -> Thread {
@@ -377,7 +400,14 @@ impl WarpBuilder<'_> {
     }
     /// A memory instruction of `width` bytes per lane; `addr(thread)` gives each active lane's
     /// address (global: a full virtual address; shared: an offset in the CTA's window).
-    pub fn mem(&mut self, name: &str, dst: &[Reg], src: &[Reg], width: u16, addr: impl FnMut(&Thread) -> u64) -> &mut Self {
+    pub fn mem(
+        &mut self,
+        name: &str,
+        dst: &[Reg],
+        src: &[Reg],
+        width: u16,
+        addr: impl FnMut(&Thread) -> u64,
+    ) -> &mut Self {
         let m = self.active;
         self.mem_p(m, name, dst, src, width, addr)
     }
@@ -449,10 +479,19 @@ mod tests {
         assert_eq!(l.alloc(1 << 20), 0x7f00_0020_0000);
         assert_eq!(l.alloc(4), 0x7f00_0030_0000);
         let t = l.into_trace("t", vec![]);
-        assert_eq!(t.commands, vec![
-            Command::MemcpyHtoD { addr: 0x7f00_0000_0000, bytes: 400 },
-            Command::MemcpyHtoD { addr: 0x7f00_0000_0200, bytes: 400 },
-        ]);
+        assert_eq!(
+            t.commands,
+            vec![
+                Command::MemcpyHtoD {
+                    addr: 0x7f00_0000_0000,
+                    bytes: 400
+                },
+                Command::MemcpyHtoD {
+                    addr: 0x7f00_0000_0200,
+                    bytes: 400
+                },
+            ]
+        );
     }
 
     #[test]
@@ -477,14 +516,20 @@ mod tests {
         let w0 = &k.ctas[0].warps[0];
         let w1 = &k.ctas[0].warps[1];
         assert_eq!(w0.insts[0].mask, u32::MAX);
-        assert_eq!(w0.insts[1].mask, 0, "no lane of warp 0 exits: traced with mask 0");
+        assert_eq!(
+            w0.insts[1].mask, 0,
+            "no lane of warp 0 exits: traced with mask 0"
+        );
         assert_eq!(w1.insts[0].mask, 0xff);
         assert_eq!(w1.insts[1].mask, 0xf0);
         assert_eq!(w1.insts[2].mask, 0x0f);
         // S2R, EXIT, 3 x (LDG, BRA), EXIT
         assert_eq!(w1.insts.len(), 9);
         let pcs: Vec<u32> = w1.insts.iter().map(|i| i.pc).collect();
-        assert_eq!(pcs, vec![0x0, 0x10, 0x20, 0x30, 0x20, 0x30, 0x20, 0x30, 0x40]);
+        assert_eq!(
+            pcs,
+            vec![0x0, 0x10, 0x20, 0x30, 0x20, 0x30, 0x20, 0x30, 0x40]
+        );
         assert_eq!(w1.addrs.len(), 12);
         let third = &w1.insts[6];
         assert_eq!(third.addr_start, 8);

@@ -4,7 +4,7 @@
 //! ```text
 //!  naive (block 16x16)                        tiled (block T x T, T = tile)
 //!  for k in 0..K step 4:       loop body       for t in 0..K/T:                 loop body
-//!    4 x LDG A[row*K + k+i]    = 20 insts        LDG A[row*K + t*T + tx]         = 10 + 9T/4 insts
+//!    4 x LDG A[row*K + k+i]    = 20 insts        LDG A[row*K + t*T + tx]         = 11 + 9T/4 insts
 //!    4 x LDG B[(k+i)*N + col]                    LDG B[(t*T + ty)*N + col]
 //!    4 x FFMA acc                                STS As[ty][tx], STS Bs[ty][tx], BAR.SYNC
 //!    @P0 BRA back                                T/4 x (LDS.128 As[ty][k..k+4], 4 x LDS Bs[k+i][tx],
@@ -24,25 +24,53 @@ use crate::Result;
 pub static NAIVE_PARAMS: [ParamDesc; 4] = [
     ParamDesc::num("m", "64", 1, 4096, "rows of A and C"),
     ParamDesc::num("n", "64", 1, 4096, "columns of B and C"),
-    ParamDesc::num("k", "64", 4, 4096, "columns of A, rows of B (a multiple of 4: the loop is unrolled by 4)"),
+    ParamDesc::num(
+        "k",
+        "64",
+        4,
+        4096,
+        "columns of A, rows of B (a multiple of 4: the loop is unrolled by 4)",
+    ),
     BINARY_VERSION,
 ];
 
 pub static TILED_PARAMS: [ParamDesc; 5] = [
     ParamDesc::num("m", "64", 16, 4096, "rows of A and C (a multiple of tile)"),
-    ParamDesc::num("n", "64", 16, 4096, "columns of B and C (a multiple of tile)"),
-    ParamDesc::num("k", "64", 16, 4096, "columns of A, rows of B (a multiple of tile)"),
-    ParamDesc::num("tile", "16", 16, 32, "tile edge T: 16 or 32 (block T x T, shared memory 2*T*T*4 bytes)"),
+    ParamDesc::num(
+        "n",
+        "64",
+        16,
+        4096,
+        "columns of B and C (a multiple of tile)",
+    ),
+    ParamDesc::num(
+        "k",
+        "64",
+        16,
+        4096,
+        "columns of A, rows of B (a multiple of tile)",
+    ),
+    ParamDesc::num(
+        "tile",
+        "16",
+        16,
+        32,
+        "tile edge T: 16 or 32 (block T x T, shared memory 2*T*T*4 bytes)",
+    ),
     BINARY_VERSION,
 ];
 
 /// Naive matmul: a full in-bounds warp runs `21 + 5K` instructions on sm_80 (`20 + 5K` on
-/// sm_70/75): 17 before the loop, `K/4` iterations of 20 with the backward BRA at PC 0x1f0
-/// (sm_80), and STG + EXIT after. An all-out-of-bounds warp runs 10.
+/// sm_70/75): 17 before the loop (loop top at PC 0x110 on sm_80), `K/4` iterations of 20
+/// ending with the backward BRA (at 0x240; taken but the last time), and 4 after (IMAD,
+/// IMAD.WIDE, STG, EXIT). An all-out-of-bounds warp runs 10.
 pub fn naive(a: &Args) -> Result<MemTrace> {
     let (m, n, k) = (a.num("m"), a.num("n"), a.num("k"));
     if k % 4 != 0 {
-        return Err(a.error("k", format!("{k} is not a multiple of 4 (the inner loop is unrolled by 4)")));
+        return Err(a.error(
+            "k",
+            format!("{k} is not a multiple of 4 (the inner loop is unrolled by 4)"),
+        ));
     }
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
@@ -51,7 +79,9 @@ pub fn naive(a: &Args) -> Result<MemTrace> {
     let pb = lay.input(k * n * 4);
     let pc = lay.alloc(m * n * 4);
     let grid = Dim3::new(n.div_ceil(16) as u32, m.div_ceil(16) as u32, 1);
-    let mut kb = KernelBuilder::new("_Z12matmul_naivePKfS0_Pfiii", grid, Dim3::new(16, 16, 1)).binary_version(bv).nregs(28);
+    let mut kb = KernelBuilder::new("_Z12matmul_naivePKfS0_Pfiii", grid, Dim3::new(16, 16, 1))
+        .binary_version(bv)
+        .nregs(28);
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
         for reg in [0, 3, 5, 2] {
@@ -103,14 +133,16 @@ pub fn naive(a: &Args) -> Result<MemTrace> {
         }
         w.alu("IMAD", &[r(5)], &[r(0), r(5)]);
         w.alu("IMAD.WIDE", &[r(2)], &[r(5), r(4)]);
-        w.mem(isa.stg, &[], &[r(2), r(24)], 4, |t| pc + 4 * (t.gy * n + t.gx));
+        w.mem(isa.stg, &[], &[r(2), r(24)], 4, |t| {
+            pc + 4 * (t.gy * n + t.gx)
+        });
         w.exit();
     });
     Ok(lay.into_trace("matmul_naive", vec![kb.build()]))
 }
 
-/// Tiled matmul: every warp runs `19 + (K/T) * (10 + 9T/4)` instructions on sm_80 (one fewer
-/// on sm_70/75): 15 before the loop, the loop body per tile, and IMAD, IMAD.WIDE, STG, EXIT.
+/// Tiled matmul: every warp runs `18 + (K/T) * (11 + 9T/4)` instructions on sm_80 (one fewer
+/// on sm_70/75): 14 before the loop, the loop body per tile, and IMAD, IMAD.WIDE, STG, EXIT.
 /// Shared offsets: As[ty][tx] at `4*(ty*T + tx)`, Bs[ty][tx] at `4*(T*T + ty*T + tx)`;
 /// the LDS.128 of As[ty][k..k+4] is a broadcast within each row of the warp.
 pub fn tiled(a: &Args) -> Result<MemTrace> {
@@ -156,8 +188,12 @@ pub fn tiled(a: &Args) -> Result<MemTrace> {
         for ti in 0..tiles {
             w.set_pc(top);
             let k0 = ti * tt;
-            w.mem(isa.ldg, &[r(14)], &[r(10)], 4, |t| pa + 4 * (t.gy * k + k0 + t.tid.x as u64));
-            w.mem(isa.ldg, &[r(15)], &[r(12)], 4, |t| pb + 4 * ((k0 + t.tid.y as u64) * n + t.gx));
+            w.mem(isa.ldg, &[r(14)], &[r(10)], 4, |t| {
+                pa + 4 * (t.gy * k + k0 + t.tid.x as u64)
+            });
+            w.mem(isa.ldg, &[r(15)], &[r(12)], 4, |t| {
+                pb + 4 * ((k0 + t.tid.y as u64) * n + t.gx)
+            });
             let sh = |t: &Thread| 4 * (t.tid.y as u64 * tt + t.tid.x as u64);
             w.mem("STS", &[], &[r(6), r(14)], 4, sh);
             w.mem("STS", &[], &[r(6), r(15)], 4, |t| bs + sh(t));
@@ -165,9 +201,13 @@ pub fn tiled(a: &Args) -> Result<MemTrace> {
             w.alu("IADD3", &[r(10)], &[r(10)]);
             w.alu("IMAD.WIDE", &[r(12)], &[r(12)]);
             for kk in (0..tt).step_by(4) {
-                w.mem("LDS.128", &[r(16), r(17), r(18), r(19)], &[r(5)], 16, |t| 4 * (t.tid.y as u64 * tt + kk));
+                w.mem("LDS.128", &[r(16), r(17), r(18), r(19)], &[r(5)], 16, |t| {
+                    4 * (t.tid.y as u64 * tt + kk)
+                });
                 for i in 0..4u8 {
-                    w.mem("LDS", &[r(20 + i)], &[r(3)], 4, |t| bs + 4 * ((kk + i as u64) * tt + t.tid.x as u64));
+                    w.mem("LDS", &[r(20 + i)], &[r(3)], 4, |t| {
+                        bs + 4 * ((kk + i as u64) * tt + t.tid.x as u64)
+                    });
                 }
                 for i in 0..4u8 {
                     w.alu("FFMA", &[r(24)], &[r(16 + i), r(20 + i), r(24)]);
@@ -181,7 +221,9 @@ pub fn tiled(a: &Args) -> Result<MemTrace> {
         }
         w.alu("IMAD", &[r(7)], &[r(2), r(4)]);
         w.alu("IMAD.WIDE", &[r(2)], &[r(7), r(9)]);
-        w.mem(isa.stg, &[], &[r(2), r(24)], 4, |t| pc + 4 * (t.gy * n + t.gx));
+        w.mem(isa.stg, &[], &[r(2), r(24)], 4, |t| {
+            pc + 4 * (t.gy * n + t.gx)
+        });
         w.exit();
     });
     Ok(lay.into_trace("matmul_tiled", vec![kb.build()]))

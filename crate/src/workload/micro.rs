@@ -16,30 +16,66 @@ use crate::trace::model::{Dim3, MemTrace};
 use crate::Result;
 
 pub static CHASE_PARAMS: [ParamDesc; 4] = [
-    ParamDesc::num("footprint", "65536", 16, 1 << 30, "bytes covered by the chain"),
-    ParamDesc::num("stride", "128", 8, 1 << 30, "bytes between consecutive nodes (a multiple of 8, at most footprint)"),
+    ParamDesc::num(
+        "footprint",
+        "65536",
+        16,
+        1 << 30,
+        "bytes covered by the chain",
+    ),
+    ParamDesc::num(
+        "stride",
+        "128",
+        8,
+        1 << 30,
+        "bytes between consecutive nodes (a multiple of 8, at most footprint)",
+    ),
     ParamDesc::num("iters", "256", 1, 1 << 20, "dependent loads"),
     BINARY_VERSION,
 ];
 
 pub static FFMA_DEP_PARAMS: [ParamDesc; 3] = [
     ParamDesc::num("n", "1024", 1, 1 << 20, "FFMAs in the chain"),
-    ParamDesc::num("warps", "1", 1, 32, "warps in the single CTA (each runs the same chain)"),
+    ParamDesc::num(
+        "warps",
+        "1",
+        1,
+        32,
+        "warps in the single CTA (each runs the same chain)",
+    ),
     BINARY_VERSION,
 ];
 
 pub static FFMA_INDEP_PARAMS: [ParamDesc; 4] = [
     ParamDesc::num("n", "256", 1, 1 << 16, "FFMAs per chain"),
-    ParamDesc::num("chains", "8", 1, 64, "independent chains, interleaved round-robin"),
+    ParamDesc::num(
+        "chains",
+        "8",
+        1,
+        64,
+        "independent chains, interleaved round-robin",
+    ),
     ParamDesc::num("warps", "1", 1, 32, "warps in the single CTA"),
     BINARY_VERSION,
 ];
 
 pub static BANK_PARAMS: [ParamDesc; 5] = [
-    ParamDesc::num("stride", "1", 1, 64, "word (4-byte) stride between lanes: conflict degree gcd(stride, 32)"),
+    ParamDesc::num(
+        "stride",
+        "1",
+        1,
+        64,
+        "word (4-byte) stride between lanes: conflict degree gcd(stride, 32)",
+    ),
     ParamDesc::num("reps", "64", 1, 4096, "shared accesses per warp"),
     ParamDesc::word("op", "lds", &["lds", "sts"], "load (LDS) or store (STS)"),
-    ParamDesc::num("warps", "1", 1, 32, "warps in the single CTA (all use the same offsets)"),
+    ParamDesc::num(
+        "warps",
+        "1",
+        1,
+        32,
+        "warps in the single CTA (all use the same offsets)",
+    ),
     BINARY_VERSION,
 ];
 
@@ -52,10 +88,16 @@ pub static BANK_PARAMS: [ParamDesc; 5] = [
 pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
     let (fp, stride, iters) = (a.num("footprint"), a.num("stride"), a.num("iters"));
     if stride % 8 != 0 {
-        return Err(a.error("stride", format!("{stride} is not a multiple of 8 (pointers are 8 bytes)")));
+        return Err(a.error(
+            "stride",
+            format!("{stride} is not a multiple of 8 (pointers are 8 bytes)"),
+        ));
     }
     if stride > fp {
-        return Err(a.error("stride", format!("{stride} is larger than the footprint ({fp})")));
+        return Err(a.error(
+            "stride",
+            format!("{stride} is larger than the footprint ({fp})"),
+        ));
     }
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
@@ -63,9 +105,13 @@ pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
     let mut lay = Layout::new();
     let base = lay.input(fp);
     let out = lay.alloc(8);
-    let mut kb = KernelBuilder::new("_Z13pointer_chasePPvPS_i", Dim3::new(1, 1, 1), Dim3::new(1, 1, 1))
-        .binary_version(bv)
-        .nregs(8);
+    let mut kb = KernelBuilder::new(
+        "_Z13pointer_chasePPvPS_i",
+        Dim3::new(1, 1, 1),
+        Dim3::new(1, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(8);
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
         w.alu("MOV", &[r(2)], &[]);
@@ -75,13 +121,21 @@ pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
         let top = w.pc();
         for j in 0..iters {
             w.set_pc(top);
-            w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, |_| base + (j % slots) * stride);
+            w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, |_| {
+                base + (j % slots) * stride
+            });
             w.alu("IADD3", &[r(0)], &[r(0)]);
             w.alu("ISETP.NE.AND", &[], &[r(0)]);
             w.bra_if(if j + 1 < iters { u32::MAX } else { 0 }, top);
         }
         w.alu("MOV", &[r(4)], &[]);
-        w.mem(if isa.uldc { "STG.E.64" } else { "STG.E.64.SYS" }, &[], &[r(4), r(2)], 8, |_| out);
+        w.mem(
+            if isa.uldc { "STG.E.64" } else { "STG.E.64.SYS" },
+            &[],
+            &[r(4), r(2)],
+            8,
+            |_| out,
+        );
         w.exit();
     });
     Ok(lay.into_trace("pointer_chase", vec![kb.build()]))
@@ -96,7 +150,13 @@ pub fn ffma_dep(a: &Args) -> Result<MemTrace> {
     let isa = sass::isa(bv);
     let mut lay = Layout::new();
     let out = lay.alloc(warps as u64 * 32 * 4);
-    let mut kb = KernelBuilder::new("_Z8ffma_depPfi", Dim3::new(1, 1, 1), Dim3::new(32 * warps, 1, 1)).binary_version(bv).nregs(8);
+    let mut kb = KernelBuilder::new(
+        "_Z8ffma_depPfi",
+        Dim3::new(1, 1, 1),
+        Dim3::new(32 * warps, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(8);
     kb.add_all_ctas(|w| {
         prologue(w);
         for _ in 0..n {
@@ -107,19 +167,24 @@ pub fn ffma_dep(a: &Args) -> Result<MemTrace> {
     Ok(lay.into_trace("ffma_dep", vec![kb.build()]))
 }
 
-/// Independent FFMA chains: each warp runs `8 + 2k + n*k` instructions on sm_80 (one fewer
+/// Independent FFMA chains: each warp runs `9 + 2k + n*k` instructions on sm_80 (one fewer
 /// before): MOV R1, S2R R0, I2F R2, MOV R3, k x `MOV R(8+c) <- R2`, then n rounds of
 /// `FFMA R(8+c) <- R(8+c), R3, R3` for c = 0..k (consecutive FFMAs are independent when k > 1),
-/// then k-1 FADDs folding the chains into R8, and (ULDC.64), MOV, IMAD.WIDE, STG, EXIT.
+/// then k-1 FADDs folding the chains into R8, MOV R2 <- R8, and (ULDC.64), MOV, IMAD.WIDE,
+/// STG, EXIT.
 pub fn ffma_indep(a: &Args) -> Result<MemTrace> {
     let (n, k, warps) = (a.num("n"), a.num("chains") as u8, a.u32("warps"));
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
     let mut lay = Layout::new();
     let out = lay.alloc(warps as u64 * 32 * 4);
-    let mut kb = KernelBuilder::new("_Z10ffma_indepPfi", Dim3::new(1, 1, 1), Dim3::new(32 * warps, 1, 1))
-        .binary_version(bv)
-        .nregs(8 + k as u32 + 2);
+    let mut kb = KernelBuilder::new(
+        "_Z10ffma_indepPfi",
+        Dim3::new(1, 1, 1),
+        Dim3::new(32 * warps, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(8 + k as u32 + 2);
     kb.add_all_ctas(|w| {
         prologue(w);
         for c in 0..k {
@@ -163,10 +228,14 @@ pub fn bank_conflict(a: &Args) -> Result<MemTrace> {
     let lds = a.word("op") == "lds";
     let bv = a.u32("binary_version");
     let lay = Layout::new();
-    let mut kb = KernelBuilder::new("_Z13bank_conflictPfi", Dim3::new(1, 1, 1), Dim3::new(32 * warps, 1, 1))
-        .binary_version(bv)
-        .nregs(24)
-        .shmem_bytes((32 * stride * 4) as u32);
+    let mut kb = KernelBuilder::new(
+        "_Z13bank_conflictPfi",
+        Dim3::new(1, 1, 1),
+        Dim3::new(32 * warps, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(24)
+    .shmem_bytes((32 * stride * 4) as u32);
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
         w.alu("S2R", &[r(0)], &[]);

@@ -142,7 +142,10 @@ pub fn list() -> &'static [WorkloadDesc] {
 pub fn find(name: &str) -> Result<&'static WorkloadDesc> {
     LIST.iter().find(|d| d.name == name).ok_or_else(|| {
         let known: Vec<&str> = LIST.iter().map(|d| d.name).collect();
-        Error::other(format!("unknown workload `{name}` (known: {})", known.join(", ")))
+        Error::other(format!(
+            "unknown workload `{name}` (known: {})",
+            known.join(", ")
+        ))
     })
 }
 

@@ -24,18 +24,47 @@ pub fn classify(name: &str) -> OpInfo {
         "LDC" => (Unit::Mem, LatClass::Mem, OpKind::Load, MemSpace::Constant),
         "ATOMG" | "ATOM" => (Unit::Mem, LatClass::Mem, OpKind::Atomic, MemSpace::Global),
         "ATOMS" => (Unit::Mem, LatClass::Mem, OpKind::Atomic, MemSpace::Shared),
-        "RED" => (Unit::Mem, LatClass::Mem, OpKind::Reduction, MemSpace::Global),
-        "BAR" => (Unit::Branch, LatClass::Branch, OpKind::Barrier, MemSpace::None),
+        "RED" => (
+            Unit::Mem,
+            LatClass::Mem,
+            OpKind::Reduction,
+            MemSpace::Global,
+        ),
+        "BAR" => (
+            Unit::Branch,
+            LatClass::Branch,
+            OpKind::Barrier,
+            MemSpace::None,
+        ),
         "MEMBAR" => (Unit::Mem, LatClass::Mem, OpKind::MemBarrier, MemSpace::None),
         "EXIT" => (Unit::Branch, LatClass::Branch, OpKind::Exit, MemSpace::None),
-        "BRA" | "BSSY" | "BSYNC" | "WARPSYNC" => (Unit::Branch, LatClass::Branch, OpKind::Branch, MemSpace::None),
+        "BRA" | "BSSY" | "BSYNC" | "WARPSYNC" => (
+            Unit::Branch,
+            LatClass::Branch,
+            OpKind::Branch,
+            MemSpace::None,
+        ),
         "NOP" => (Unit::Int, LatClass::Int, OpKind::Nop, MemSpace::None),
-        "FFMA" | "FADD" | "FMUL" | "FMNMX" | "FSETP" => (Unit::Sp, LatClass::Fp32, OpKind::Alu, MemSpace::None),
+        "FFMA" | "FADD" | "FMUL" | "FMNMX" | "FSETP" => {
+            (Unit::Sp, LatClass::Fp32, OpKind::Alu, MemSpace::None)
+        }
         "IMAD" | "IMUL" => (Unit::Sp, LatClass::IntMul, OpKind::Alu, MemSpace::None),
         "MUFU" | "I2F" | "F2I" => (Unit::Sfu, LatClass::Sfu, OpKind::Alu, MemSpace::None),
         "SHFL" => (Unit::Mem, LatClass::Mem, OpKind::Alu, MemSpace::None),
-        "ULDC" | "UMOV" | "UIADD3" => (Unit::Uniform, LatClass::Uniform, OpKind::Alu, MemSpace::None),
+        "ULDC" | "UMOV" | "UIADD3" => (
+            Unit::Uniform,
+            LatClass::Uniform,
+            OpKind::Alu,
+            MemSpace::None,
+        ),
         _ => (Unit::Int, LatClass::Int, OpKind::Alu, MemSpace::None),
     };
-    OpInfo { name: name.to_string(), unit, lat, kind, space, unknown: false }
+    OpInfo {
+        name: name.to_string(),
+        unit,
+        lat,
+        kind,
+        space,
+        unknown: false,
+    }
 }

@@ -20,12 +20,37 @@ pub struct ParamDesc {
 
 impl ParamDesc {
     /// A numeric parameter.
-    pub const fn num(name: &'static str, default: &'static str, min: u64, max: u64, doc: &'static str) -> Self {
-        ParamDesc { name, default, doc, min, max, choices: &[] }
+    pub const fn num(
+        name: &'static str,
+        default: &'static str,
+        min: u64,
+        max: u64,
+        doc: &'static str,
+    ) -> Self {
+        ParamDesc {
+            name,
+            default,
+            doc,
+            min,
+            max,
+            choices: &[],
+        }
     }
     /// A word parameter with a fixed set of values.
-    pub const fn word(name: &'static str, default: &'static str, choices: &'static [&'static str], doc: &'static str) -> Self {
-        ParamDesc { name, default, doc, min: 0, max: 0, choices }
+    pub const fn word(
+        name: &'static str,
+        default: &'static str,
+        choices: &'static [&'static str],
+        doc: &'static str,
+    ) -> Self {
+        ParamDesc {
+            name,
+            default,
+            doc,
+            min: 0,
+            max: 0,
+            choices,
+        }
     }
 }
 
@@ -45,7 +70,12 @@ impl Params {
         for item in items {
             for kv in item.as_ref().split(',').filter(|s| !s.trim().is_empty()) {
                 let (k, v) = kv.split_once('=').ok_or_else(|| {
-                    Error::parse("--param", 0, kv.trim(), "expected key=value (for example n=1024)")
+                    Error::parse(
+                        "--param",
+                        0,
+                        kv.trim(),
+                        "expected key=value (for example n=1024)",
+                    )
                 })?;
                 p.pairs.push((k.trim().to_string(), v.trim().to_string()));
             }
@@ -67,36 +97,63 @@ pub struct Args {
 }
 
 fn err(workload: &str, key: &str, msg: impl Into<String>) -> Error {
-    Error::parse(format!("workload `{workload}`"), 0, format!("parameter `{key}`"), msg)
+    Error::parse(
+        format!("workload `{workload}`"),
+        0,
+        format!("parameter `{key}`"),
+        msg,
+    )
 }
 
 impl Args {
     /// Checks `given` against `descs`: unknown keys, bad numbers, out-of-range values and
     /// unknown words are errors that name the parameter. Later pairs override earlier ones.
-    pub fn resolve(workload: &'static str, descs: &'static [ParamDesc], given: &Params) -> Result<Args> {
-        let mut values: Vec<(&'static ParamDesc, String)> = descs.iter().map(|d| (d, d.default.to_string())).collect();
+    pub fn resolve(
+        workload: &'static str,
+        descs: &'static [ParamDesc],
+        given: &Params,
+    ) -> Result<Args> {
+        let mut values: Vec<(&'static ParamDesc, String)> =
+            descs.iter().map(|d| (d, d.default.to_string())).collect();
         for (k, v) in &given.pairs {
             let Some(slot) = values.iter_mut().find(|(d, _)| d.name == k) else {
                 let known: Vec<&str> = descs.iter().map(|d| d.name).collect();
-                return Err(err(workload, k, format!("unknown parameter (known: {})", known.join(", "))));
+                return Err(err(
+                    workload,
+                    k,
+                    format!("unknown parameter (known: {})", known.join(", ")),
+                ));
             };
             slot.1 = v.clone();
         }
         for (d, v) in &values {
             if d.choices.is_empty() {
-                let n = parse_num(v).ok_or_else(|| err(workload, d.name, format!("`{v}` is not a whole number")))?;
+                let n = parse_num(v)
+                    .ok_or_else(|| err(workload, d.name, format!("`{v}` is not a whole number")))?;
                 if n < d.min || n > d.max {
-                    return Err(err(workload, d.name, format!("{n} is out of range (allowed: {}..={})", d.min, d.max)));
+                    return Err(err(
+                        workload,
+                        d.name,
+                        format!("{n} is out of range (allowed: {}..={})", d.min, d.max),
+                    ));
                 }
             } else if !d.choices.contains(&v.as_str()) {
-                return Err(err(workload, d.name, format!("`{v}` is not allowed (allowed: {})", d.choices.join(", "))));
+                return Err(err(
+                    workload,
+                    d.name,
+                    format!("`{v}` is not allowed (allowed: {})", d.choices.join(", ")),
+                ));
             }
         }
         Ok(Args { workload, values })
     }
     /// The numeric value of parameter `name` (must be in the table).
     pub fn num(&self, name: &str) -> u64 {
-        self.values.iter().find(|(d, _)| d.name == name).and_then(|(_, v)| parse_num(v)).unwrap_or(0)
+        self.values
+            .iter()
+            .find(|(d, _)| d.name == name)
+            .and_then(|(_, v)| parse_num(v))
+            .unwrap_or(0)
     }
     /// The numeric value as u32 (parameters' ranges keep them small).
     pub fn u32(&self, name: &str) -> u32 {
@@ -104,7 +161,11 @@ impl Args {
     }
     /// The word value of parameter `name`.
     pub fn word(&self, name: &str) -> &str {
-        self.values.iter().find(|(d, _)| d.name == name).map(|(_, v)| v.as_str()).unwrap_or("")
+        self.values
+            .iter()
+            .find(|(d, _)| d.name == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("")
     }
     /// An error about parameter `name` (for checks across parameters).
     pub fn error(&self, name: &str, msg: impl Into<String>) -> Error {
@@ -112,7 +173,11 @@ impl Args {
     }
     /// `name=value` pairs in table order: the canonical spelling of these parameters.
     pub fn canonical(&self) -> String {
-        self.values.iter().map(|(d, v)| format!("{}={}", d.name, v)).collect::<Vec<_>>().join(",")
+        self.values
+            .iter()
+            .map(|(d, v)| format!("{}={}", d.name, v))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }
 
@@ -151,14 +216,31 @@ mod tests {
 
     #[test]
     fn errors_name_the_parameter() {
-        let e = Args::resolve("t", &DESCS, &Params::new().set("n", 0)).unwrap_err().to_string();
-        assert!(e.contains("parameter `n`") && e.contains("allowed: 1..=1048576"), "{e}");
-        let e = Args::resolve("t", &DESCS, &Params::new().set("n", "ten")).unwrap_err().to_string();
-        assert!(e.contains("parameter `n`") && e.contains("not a whole number"), "{e}");
-        let e = Args::resolve("t", &DESCS, &Params::new().set("mode", "c")).unwrap_err().to_string();
+        let e = Args::resolve("t", &DESCS, &Params::new().set("n", 0))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("parameter `n`") && e.contains("allowed: 1..=1048576"),
+            "{e}"
+        );
+        let e = Args::resolve("t", &DESCS, &Params::new().set("n", "ten"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("parameter `n`") && e.contains("not a whole number"),
+            "{e}"
+        );
+        let e = Args::resolve("t", &DESCS, &Params::new().set("mode", "c"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("parameter `mode`") && e.contains("a, b"), "{e}");
-        let e = Args::resolve("t", &DESCS, &Params::new().set("size", 1)).unwrap_err().to_string();
-        assert!(e.contains("parameter `size`") && e.contains("known: n, mode"), "{e}");
+        let e = Args::resolve("t", &DESCS, &Params::new().set("size", 1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("parameter `size`") && e.contains("known: n, mode"),
+            "{e}"
+        );
         let e = Params::parse(&["n"]).unwrap_err().to_string();
         assert!(e.contains("key=value"), "{e}");
     }

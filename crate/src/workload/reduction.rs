@@ -21,15 +21,21 @@ use crate::Result;
 
 pub static PARAMS: [ParamDesc; 3] = [
     ParamDesc::num("n", "65536", 1, 1 << 26, "number of float elements"),
-    ParamDesc::num("block", "256", 64, 1024, "threads per block (a power of two)"),
+    ParamDesc::num(
+        "block",
+        "256",
+        64,
+        1024,
+        "threads per block (a power of two)",
+    ),
     BINARY_VERSION,
 ];
 
 /// Instructions per warp on sm_80 (one fewer on sm_70/75) with block size `bs`: 14 before the
-/// loop; per tree iteration (s = bs/2 .. 32) 12 when the warp has a lane with `tid < s`, else 7;
-/// then 2 (ISETP, @P0 EXIT) for every warp, and 16 more for warp 0 (LDS, 5 x SHFL.DOWN + FADD,
-/// ISETP, @P0 EXIT, IMAD.WIDE, STG, EXIT). For bs = 256: warp 0 runs 68, warp 1 47, warps 2-3
-/// 42, warps 4-7 37.
+/// loop; per tree iteration (s = bs/2 .. 32) 11 when the warp has a lane with `tid < s`, else 6
+/// (ISETP, @P1 BRA, BAR.SYNC, SHF, ISETP, @P2 BRA); then 2 (ISETP, @P0 EXIT) for every warp,
+/// and 16 more for warp 0 (LDS, 5 x SHFL.DOWN + FADD, ISETP, @P0 EXIT, IMAD.WIDE, STG, EXIT).
+/// For bs = 256: warp 0 runs 65, warp 1 44, warps 2-3 39, warps 4-7 34.
 pub fn reduction(a: &Args) -> Result<MemTrace> {
     let n = a.num("n");
     let bs = a.num("block");
@@ -42,10 +48,14 @@ pub fn reduction(a: &Args) -> Result<MemTrace> {
     let mut lay = Layout::new();
     let pin = lay.input(n * 4);
     let pout = lay.alloc(grid * 4);
-    let mut kb = KernelBuilder::new("_Z9reductionPKfPfi", Dim3::new(grid as u32, 1, 1), Dim3::new(bs as u32, 1, 1))
-        .binary_version(bv)
-        .nregs(16)
-        .shmem_bytes((bs * 4) as u32);
+    let mut kb = KernelBuilder::new(
+        "_Z9reductionPKfPfi",
+        Dim3::new(grid as u32, 1, 1),
+        Dim3::new(bs as u32, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(16)
+    .shmem_bytes((bs * 4) as u32);
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
         w.alu("S2R", &[r(0)], &[]);
@@ -105,7 +115,9 @@ pub fn reduction(a: &Args) -> Result<MemTrace> {
             return;
         }
         w.alu("IMAD.WIDE", &[r(4)], &[r(3), r(5)]);
-        w.mem(isa.stg, &[], &[r(4), r(2)], 4, |t| pout + 4 * t.cta.x as u64);
+        w.mem(isa.stg, &[], &[r(4), r(2)], 4, |t| {
+            pout + 4 * t.cta.x as u64
+        });
         w.exit();
     });
     Ok(lay.into_trace("reduction", vec![kb.build()]))

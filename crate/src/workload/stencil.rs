@@ -54,7 +54,8 @@ pub fn stencil(a: &Args) -> Result<MemTrace> {
             w.alu("ISETP.GE.U32.AND", &[], &[r(6)]);
             w.alu("IADD3", &[r(7)], &[r(0)]);
             w.alu("ISETP.GE.U32.OR", &[], &[r(7)]);
-            let edge = w.lanes(|t| t.gx.wrapping_sub(1) >= cols - 2 || t.gy.wrapping_sub(1) >= rows - 2);
+            let edge =
+                w.lanes(|t| t.gx.wrapping_sub(1) >= cols - 2 || t.gy.wrapping_sub(1) >= rows - 2);
             if !w.exit_if(edge) {
                 return;
             }
@@ -75,7 +76,9 @@ pub fn stencil(a: &Args) -> Result<MemTrace> {
             w.alu("FMUL", &[r(8)], &[r(8)]);
             w.alu("FFMA", &[r(9)], &[r(9), r(8)]);
             w.alu("IMAD.WIDE", &[r(2)], &[r(2)]);
-            w.mem(isa.stg, &[], &[r(2), r(9)], 4, |t| pout + 4 * (t.gy * cols + t.gx));
+            w.mem(isa.stg, &[], &[r(2), r(9)], 4, |t| {
+                pout + 4 * (t.gy * cols + t.gx)
+            });
             w.exit();
         });
         kernels.push(kb.build());

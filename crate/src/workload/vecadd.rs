@@ -19,7 +19,13 @@ use crate::Result;
 pub static VECADD_PARAMS: [ParamDesc; 4] = [
     ParamDesc::num("n", "4096", 1, 1 << 26, "number of float elements"),
     ParamDesc::num("block", "128", 32, 1024, "threads per block"),
-    ParamDesc::num("vec", "1", 1, 4, "floats per thread: 1 (LDG.E) or 4 (LDG.E.128, needs n % 4 == 0)"),
+    ParamDesc::num(
+        "vec",
+        "1",
+        1,
+        4,
+        "floats per thread: 1 (LDG.E) or 4 (LDG.E.128, needs n % 4 == 0)",
+    ),
     BINARY_VERSION,
 ];
 
@@ -41,7 +47,7 @@ pub fn vecadd(a: &Args) -> Result<MemTrace> {
     if vec != 1 && vec != 4 {
         return Err(a.error("vec", format!("{vec} is not allowed (allowed: 1, 4)")));
     }
-    if vec == 4 && n % 4 != 0 {
+    if vec == 4 && !n.is_multiple_of(4) {
         return Err(a.error("vec", format!("vec=4 needs n divisible by 4, n is {n}")));
     }
     let bv = a.u32("binary_version");
@@ -53,10 +59,18 @@ pub fn vecadd(a: &Args) -> Result<MemTrace> {
     let (pa, pb) = (lay.input(bytes), lay.input(bytes));
     let pc = lay.alloc(bytes);
     let width = 4 * vec as u16;
-    let (ld, st) = if vec == 4 { (isa.ldg128, isa.stg128) } else { (isa.ldg, isa.stg) };
-    let mut kb = KernelBuilder::new("_Z6vecaddPKfS0_Pfi", Dim3::new(grid, 1, 1), Dim3::new(block, 1, 1))
-        .binary_version(bv)
-        .nregs(if vec == 4 { 16 } else { 10 });
+    let (ld, st) = if vec == 4 {
+        (isa.ldg128, isa.stg128)
+    } else {
+        (isa.ldg, isa.stg)
+    };
+    let mut kb = KernelBuilder::new(
+        "_Z6vecaddPKfS0_Pfi",
+        Dim3::new(grid, 1, 1),
+        Dim3::new(block, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(if vec == 4 { 16 } else { 10 });
     let w4 = width as u64;
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
@@ -70,8 +84,12 @@ pub fn vecadd(a: &Args) -> Result<MemTrace> {
         w.alu("IMAD.WIDE", &[r(2)], &[r(6), r(7)]);
         w.alu("IMAD.WIDE", &[r(4)], &[r(6), r(7)]);
         if vec == 4 {
-            w.mem(ld, &[r(8), r(9), r(10), r(11)], &[r(2)], width, |t| pa + w4 * t.gx);
-            w.mem(ld, &[r(12), r(13), r(14), r(15)], &[r(4)], width, |t| pb + w4 * t.gx);
+            w.mem(ld, &[r(8), r(9), r(10), r(11)], &[r(2)], width, |t| {
+                pa + w4 * t.gx
+            });
+            w.mem(ld, &[r(12), r(13), r(14), r(15)], &[r(4)], width, |t| {
+                pb + w4 * t.gx
+            });
             w.alu("IMAD.WIDE", &[r(6)], &[r(6), r(7)]);
             for k in 0..4u8 {
                 w.alu("FADD", &[r(8 + k)], &[r(8 + k), r(12 + k)]);
@@ -99,9 +117,13 @@ pub fn saxpy(a: &Args) -> Result<MemTrace> {
     let grid = n.div_ceil(block as u64) as u32;
     let mut lay = Layout::new();
     let (px, py) = (lay.input(n * 4), lay.input(n * 4));
-    let mut kb = KernelBuilder::new("_Z5saxpyifPKfPf", Dim3::new(grid, 1, 1), Dim3::new(block, 1, 1))
-        .binary_version(bv)
-        .nregs(8);
+    let mut kb = KernelBuilder::new(
+        "_Z5saxpyifPKfPf",
+        Dim3::new(grid, 1, 1),
+        Dim3::new(block, 1, 1),
+    )
+    .binary_version(bv)
+    .nregs(8);
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
         sass::global_index_x(w, r(4), r(3));

@@ -1,0 +1,202 @@
+//! TOML in and out.
+//!
+//! - [`parse_toml`]: text to a validated [`GpuConfig`]; a bad or unknown key becomes an
+//!   [`Error::Parse`] naming the file, line and dotted key (toml gives byte spans).
+//! - [`to_toml_documented`]: every key with its doc line, unit and allowed range, in table
+//!   order, so `warpweave config show` prints units; [`to_toml_with_sources`] adds a source
+//!   per key and is how the preset files in `configs/` are written.
+//!
+//! ```text
+//!  # Capacity (for L2: per slice)
+//!  size_kb = 32          # KiB, 1..=4096 | seed 000 Table II
+//! ```
+
+use serde::Deserialize;
+
+use super::keys::specs;
+use super::schema::GpuConfig;
+use super::validate::{lookup, to_value};
+use crate::{Error, Result};
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> u64 {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() as u64 + 1
+}
+
+/// The dotted key at a span: the enclosing `[section]` plus the key text at the span.
+fn key_at(text: &str, span: std::ops::Range<usize>) -> String {
+    let start = span.start.min(text.len());
+    let end = span.end.min(text.len()).max(start);
+    let raw = text.get(start..end).unwrap_or("").trim();
+    // A span on a value: the key is what precedes `=` on that line.
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..start];
+    let raw = match before.split_once('=') {
+        Some((k, _)) if !raw.starts_with('[') => k.trim(),
+        _ => raw,
+    };
+    let leaf: String = raw
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.' || *c == '-')
+        .collect();
+    let section = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && !l.starts_with("[["))
+        .map(|l| l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string());
+    // A span on a whole table (`[l1d]`) already holds the path.
+    if raw.starts_with('[') {
+        return raw.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string();
+    }
+    match section {
+        Some(s) if !s.is_empty() && !leaf.is_empty() => format!("{s}.{leaf}"),
+        Some(s) if leaf.is_empty() => s,
+        _ => leaf,
+    }
+}
+
+fn de_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().trim().to_string();
+    match e.span() {
+        Some(span) => {
+            let line = line_of(text, span.start);
+            let mut field = key_at(text, span);
+            // For `unknown field` the span may cover the whole table; name the field itself.
+            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
+                if !field.ends_with(name) {
+                    field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+                }
+            }
+            Error::parse(file, line, if field.is_empty() { "toml".into() } else { field }, msg)
+        }
+        None => Error::parse(file, 0, "toml", msg),
+    }
+}
+
+/// Parse a GPU TOML (keys left out take the defaults) and validate it.
+pub fn parse_toml(file: &str, text: &str) -> Result<GpuConfig> {
+    let cfg = parse_toml_unvalidated(file, text)?;
+    cfg.validate().map_err(|e| match e {
+        Error::Config { key, msg } => {
+            // Point at the line that sets the key, when the file sets it.
+            let line = find_key_line(text, &key);
+            Error::parse(file, line, key, msg)
+        }
+        other => other,
+    })?;
+    Ok(cfg)
+}
+
+/// Parse without validating (for import and tools that fix the config up afterwards).
+pub fn parse_toml_unvalidated(file: &str, text: &str) -> Result<GpuConfig> {
+    toml::from_str::<GpuConfig>(text).map_err(|e| de_error(file, text, &e))
+}
+
+/// Line that assigns `key` (dotted) in a TOML text, 0 when the file does not set it.
+fn find_key_line(text: &str, key: &str) -> u64 {
+    let (section, leaf) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut cur = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            cur = t.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string();
+        } else if cur == section {
+            if let Some((k, _)) = t.split_once('=') {
+                if k.trim() == leaf {
+                    return i as u64 + 1;
+                }
+            }
+        }
+    }
+    0
+}
+
+/// Every key with its doc, unit and allowed range (what `config show` prints).
+pub fn to_toml_documented(cfg: &GpuConfig) -> String {
+    to_toml_with_sources(cfg, "", |_| None)
+}
+
+/// Like [`to_toml_documented`], with a header comment and a source per key (preset files).
+pub fn to_toml_with_sources<'a>(cfg: &GpuConfig, header: &str, source: impl Fn(&str) -> Option<&'a str>) -> String {
+    let root = match to_value(cfg) {
+        Ok(v) => v,
+        Err(e) => return format!("# {e}\n"),
+    };
+    let mut out = String::new();
+    for l in header.lines() {
+        out.push_str(if l.is_empty() { "#" } else { "# " });
+        out.push_str(l);
+        out.push('\n');
+    }
+    let mut section = String::from("\u{0}");
+    for k in specs() {
+        let (sec, leaf) = k.key.rsplit_once('.').unwrap_or(("", &k.key));
+        if sec != section {
+            section = sec.to_string();
+            out.push_str(&format!("\n[{sec}]\n"));
+        }
+        let Some(v) = lookup(&root, &k.key) else { continue };
+        let assign = format!("{leaf} = {v}");
+        let mut note = format!("{}; {}", k.unit, k.range_text());
+        if let Some(s) = source(&k.key) {
+            note.push_str(" | ");
+            note.push_str(s);
+        }
+        out.push_str(&format!("# {}\n{assign:<28} # {note}\n", k.doc));
+    }
+    out
+}
+
+/// Deserialize from an already parsed value (used by import and the fuzz target).
+pub fn from_value(v: toml::Value) -> Result<GpuConfig> {
+    GpuConfig::deserialize(v).map_err(|e| Error::other(e.message().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let text = "[gpu]\nnum_sms = 4\n\n[l1d.cache]\nsize_kb = 32\nsizekb = 4\n";
+        let e = parse_toml("my.toml", text).unwrap_err().to_string();
+        assert!(e.starts_with("my.toml:6: l1d.cache.sizekb: unknown field `sizekb`"), "{e}");
+        let text = "[gpu]\nnum_smz = 4\n";
+        let e = parse_toml("g.toml", text).unwrap_err().to_string();
+        assert!(e.starts_with("g.toml:2: gpu.num_smz: unknown field `num_smz`"), "{e}");
+        let text = "[gpux]\nnum_sms = 4\n";
+        let e = parse_toml("g.toml", text).unwrap_err().to_string();
+        assert!(e.starts_with("g.toml:1: gpux: unknown field `gpux`"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_and_range_point_at_the_line() {
+        let text = "[gpu]\nname = \"x\"\nnum_sms = \"many\"\n";
+        let e = parse_toml("g.toml", text).unwrap_err().to_string();
+        assert!(e.starts_with("g.toml:3: gpu.num_sms: invalid type"), "{e}");
+        let text = "[gpu]\nnum_sms = 0\n";
+        let e = parse_toml("g.toml", text).unwrap_err().to_string();
+        assert_eq!(e, "g.toml:2: gpu.num_sms: 0 is out of range 1..=1024");
+        let text = "[sm]\nmax_warps = 48\nsubcores = 5\n";
+        let e = parse_toml("g.toml", text).unwrap_err().to_string();
+        assert_eq!(e, "g.toml:3: sm.subcores: 5 does not divide sm.max_warps = 48");
+    }
+
+    #[test]
+    fn documented_toml_round_trips() {
+        let mut c = GpuConfig::default();
+        c.gpu.name = "Round \"trip\"".into();
+        c.l1d.shmem_options_kb = vec![0, 8, 16, 64];
+        let text = to_toml_documented(&c);
+        assert!(text.contains("\n[l1d.cache]\n# Capacity (for L2: per slice)\nsize_kb = 32"), "{text}");
+        assert!(text.contains("# KiB; 1..=4096\n"));
+        let back = parse_toml("show", &text).unwrap();
+        assert_eq!(back, c);
+        // a source column when asked
+        let with = to_toml_with_sources(&c, "Title\n\nmore", |k| (k == "gpu.num_sms").then_some("seed 000 Table II"));
+        assert!(with.starts_with("# Title\n#\n# more\n"));
+        assert!(with.contains("# SMs; 1..=1024 | seed 000 Table II\n"));
+    }
+}

@@ -1,0 +1,231 @@
+//! Instruction fetch (seed 001 section 2.1, Figure 3).
+//!
+//! Per sub-core: a fetch unit picks, round robin, a warp of its sub-core with free instruction
+//! buffer entries and fetches up to `fetch_width` instructions from its private L0 I-cache. The
+//! instructions of one fetch are consecutive in the code and in one cache line (the fix seed 001
+//! describes: Accel-Sim packed arbitrary trace neighbours and gave every kernel the same code
+//! addresses). An L0 miss goes to the SM's shared L1 I-cache through a round-robin arbiter (one
+//! access per cycle); an L1 miss costs the L2 latency of the analytical memory config.
+//!
+//! ```text
+//!  sub-core 0: warp RR ──> L0I ──miss──┐
+//!  sub-core 1: warp RR ──> L0I ──miss──┼──> RR arbiter ──> L1I (shared) ──miss──> L2 latency
+//!  ...                                 ┘
+//! ```
+//! `features.subcore_frontend = false` gives Accel-Sim's front end: no L0, every sub-core's
+//! fetch goes straight to the L1I (which then serves several accesses per cycle), fetch groups
+//! are the next trace entries whatever their lines, and all kernels share code address 0.
+
+use super::icache::{ICache, Probe};
+use super::warp::Warp;
+use crate::trace::TraceInst;
+use crate::Cycle;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FetchState {
+    #[default]
+    Idle,
+    /// Data arrives at `ready`; decode then fills the instruction buffer.
+    Wait { ready: Cycle },
+    /// L0 missed; waiting for the L1I arbiter.
+    Arb,
+}
+
+#[derive(Clone, Debug)]
+pub struct FetchUnit {
+    pub state: FetchState,
+    pub warp: u16,
+    pub n: u8,
+    /// Instruction address of the fetch (code base + PC).
+    pub addr: u64,
+    /// Round-robin position in the sub-core's warp list.
+    pub rr: usize,
+    pub l0: ICache,
+}
+
+/// Front-end parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct FetchParams {
+    pub width: u32,
+    pub inst_bytes: u32,
+    /// Per-sub-core L0 + arbiter + correct line mapping (seed 001); off: Accel-Sim's.
+    pub subcore: bool,
+    /// L1I miss penalty (cycles to get a line from L2).
+    pub miss_penalty: u32,
+}
+
+/// Number of instructions starting at trace index `f` that one fetch may bring.
+pub fn fetch_group(
+    insts: &[TraceInst],
+    f: usize,
+    max: u32,
+    line_bytes: u64,
+    p: &FetchParams,
+    base: u64,
+) -> u32 {
+    let mut n = 1u32;
+    let line = (base + insts[f].pc as u64) / line_bytes.max(1);
+    while n < max && f + (n as usize) < insts.len() {
+        let prev = insts[f + n as usize - 1].pc;
+        let cur = insts[f + n as usize].pc;
+        if p.subcore
+            && (cur != prev.wrapping_add(p.inst_bytes)
+                || (base + cur as u64) / line_bytes.max(1) != line)
+        {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
+impl FetchUnit {
+    pub fn new(l0: ICache) -> Self {
+        FetchUnit {
+            state: FetchState::Idle,
+            warp: 0,
+            n: 0,
+            addr: 0,
+            rr: 0,
+            l0,
+        }
+    }
+
+    /// Decode stage: a fetch whose data has arrived fills the warp's instruction buffer.
+    pub fn decode(&mut self, now: Cycle, warps: &mut [Warp]) -> bool {
+        if let FetchState::Wait { ready } = self.state {
+            if ready <= now {
+                let w = &mut warps[self.warp as usize];
+                w.ib.fill(self.n as u32);
+                w.fetching = false;
+                self.state = FetchState::Idle;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Starts a fetch for the next warp (round robin over `order`) if idle. `code` gives a
+    /// warp's instructions and code base. Returns (started, l0 hit?, l1 hit?) for statistics.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fetch<'a>(
+        &mut self,
+        now: Cycle,
+        order: &[u16],
+        warps: &mut [Warp],
+        code: impl Fn(&Warp) -> (&'a [TraceInst], u64),
+        max_per_fetch: u32,
+        p: &FetchParams,
+        l1i: &mut ICache,
+    ) -> FetchOutcome {
+        if self.state != FetchState::Idle || order.is_empty() {
+            return FetchOutcome::None;
+        }
+        let n = order.len();
+        for k in 0..n {
+            let pos = (self.rr + k) % n;
+            let wi = order[pos] as usize;
+            if !warps[wi].wants_fetch() {
+                continue;
+            }
+            let (insts, base) = code(&warps[wi]);
+            let w = &mut warps[wi];
+            let f = w.ib.next_fetch() as usize;
+            let line_bytes = if p.subcore {
+                self.l0.line_bytes()
+            } else {
+                l1i.line_bytes()
+            };
+            let cnt = fetch_group(
+                insts,
+                f,
+                max_per_fetch.min(w.ib.free()),
+                line_bytes,
+                p,
+                base,
+            );
+            w.ib.reserve(cnt);
+            w.fetching = true;
+            self.rr = pos + 1;
+            self.warp = wi as u16;
+            self.n = cnt as u8;
+            self.addr = base + insts[f].pc as u64;
+            if p.subcore {
+                return match self.l0.probe(self.addr, now) {
+                    Probe::Hit(t) => {
+                        self.state = FetchState::Wait {
+                            ready: t + self.l0.latency as u64,
+                        };
+                        FetchOutcome::L0Hit
+                    }
+                    Probe::Miss => {
+                        self.state = FetchState::Arb;
+                        FetchOutcome::L0Miss
+                    }
+                };
+            }
+            let (ready, hit) = l1_access(l1i, self.addr, now, p.miss_penalty);
+            self.state = FetchState::Wait { ready };
+            return if hit {
+                FetchOutcome::L1Hit
+            } else {
+                FetchOutcome::L1Miss
+            };
+        }
+        FetchOutcome::None
+    }
+
+    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        match self.state {
+            FetchState::Wait { ready } if ready > now => Some(ready),
+            FetchState::Wait { .. } | FetchState::Arb => Some(now + 1),
+            FetchState::Idle => None,
+        }
+    }
+}
+
+/// What a fetch attempt did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetchOutcome {
+    None,
+    L0Hit,
+    L0Miss,
+    L1Hit,
+    L1Miss,
+}
+
+/// One L1I access: (cycle the data is back, hit?). A miss allocates the line.
+pub fn l1_access(l1i: &mut ICache, addr: u64, now: Cycle, miss_penalty: u32) -> (Cycle, bool) {
+    match l1i.probe(addr, now) {
+        Probe::Hit(t) => (t + l1i.latency as u64, true),
+        Probe::Miss => {
+            let ready = now + l1i.latency as u64 + miss_penalty as u64;
+            l1i.fill(addr, ready);
+            (ready, false)
+        }
+    }
+}
+
+/// The L1I round-robin arbiter between sub-cores: grants one waiting L0 miss per cycle.
+/// Returns `Some((subcore, l1 hit))` when it granted.
+pub fn l1i_arbiter(
+    now: Cycle,
+    units: &mut [FetchUnit],
+    rr: &mut usize,
+    l1i: &mut ICache,
+    miss_penalty: u32,
+) -> Option<(usize, bool)> {
+    let n = units.len();
+    for k in 0..n {
+        let s = (*rr + k) % n;
+        if units[s].state == FetchState::Arb {
+            let (ready, hit) = l1_access(l1i, units[s].addr, now, miss_penalty);
+            let addr = units[s].addr;
+            units[s].l0.fill(addr, ready);
+            units[s].state = FetchState::Wait { ready };
+            *rr = s + 1;
+            return Some((s, hit));
+        }
+    }
+    None
+}

@@ -1,0 +1,362 @@
+//! The memory pipeline (seed 001 section 2.3, Figure 5), one per sub-core.
+//!
+//! ```text
+//!  CU ──> dispatch latch ──(dispatch_latency, address latch free)──> address latch
+//!         address latch: coalescing, N leader lanes per cycle, each compared with all 32 lanes
+//!                        -> one request (line + sector mask) per leader ──> request buffer
+//!  request buffers of all sub-cores ──RR arbiter, out of order──> L1D banks / shared / constant
+//!  responses ──> write-back queue ──> write-back latch (needs register-bank write ports)
+//! ```
+//! An instruction leaves the dispatch latch after one cycle unless the address latch is busy,
+//! so a badly coalesced access only blocks its own sub-core's pipeline. With
+//! `features.subcore_mem_pipeline = false` the SM has one pipeline (Accel-Sim's LDST unit): the
+//! instruction holds the single latch until all its requests are sent, requests leave in order,
+//! and one write-back latch serves the whole SM.
+
+use std::collections::VecDeque;
+
+use crate::mem::{AccessKind, MemRequest};
+use crate::trace::{KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
+use crate::Cycle;
+
+/// In-flight memory instructions per pipeline.
+pub const MEM_TABLE: usize = 32;
+/// Window of the generic address space mapped to shared / local memory from their bases.
+pub const GENERIC_WINDOW: u64 = 1 << 24;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemInst {
+    pub used: bool,
+    pub warp: u16,
+    pub subcore: u8,
+    /// Trace index of the instruction in its warp.
+    pub idx: u32,
+    pub kind: OpKind,
+    pub ndst: u8,
+    pub dst: [Reg; MAX_DST],
+    pub pc: u32,
+    /// Responses still expected.
+    pub remaining: u16,
+}
+
+impl MemInst {
+    pub fn writes_regs(&self) -> bool {
+        self.ndst > 0 && matches!(self.kind, OpKind::Load | OpKind::Atomic)
+    }
+}
+
+/// Geometry the coalescer needs.
+#[derive(Clone, Copy, Debug)]
+pub struct CoalesceParams {
+    pub line_bytes: u64,
+    pub sector_bytes: u64,
+    pub const_line_bytes: u64,
+    pub shmem_banks: u64,
+    pub shmem_bank_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct MemPipe {
+    pub table: Vec<MemInst>,
+    /// Entry in the dispatch latch and the cycle it may move on.
+    pub dispatch: Option<(u8, Cycle)>,
+    /// Entry being coalesced, its requests, and how many were pushed to the buffer.
+    pub addr: Option<u8>,
+    pub gen: Vec<MemRequest>,
+    pub gen_pos: usize,
+    pub buf: Vec<MemRequest>,
+    pub buf_cap: usize,
+    /// Completed loads waiting for the write-back latch, in completion order.
+    pub wb: VecDeque<u8>,
+    /// Accel-Sim mode: one latch held until all requests are sent, requests in order.
+    pub baseline: bool,
+}
+
+impl MemPipe {
+    pub fn new(buf_cap: u32, baseline: bool) -> Self {
+        MemPipe {
+            table: vec![MemInst::default(); MEM_TABLE],
+            dispatch: None,
+            addr: None,
+            gen: Vec::with_capacity(64),
+            gen_pos: 0,
+            buf: Vec::with_capacity(buf_cap.max(1) as usize),
+            buf_cap: buf_cap.max(1) as usize,
+            wb: VecDeque::with_capacity(MEM_TABLE),
+            baseline,
+        }
+    }
+
+    /// The dispatch latch can take an instruction.
+    pub fn can_accept(&self) -> bool {
+        if self.dispatch.is_some() || !self.table.iter().any(|e| !e.used) {
+            return false;
+        }
+        !self.baseline || (self.addr.is_none() && self.buf.is_empty())
+    }
+
+    /// A collector unit dispatches a memory instruction into the dispatch latch.
+    pub fn accept(&mut self, now: Cycle, latency: u32, e: MemInst) {
+        let i = self
+            .table
+            .iter()
+            .position(|x| !x.used)
+            .expect("can_accept checked");
+        self.table[i] = MemInst { used: true, ..e };
+        self.dispatch = Some((i as u8, now + latency.max(1) as u64));
+    }
+
+    /// Moves the dispatch latch into a free address latch and coalesces the instruction's
+    /// addresses into `gen`. Returns the entry when it moved.
+    pub fn latch_step(&mut self, now: Cycle) -> Option<u8> {
+        match self.dispatch {
+            Some((e, ready)) if ready <= now && self.addr.is_none() => {
+                self.dispatch = None;
+                self.addr = Some(e);
+                self.gen.clear();
+                self.gen_pos = 0;
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+
+    /// Address latch: pushes up to `per_cycle` coalesced requests into the request buffer.
+    /// Returns (changed, entry finished with zero requests).
+    pub fn coalesce_step(&mut self, per_cycle: u32) -> (bool, Option<u8>) {
+        let Some(e) = self.addr else {
+            return (false, None);
+        };
+        let mut changed = false;
+        let mut k = 0;
+        while k < per_cycle.max(1) && self.gen_pos < self.gen.len() && self.buf.len() < self.buf_cap
+        {
+            self.buf.push(self.gen[self.gen_pos]);
+            self.gen_pos += 1;
+            k += 1;
+            changed = true;
+        }
+        if self.gen_pos >= self.gen.len() {
+            self.addr = None;
+            let empty = self.gen.is_empty();
+            return (true, if empty { Some(e) } else { None });
+        }
+        (changed, None)
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.dispatch.is_none() && self.addr.is_none() && self.buf.is_empty() && self.wb.is_empty()
+    }
+
+    /// Earliest cycle this pipeline can change state on its own.
+    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        if self.addr.is_some() || !self.buf.is_empty() || !self.wb.is_empty() {
+            return Some(now + 1);
+        }
+        self.dispatch.map(|(_, r)| r.max(now + 1))
+    }
+}
+
+fn access_kind(k: OpKind) -> AccessKind {
+    match k {
+        OpKind::Store => AccessKind::Store,
+        OpKind::Atomic => AccessKind::Atomic,
+        OpKind::Reduction => AccessKind::Reduction,
+        _ => AccessKind::Load,
+    }
+}
+
+/// Resolves a generic address into shared / local / global with the kernel's windows.
+#[inline]
+pub fn resolve_space(space: MemSpace, addr: u64, k: &KernelInfo) -> MemSpace {
+    if space != MemSpace::Generic {
+        return space;
+    }
+    if k.shmem_base != 0 && addr >= k.shmem_base && addr - k.shmem_base < GENERIC_WINDOW {
+        MemSpace::Shared
+    } else if k.local_base != 0 && addr >= k.local_base && addr - k.local_base < GENERIC_WINDOW {
+        MemSpace::Local
+    } else {
+        MemSpace::Global
+    }
+}
+
+/// Coalesces one warp memory instruction into requests (appended to `out`): one per distinct
+/// line with the touched sectors for cached spaces, one per instruction for shared memory with
+/// the bank-conflict degree (most distinct 4-byte words in one bank; a broadcast is free).
+#[allow(clippy::too_many_arguments)]
+pub fn coalesce(
+    inst: &TraceInst,
+    wt: &WarpTrace,
+    space: MemSpace,
+    kind: OpKind,
+    k: &KernelInfo,
+    p: &CoalesceParams,
+    tag: u64,
+    out: &mut Vec<MemRequest>,
+) {
+    out.clear();
+    let width = inst.mem_width.max(1) as u64;
+    let akind = access_kind(kind);
+    let bypass = matches!(kind, OpKind::Atomic | OpKind::Reduction);
+    // Shared memory: distinct words per bank.
+    let mut words = [0u64; 128];
+    let mut nwords = 0usize;
+    let mut shared_first = None;
+    for (_, a) in wt.lane_addrs(inst) {
+        let sp = resolve_space(space, a, k);
+        if sp == MemSpace::Shared {
+            shared_first.get_or_insert(a);
+            let first = a / p.shmem_bank_bytes;
+            let last = (a + width - 1) / p.shmem_bank_bytes;
+            for w in first..=last {
+                if nwords < words.len() && !words[..nwords].contains(&w) {
+                    words[nwords] = w;
+                    nwords += 1;
+                }
+            }
+            continue;
+        }
+        let lb = if sp == MemSpace::Constant {
+            p.const_line_bytes
+        } else {
+            p.line_bytes
+        };
+        let mut b = a;
+        let end = a + width;
+        while b < end {
+            let line = b / lb * lb;
+            let seg_end = end.min(line + lb);
+            let s0 = (b - line) / p.sector_bytes;
+            let s1 = (seg_end - 1 - line) / p.sector_bytes;
+            let mut mask = 0u8;
+            for s in s0..=s1.min(7) {
+                mask |= 1 << s;
+            }
+            match out.iter_mut().find(|r| r.addr == line && r.space == sp) {
+                Some(r) => {
+                    r.sectors |= mask;
+                    r.bytes += (seg_end - b) as u32;
+                }
+                None => out.push(MemRequest {
+                    tag,
+                    kind: akind,
+                    space: sp,
+                    addr: line,
+                    sectors: mask,
+                    bytes: (seg_end - b) as u32,
+                    bypass_l1: bypass,
+                    shmem_wavefronts: 0,
+                    pc: inst.pc,
+                    last: false,
+                }),
+            }
+            b = seg_end;
+        }
+    }
+    if let Some(a) = shared_first {
+        let mut per_bank = [0u32; 64];
+        let banks = p.shmem_banks.clamp(1, 64);
+        for &w in &words[..nwords] {
+            per_bank[(w % banks) as usize] += 1;
+        }
+        let wavefronts = per_bank.iter().copied().max().unwrap_or(1).max(1);
+        out.push(MemRequest {
+            tag,
+            kind: akind,
+            space: MemSpace::Shared,
+            addr: a,
+            sectors: 0,
+            bytes: (nwords as u64 * p.shmem_bank_bytes) as u32,
+            bypass_l1: false,
+            shmem_wavefronts: wavefronts,
+            pc: inst.pc,
+            last: false,
+        });
+    }
+    if let Some(r) = out.last_mut() {
+        r.last = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warp(addrs: &[u64], width: u16) -> (TraceInst, WarpTrace) {
+        let mask = if addrs.len() == 32 {
+            u32::MAX
+        } else {
+            (1u32 << addrs.len()) - 1
+        };
+        let inst = TraceInst {
+            mask,
+            mem_width: width,
+            ..Default::default()
+        };
+        (
+            inst,
+            WarpTrace {
+                warp_id: 0,
+                insts: vec![inst],
+                addrs: addrs.to_vec(),
+            },
+        )
+    }
+
+    const P: CoalesceParams = CoalesceParams {
+        line_bytes: 128,
+        sector_bytes: 32,
+        const_line_bytes: 64,
+        shmem_banks: 32,
+        shmem_bank_bytes: 4,
+    };
+
+    #[test]
+    fn global_coalescing_lines_and_sectors() {
+        let k = KernelInfo::default();
+        let mut out = Vec::new();
+        // 32 lanes x 4 B consecutive from 0x1000: one line, four sectors.
+        let a: Vec<u64> = (0..32).map(|i| 0x1000 + 4 * i).collect();
+        let (i, w) = warp(&a, 4);
+        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            (out[0].addr, out[0].sectors, out[0].bytes, out[0].last),
+            (0x1000, 0b1111, 128, true)
+        );
+        // Stride 128 B: 32 lines, one sector each.
+        let a: Vec<u64> = (0..32).map(|i| 0x1000 + 128 * i).collect();
+        let (i, w) = warp(&a, 4);
+        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
+        assert_eq!(out.len(), 32);
+        assert!(out.iter().all(|r| r.sectors == 1));
+        // An 8-byte access straddling a line boundary touches two lines.
+        let (i, w) = warp(&[0x107c], 8);
+        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
+        assert_eq!(
+            out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(),
+            [(0x1000, 0b1000), (0x1080, 0b1)]
+        );
+    }
+
+    #[test]
+    fn shared_bank_conflicts() {
+        let k = KernelInfo::default();
+        let mut out = Vec::new();
+        // Stride 4 B: conflict free. Stride 8 B: lanes 0 and 16 share bank 0 -> 2 wavefronts.
+        // Stride 128 B: all 32 lanes in bank 0 -> 32. Same word for all: broadcast -> 1.
+        for (stride, wf) in [(4u64, 1u32), (8, 2), (128, 32), (0, 1)] {
+            let a: Vec<u64> = (0..32).map(|i| stride * i).collect();
+            let (i, w) = warp(&a, 4);
+            coalesce(&i, &w, MemSpace::Shared, OpKind::Load, &k, &P, 0, &mut out);
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].shmem_wavefronts, wf, "stride {stride}");
+        }
+        // 16-byte accesses, consecutive: 512 B over 32 banks x 4 B -> 4 wavefronts.
+        let a: Vec<u64> = (0..32).map(|i| 16 * i).collect();
+        let (i, w) = warp(&a, 16);
+        coalesce(&i, &w, MemSpace::Shared, OpKind::Load, &k, &P, 0, &mut out);
+        assert_eq!(out[0].shmem_wavefronts, 4);
+    }
+}

@@ -1,0 +1,716 @@
+//! The SM: owns its sub-cores, warps, CTA slots, L1I, memory pipelines and memory side, and
+//! steps them once per core cycle.
+//!
+//! ```text
+//!  step(now): memory responses ─> ALU write-backs ─> memory write-back latches
+//!             ─> request arbiter ─> coalescers ─> latches
+//!             ─> per sub-core: operand read, dispatch, issue, decode, fetch
+//!             ─> L1I arbiter ─> finished warps / CTAs
+//! ```
+
+use super::barrier;
+use super::collector::Collectors;
+use super::ctx::{KernelCtx, StepCtx, NUM_UNITS};
+use super::decode::group_limit;
+use super::exec::{pool_next_event, ExecUnits};
+use super::fetch::{l1i_arbiter, FetchParams, FetchUnit};
+use super::ibuffer::IBuffer;
+use super::icache::ICache;
+use super::ldst::{coalesce, CoalesceParams, MemPipe};
+use super::mem_port::SmMem;
+use super::regfile::RegFile;
+use super::result_bus::ResultBus;
+use super::scheduler::Scheduler;
+use super::subcore::SubCore;
+use super::warp::{CtaSlot, Warp};
+use crate::config::GpuConfig;
+use crate::mem::NocPacket;
+use crate::stats::{KernelCounters, PcStat, SmStats, StallKind};
+use crate::trace::{CtaTrace, MemSpace, TraceInst};
+use crate::Cycle;
+
+/// The SM-wide settings, resolved once from the config.
+#[derive(Clone, Debug)]
+pub struct SmParams {
+    pub subcores: usize,
+    pub max_warps: usize,
+    pub max_threads: u32,
+    pub max_ctas: usize,
+    pub registers: u32,
+    pub shmem_bytes: u32,
+    pub concurrent_kernels: bool,
+    pub issue_width: u32,
+    pub war_check: bool,
+    pub subcore_mem: bool,
+    pub dp_shared: bool,
+    pub fetch: FetchParams,
+    pub group_limit: u32,
+    pub ibuffer: u32,
+    pub inst_bytes: u32,
+    pub mem_dispatch_latency: u32,
+    pub coalesce_per_cycle: u32,
+    pub coalesce: CoalesceParams,
+    pub l1d_banks: usize,
+}
+
+impl SmParams {
+    pub fn from_cfg(cfg: &GpuConfig) -> Self {
+        SmParams {
+            subcores: cfg.sm.subcores.max(1) as usize,
+            max_warps: cfg.sm.max_warps.max(1) as usize,
+            max_threads: cfg.sm.max_threads,
+            max_ctas: cfg.sm.max_ctas.max(1) as usize,
+            registers: cfg.sm.registers,
+            shmem_bytes: cfg.shmem.max_per_sm_kb * 1024,
+            concurrent_kernels: cfg.sm.concurrent_kernels,
+            issue_width: cfg.scheduler.issue_width.max(1),
+            war_check: cfg.features.war_check,
+            subcore_mem: cfg.features.subcore_mem_pipeline,
+            dp_shared: cfg.units.dp.shared,
+            fetch: FetchParams {
+                width: cfg.frontend.fetch_width.max(1),
+                inst_bytes: cfg.frontend.inst_bytes.max(1),
+                subcore: cfg.features.subcore_frontend,
+                miss_penalty: cfg.analytic.l2_latency,
+            },
+            group_limit: group_limit(&cfg.frontend),
+            ibuffer: cfg.frontend.ibuffer_size.max(1),
+            inst_bytes: cfg.frontend.inst_bytes.max(1),
+            mem_dispatch_latency: cfg.mem_pipeline.dispatch_latency,
+            coalesce_per_cycle: cfg.mem_pipeline.coalesce_threads_per_cycle.max(1),
+            coalesce: CoalesceParams {
+                line_bytes: cfg.l1d.cache.line_bytes.max(1) as u64,
+                sector_bytes: cfg.l1d.cache.sector_bytes.max(1) as u64,
+                const_line_bytes: cfg.const_cache.line_bytes.max(1) as u64,
+                shmem_banks: cfg.shmem.banks.max(1) as u64,
+                shmem_bank_bytes: cfg.shmem.bank_width_bytes.max(1) as u64,
+            },
+            l1d_banks: cfg.l1d.banks.clamp(1, 64) as usize,
+        }
+    }
+}
+
+/// One issued instruction, recorded when the issue log is enabled (tests, timeline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IssueEvent {
+    pub cycle: Cycle,
+    pub subcore: u8,
+    pub warp: u16,
+    pub pc: u32,
+}
+
+/// Resources held by resident CTAs.
+#[derive(Clone, Debug, Default)]
+struct Used {
+    threads: u32,
+    warps: u32,
+    ctas: u32,
+    regs: u32,
+    shmem: u32,
+    /// Resident CTAs per kernel launch.
+    per_kernel: Vec<u32>,
+}
+
+/// The SM state every sub-core may touch (split from the sub-cores so both can be borrowed).
+#[derive(Clone, Debug)]
+pub struct SmShared {
+    pub p: SmParams,
+    pub warps: Vec<Warp>,
+    pub ctas: Vec<CtaSlot>,
+    pub l1i: ICache,
+    l1i_rr: usize,
+    pub pipes: Vec<MemPipe>,
+    mem_rr: usize,
+    pub mem: SmMem,
+    /// FP64 pipelines shared by the SM (`units.dp.shared`).
+    pub dp_pool: Vec<Cycle>,
+    pub stats: SmStats,
+    pub issue_log: Option<Vec<IssueEvent>>,
+    maybe_done: Vec<u16>,
+    /// Kernel launch of each CTA finished since the engine last looked.
+    pub done_ctas: Vec<u32>,
+    pub outbox: Vec<NocPacket>,
+    used: Used,
+    next_age: u64,
+}
+
+impl SmShared {
+    /// Instruction `idx` of warp slot `w`.
+    #[inline]
+    pub fn inst(&self, w: usize, idx: u32) -> TraceInst {
+        let wp = &self.warps[w];
+        self.ctas[wp.cta as usize].trace.warps[wp.widx as usize].insts[idx as usize]
+    }
+
+    #[inline]
+    pub fn note_maybe_done(&mut self, w: u16) {
+        if self.warps[w as usize].finished() {
+            self.maybe_done.push(w);
+        }
+    }
+
+    /// Adds `n` cycles of `kind` to sub-core `s`'s stall stack and to the PC it blames.
+    pub fn account_stall(&mut self, s: usize, kind: StallKind, pc: Option<(u32, u32)>, n: u64) {
+        self.stats.subcores[s].stalls.add(kind, n);
+        if let Some((k, slot)) = pc {
+            if let Some(p) = self
+                .stats
+                .kernels
+                .get_mut(k as usize)
+                .and_then(|kc| kc.per_pc.get_mut(slot as usize))
+            {
+                p.stall_cycles += n;
+            }
+        }
+    }
+
+    fn complete_mem(&mut self, pipe: usize, e: usize) {
+        let m = self.pipes[pipe].table[e];
+        self.pipes[pipe].table[e].used = false;
+        let w = &mut self.warps[m.warp as usize];
+        for &r in &m.dst[..m.ndst as usize] {
+            if m.writes_regs() && w.sb.release(r) {
+                self.stats.subcores[m.subcore as usize].war_violations += 1;
+            }
+        }
+        w.inflight -= 1;
+        w.mem_inflight -= 1;
+        self.note_maybe_done(m.warp);
+    }
+}
+
+/// A streaming multiprocessor.
+#[derive(Clone, Debug)]
+pub struct Sm {
+    pub id: u32,
+    pub subcores: Vec<SubCore>,
+    pub sh: SmShared,
+    /// Earliest cycle the next CTA may be issued here (`cta_launch_latency`).
+    pub cta_ready_at: Cycle,
+}
+
+impl Sm {
+    pub fn new(id: u32, cfg: &GpuConfig, mem: SmMem) -> Self {
+        let p = SmParams::from_cfg(cfg);
+        let u = &cfg.units;
+        let counts = [
+            u.int.count,
+            u.sp.count,
+            if u.dp.shared { 0 } else { u.dp.count },
+            u.sfu.count,
+            u.tensor.count,
+            u.branch.count,
+            u.uniform.count,
+            u.mem.count,
+        ];
+        debug_assert_eq!(counts.len(), NUM_UNITS);
+        let l = &cfg.latency;
+        let horizon = [
+            l.int, l.int_mul, l.fp32, l.fp16, l.dp, l.sfu, l.tensor, l.branch, l.uniform,
+        ]
+        .iter()
+        .map(|t| t.latency)
+        .max()
+        .unwrap_or(4);
+        let per_warp = p.max_warps.div_ceil(p.subcores);
+        let subcores = (0..p.subcores)
+            .map(|s| {
+                SubCore::new(
+                    s,
+                    Scheduler::new(
+                        cfg.scheduler.policy,
+                        per_warp,
+                        cfg.scheduler.two_level_active,
+                    ),
+                    FetchUnit::new(ICache::new(&cfg.frontend.l0i)),
+                    Collectors::new(cfg.regfile.collector_units),
+                    ExecUnits::new(counts),
+                    RegFile::new(
+                        cfg.regfile.banks,
+                        cfg.regfile.ports_per_bank,
+                        cfg.features.result_bus_ports,
+                    ),
+                    ResultBus::new(
+                        cfg.regfile.banks.max(1) as usize,
+                        cfg.regfile.ports_per_bank.clamp(1, 255) as u8,
+                        horizon,
+                        cfg.features.result_bus_ports,
+                    ),
+                    per_warp,
+                )
+            })
+            .collect();
+        let npipes = if p.subcore_mem { p.subcores } else { 1 };
+        let baseline = !p.subcore_mem;
+        let sh = SmShared {
+            warps: vec![Warp::default(); p.max_warps],
+            ctas: vec![CtaSlot::default(); p.max_ctas],
+            l1i: ICache::new(&cfg.frontend.l1i),
+            l1i_rr: 0,
+            pipes: (0..npipes)
+                .map(|_| MemPipe::new(cfg.mem_pipeline.request_buffer, baseline))
+                .collect(),
+            mem_rr: 0,
+            mem,
+            dp_pool: if u.dp.shared {
+                vec![0; u.dp.count as usize]
+            } else {
+                Vec::new()
+            },
+            stats: SmStats::new(p.subcores),
+            issue_log: None,
+            maybe_done: Vec::with_capacity(p.max_warps),
+            done_ctas: Vec::with_capacity(p.max_ctas),
+            outbox: Vec::new(),
+            used: Used::default(),
+            next_age: 0,
+            p,
+        };
+        Sm {
+            id,
+            subcores,
+            sh,
+            cta_ready_at: 0,
+        }
+    }
+
+    /// Records every issued instruction from now on (tests, teaching timeline).
+    pub fn enable_issue_log(&mut self) {
+        self.sh.issue_log = Some(Vec::new());
+    }
+
+    /// Number of resident CTAs.
+    pub fn resident_ctas(&self) -> u32 {
+        self.sh.used.ctas
+    }
+
+    /// Whether a CTA of `k` fits now (occupancy: threads, warps, CTAs, registers, shared memory).
+    pub fn can_launch(&self, k: &KernelCtx, now: Cycle) -> bool {
+        let u = &self.sh.used;
+        let p = &self.sh.p;
+        let wpc = k.info.warps_per_cta();
+        let threads = k.info.block.count() as u32;
+        if now < self.cta_ready_at || u.ctas as usize >= p.max_ctas {
+            return false;
+        }
+        if !p.concurrent_kernels
+            && u.per_kernel
+                .iter()
+                .enumerate()
+                .any(|(i, &n)| n > 0 && i != k.launch as usize)
+        {
+            return false;
+        }
+        let mine = u.per_kernel.get(k.launch as usize).copied().unwrap_or(0);
+        mine < k.max_ctas_per_sm
+            && u.warps + wpc <= p.max_warps as u32
+            && u.threads + threads <= p.max_threads
+            && u.regs + k.regs_per_warp * wpc <= p.registers
+            && u.shmem + k.shmem_per_cta <= p.shmem_bytes
+    }
+
+    /// Makes `cta` resident. The caller checked [`Sm::can_launch`].
+    pub fn launch_cta(
+        &mut self,
+        now: Cycle,
+        k: &KernelCtx,
+        cta: CtaTrace,
+        cta_latency: u32,
+        cfg: &GpuConfig,
+    ) {
+        let sh = &mut self.sh;
+        let slot = sh
+            .ctas
+            .iter()
+            .position(|c| !c.active)
+            .expect("can_launch checked the CTA count");
+        let wpc = k.info.warps_per_cta();
+        let launch = k.launch as usize;
+        if sh.used.per_kernel.len() <= launch {
+            sh.used.per_kernel.resize(launch + 1, 0);
+        }
+        if sh.stats.kernels.len() <= launch {
+            sh.stats
+                .kernels
+                .resize(launch + 1, KernelCounters::default());
+        }
+        if sh.stats.kernels[launch].per_pc.len() < k.pc_slots {
+            sh.stats.kernels[launch]
+                .per_pc
+                .resize(k.pc_slots, PcStat::default());
+        }
+        if sh.used.per_kernel[launch] == 0 {
+            sh.mem.begin_kernel(&k.info, cfg);
+        }
+        let threads = k.info.block.count() as u32;
+        sh.used.threads += threads;
+        sh.used.warps += wpc;
+        sh.used.ctas += 1;
+        sh.used.regs += k.regs_per_warp * wpc;
+        sh.used.shmem += k.shmem_per_cta;
+        sh.used.per_kernel[launch] += 1;
+        let nwarps = cta.warps.len();
+        let mut c = CtaSlot {
+            active: true,
+            kernel: k.launch,
+            warp_slots: std::mem::take(&mut sh.ctas[slot].warp_slots),
+            live: nwarps as u16,
+            bar_arrived: 0,
+            threads,
+            wpc,
+            regs: k.regs_per_warp * wpc,
+            shmem: k.shmem_per_cta,
+            trace: cta,
+        };
+        c.warp_slots.clear();
+        let mut free = (0..sh.warps.len()).filter(|&i| !sh.warps[i].active);
+        for _ in 0..nwarps {
+            let Some(ws) = free.next() else { break };
+            c.warp_slots.push(ws as u16);
+        }
+        c.live = c.warp_slots.len() as u16;
+        for (widx, &ws) in c.warp_slots.iter().enumerate() {
+            let w = &mut sh.warps[ws as usize];
+            w.active = true;
+            w.cta = slot as u16;
+            w.widx = widx as u16;
+            w.kernel = k.launch;
+            w.age = sh.next_age;
+            sh.next_age += 1;
+            w.n_insts = c.trace.warps[widx].insts.len() as u32;
+            w.ib = IBuffer::new(sh.p.ibuffer);
+            w.sb.reset();
+            w.inflight = 0;
+            w.mem_inflight = 0;
+            w.branch_pending = 0;
+            w.at_barrier = false;
+            w.fetching = false;
+            w.launched_at = now;
+            self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
+            if w.finished() {
+                sh.maybe_done.push(ws);
+            }
+        }
+        sh.ctas[slot] = c;
+        self.cta_ready_at = now + cta_latency as u64;
+    }
+
+    /// One core cycle. Returns true when anything other than per-cycle stall accounting
+    /// changed (so an idle-cycle skip is exact only when every SM returns false).
+    pub fn step(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+        let n = self.subcores.len();
+        if self.sh.used.ctas == 0
+            && self.sh.mem.next_event().is_none()
+            && self.sh.pipes.iter().all(|p| p.is_idle())
+        {
+            for s in 0..n {
+                self.subcores[s].last_stall = StallKind::Idle;
+                self.subcores[s].last_stall_pc = None;
+                self.sh.account_stall(s, StallKind::Idle, None, 1);
+            }
+            return false;
+        }
+        let mut ch = self.mem_responses(now);
+        for sc in &mut self.subcores {
+            sc.begin_cycle(now);
+        }
+        for sc in &mut self.subcores {
+            ch |= sc.writeback(now, &mut self.sh);
+        }
+        ch |= self.mem_writeback();
+        ch |= self.mem_pipes(now, ctx);
+        let start = (now % n as u64) as usize;
+        for k in 0..n {
+            ch |= self.subcores[(start + k) % n].front_stages(now, &mut self.sh, ctx);
+        }
+        if self.sh.p.fetch.subcore {
+            if let Some((_, hit)) = arbiter(now, &mut self.subcores, &mut self.sh) {
+                if hit {
+                    self.sh.stats.l1i_hits += 1;
+                } else {
+                    self.sh.stats.l1i_misses += 1;
+                }
+                ch = true;
+            }
+        }
+        ch |= self.finish_warps();
+        if self.sh.used.ctas > 0 {
+            self.sh.stats.active_cycles += 1;
+        }
+        ch
+    }
+
+    /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles.
+    pub fn skip(&mut self, k: u64) {
+        for s in 0..self.subcores.len() {
+            let (kind, pc) = (self.subcores[s].last_stall, self.subcores[s].last_stall_pc);
+            self.sh.account_stall(s, kind, pc, k);
+        }
+        if self.sh.used.ctas > 0 {
+            self.sh.stats.active_cycles += k;
+        }
+    }
+
+    /// Earliest cycle after `now` at which this SM changes state by itself.
+    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        let mut best = self.sh.mem.next_event();
+        let mut take = |c: Option<Cycle>| {
+            if let Some(c) = c {
+                best = Some(best.map_or(c, |b| b.min(c)));
+            }
+        };
+        for sc in &self.subcores {
+            take(sc.next_event(now));
+        }
+        for p in &self.sh.pipes {
+            take(p.next_event(now));
+        }
+        take(pool_next_event(&self.sh.dp_pool, now));
+        if !self.sh.maybe_done.is_empty() {
+            take(Some(now + 1));
+        }
+        best.map(|b| b.max(now + 1))
+    }
+
+    fn mem_responses(&mut self, now: Cycle) -> bool {
+        let sh = &mut self.sh;
+        sh.mem.tick(now, &mut sh.outbox);
+        let mut ch = false;
+        while let Some(r) = sh.mem.pop_response(now) {
+            let pipe = (r.tag >> 8) as usize;
+            let e = (r.tag & 0xff) as usize;
+            let m = &mut sh.pipes[pipe].table[e];
+            m.remaining -= 1;
+            if m.remaining == 0 {
+                if m.writes_regs() {
+                    sh.pipes[pipe].wb.push_back(e as u8);
+                } else {
+                    sh.complete_mem(pipe, e);
+                }
+            }
+            ch = true;
+        }
+        ch
+    }
+
+    /// Write-back latch of each memory pipeline: one completed load per cycle, if its
+    /// destination banks have free ports.
+    fn mem_writeback(&mut self) -> bool {
+        let mut ch = false;
+        for p in 0..self.sh.pipes.len() {
+            let Some(&e) = self.sh.pipes[p].wb.front() else {
+                continue;
+            };
+            let m = self.sh.pipes[p].table[e as usize];
+            if self.subcores[m.subcore as usize]
+                .rf
+                .take_writes(&m.dst[..m.ndst as usize])
+            {
+                self.sh.pipes[p].wb.pop_front();
+                self.sh.complete_mem(p, e as usize);
+            } else {
+                self.sh.stats.mem.wb_stalls += 1;
+            }
+            ch = true;
+        }
+        ch
+    }
+
+    /// Request arbiter (round robin over pipelines, out of order within a buffer unless in
+    /// Accel-Sim mode), then each pipeline's coalescer and latches.
+    fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+        let sh = &mut self.sh;
+        let n = sh.pipes.len();
+        let mut ch = false;
+        let mut l1d_used = [false; 64];
+        let mut shared_used = false;
+        let mut const_used = false;
+        let mut first_grant = None;
+        'pipes: for k in 0..n {
+            let p = (sh.mem_rr + k) % n;
+            let limit = if sh.pipes[p].baseline {
+                sh.pipes[p].buf.len().min(1)
+            } else {
+                sh.pipes[p].buf.len()
+            };
+            for i in 0..limit {
+                let req = sh.pipes[p].buf[i];
+                let busy = match req.space {
+                    MemSpace::Shared => &mut shared_used,
+                    MemSpace::Constant => &mut const_used,
+                    _ => {
+                        &mut l1d_used
+                            [(req.addr / sh.p.coalesce.line_bytes) as usize % sh.p.l1d_banks]
+                    }
+                };
+                if *busy {
+                    continue;
+                }
+                match sh.mem.try_request(now, req) {
+                    Ok(()) => {
+                        *busy = true;
+                        sh.pipes[p].buf.remove(i);
+                        let m = &mut sh.stats.mem;
+                        match req.space {
+                            MemSpace::Shared => {
+                                m.shared_reqs += 1;
+                                m.shmem_wavefronts += req.shmem_wavefronts as u64;
+                            }
+                            MemSpace::Constant => m.const_reqs += 1,
+                            MemSpace::Local => m.local_reqs += 1,
+                            MemSpace::Texture => m.tex_reqs += 1,
+                            _ => m.global_reqs += 1,
+                        }
+                        first_grant.get_or_insert(p);
+                        ch = true;
+                        break;
+                    }
+                    Err(_) => {
+                        sh.stats.mem.req_backpressure += 1;
+                        ch = true;
+                        break 'pipes;
+                    }
+                }
+            }
+        }
+        if let Some(p) = first_grant {
+            sh.mem_rr = p + 1;
+        }
+        for p in 0..n {
+            let (c, empty) = sh.pipes[p].coalesce_step(sh.p.coalesce_per_cycle);
+            ch |= c;
+            if let Some(e) = empty {
+                let e = e as usize;
+                if sh.pipes[p].table[e].writes_regs() {
+                    sh.pipes[p].wb.push_back(e as u8);
+                } else {
+                    sh.complete_mem(p, e);
+                }
+            }
+            if let Some(e) = sh.pipes[p].latch_step(now) {
+                let m = sh.pipes[p].table[e as usize];
+                let w = &sh.warps[m.warp as usize];
+                let kctx = &ctx.kernels[w.kernel as usize];
+                let wt = &sh.ctas[w.cta as usize].trace.warps[w.widx as usize];
+                let inst = wt.insts[m.idx as usize];
+                let op = kctx.ops[inst.op.0 as usize];
+                let tag = ((p as u64) << 8) | e as u64;
+                let mut gen = std::mem::take(&mut sh.pipes[p].gen);
+                coalesce(
+                    &inst,
+                    wt,
+                    op.space,
+                    op.kind,
+                    &kctx.info,
+                    &sh.p.coalesce,
+                    tag,
+                    &mut gen,
+                );
+                sh.pipes[p].table[e as usize].remaining = gen.len() as u16;
+                sh.pipes[p].gen = gen;
+                ch = true;
+            }
+        }
+        ch
+    }
+
+    fn finish_warps(&mut self) -> bool {
+        let mut ch = false;
+        while let Some(w) = self.sh.maybe_done.pop() {
+            let sh = &mut self.sh;
+            if !sh.warps[w as usize].finished() {
+                continue;
+            }
+            ch = true;
+            sh.warps[w as usize].active = false;
+            self.subcores[w as usize % sh.p.subcores].sched.remove(w);
+            let ci = sh.warps[w as usize].cta as usize;
+            let cta = &mut sh.ctas[ci];
+            cta.live -= 1;
+            barrier::try_release(cta, &mut sh.warps);
+            if cta.live == 0 {
+                cta.active = false;
+                cta.trace.warps.clear();
+                let k = cta.kernel;
+                sh.used.threads -= cta.threads;
+                sh.used.warps -= cta.wpc;
+                sh.used.ctas -= 1;
+                sh.used.regs -= cta.regs;
+                sh.used.shmem -= cta.shmem;
+                sh.used.per_kernel[k as usize] -= 1;
+                sh.done_ctas.push(k);
+                sh.stats.ctas += 1;
+                sh.stats.kernels[k as usize].ctas += 1;
+            }
+        }
+        ch
+    }
+
+    /// Why the first stuck warp of this SM cannot proceed (deadlock report).
+    pub fn describe_stuck(&self, ctx: &StepCtx) -> Option<String> {
+        for (wi, w) in self.sh.warps.iter().enumerate() {
+            if !w.active {
+                continue;
+            }
+            let s = wi % self.sh.p.subcores;
+            let k = &ctx.kernels[w.kernel as usize];
+            let idx = w.ib.head.min(w.n_insts.saturating_sub(1));
+            let (pc, op) = if w.n_insts > 0 {
+                let inst = self.sh.inst(wi, idx);
+                (
+                    inst.pc,
+                    k.op_names
+                        .get(inst.op.0 as usize)
+                        .map(String::as_str)
+                        .unwrap_or("?"),
+                )
+            } else {
+                (0, "-")
+            };
+            let why = match self.subcores[s].why_stalled(&self.sh, ctx, wi) {
+                Some(r) => r.name().to_string(),
+                None if w.inflight > 0 => format!("{} instruction(s) in flight", w.inflight),
+                None => "nothing (ready)".to_string(),
+            };
+            let cta = &self.sh.ctas[w.cta as usize];
+            return Some(format!(
+                "SM {} warp slot {} (kernel `{}` CTA {} warp {}, sub-core {}) at PC {:#x} ({}): waits on {}; \
+                 barrier {}/{} arrived, {} memory request(s) outstanding",
+                self.id,
+                wi,
+                k.info.name,
+                cta.trace.id,
+                w.widx,
+                s,
+                pc,
+                op,
+                why,
+                cta.bar_arrived,
+                cta.live,
+                self.sh.mem.outstanding()
+            ));
+        }
+        None
+    }
+}
+
+fn arbiter(now: Cycle, subcores: &mut [SubCore], sh: &mut SmShared) -> Option<(usize, bool)> {
+    // The fetch units live in the sub-cores; gather them by index without allocating.
+    let n = subcores.len();
+    for k in 0..n {
+        let s = (sh.l1i_rr + k) % n;
+        if subcores[s].fetch.state == super::fetch::FetchState::Arb {
+            let mut rr = 0;
+            let r = l1i_arbiter(
+                now,
+                std::slice::from_mut(&mut subcores[s].fetch),
+                &mut rr,
+                &mut sh.l1i,
+                sh.p.fetch.miss_penalty,
+            );
+            sh.l1i_rr = s + 1;
+            return r.map(|(_, h)| (s, h));
+        }
+    }
+    None
+}

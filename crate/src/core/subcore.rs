@@ -1,0 +1,462 @@
+//! One sub-core (processing block, seed 001 Figure 3): fetch, decode, instruction buffers,
+//! scheduler, collector units, register file, result bus and execution units. Its stages run
+//! back to front each cycle so an instruction moves at most one stage per cycle:
+//!
+//! ```text
+//!  write-back ─> operand read ─> dispatch ─> issue ─> decode ─> fetch
+//!  (exec done)   (bank ports)    (unit/mem)  (sched)  (ibuf)    (L0I)
+//! ```
+
+use super::collector::{Block, Collectors};
+use super::ctx::{OpClass, StepCtx, U_DP, U_MEM};
+use super::exec::{completion, ExecUnits, InFlight};
+use super::fetch::{FetchOutcome, FetchUnit};
+use super::ldst::MemInst;
+use super::regfile::RegFile;
+use super::result_bus::{dst_banks, ResultBus};
+use super::scheduler::Scheduler;
+use super::scoreboard::Hazard;
+use super::{barrier, IssueEvent, SmShared};
+use crate::stats::StallKind;
+use crate::trace::{OpKind, TraceInst};
+use crate::Cycle;
+
+#[derive(Clone, Debug)]
+pub struct SubCore {
+    pub id: usize,
+    pub sched: Scheduler,
+    pub fetch: FetchUnit,
+    pub cus: Collectors,
+    pub exec: ExecUnits,
+    pub rf: RegFile,
+    pub rb: ResultBus,
+    order: Vec<u16>,
+    /// The last cycle's scheduler outcome, replayed for skipped idle cycles.
+    pub last_stall: StallKind,
+    /// (kernel launch, pc slot) the last stall is attributed to.
+    pub last_stall_pc: Option<(u32, u32)>,
+}
+
+/// Why a warp cannot issue now, or that it can (and whether it needs a collector unit).
+enum Check {
+    Go {
+        needs_cu: bool,
+    },
+    Stall(StallKind),
+    /// Nothing left to issue (draining or done): not a candidate.
+    Skip,
+}
+
+impl SubCore {
+    pub fn new(
+        id: usize,
+        sched: Scheduler,
+        fetch: FetchUnit,
+        cus: Collectors,
+        exec: ExecUnits,
+        rf: RegFile,
+        rb: ResultBus,
+        max_warps: usize,
+    ) -> Self {
+        SubCore {
+            id,
+            sched,
+            fetch,
+            cus,
+            exec,
+            rf,
+            rb,
+            order: Vec::with_capacity(max_warps),
+            last_stall: StallKind::Idle,
+            last_stall_pc: None,
+        }
+    }
+
+    /// Fixed-latency completions of this cycle: registers written, scoreboard released.
+    pub fn writeback(&mut self, now: Cycle, sh: &mut SmShared) -> bool {
+        let mut changed = false;
+        let mut i = 0;
+        while i < self.exec.inflight.len() {
+            if self.exec.inflight[i].complete <= now {
+                let f = self.exec.inflight.swap_remove(i);
+                let w = &mut sh.warps[f.warp as usize];
+                for &r in &f.dst[..f.ndst as usize] {
+                    if w.sb.release(r) {
+                        sh.stats.subcores[self.id].war_violations += 1;
+                    }
+                }
+                if f.branch {
+                    w.branch_pending -= 1;
+                }
+                w.inflight -= 1;
+                sh.note_maybe_done(f.warp);
+                changed = true;
+            } else {
+                i += 1;
+            }
+        }
+        changed
+    }
+
+    /// Operand read, dispatch, issue, decode and fetch.
+    pub fn front_stages(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        let mut changed =
+            self.cus
+                .read_stage(&mut self.rf, &mut sh.warps, &mut sh.stats.subcores[self.id]);
+        changed |= self.dispatch(now, sh, ctx);
+        changed |= self.issue(now, sh, ctx);
+        if self.fetch.decode(now, &mut sh.warps) {
+            let w = &mut sh.warps[self.fetch.warp as usize];
+            if w.ib.head >= w.n_insts {
+                w.ib.len = 0; // fetched past an EXIT
+            }
+            sh.note_maybe_done(self.fetch.warp);
+            changed = true;
+        }
+        changed |= self.do_fetch(now, sh, ctx);
+        changed
+    }
+
+    fn do_fetch(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        let p = sh.p.fetch;
+        let ctas = &sh.ctas;
+        let code = |w: &super::warp::Warp| {
+            let insts =
+                &ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
+            (insts, ctx.kernels[w.kernel as usize].code_base)
+        };
+        let out = self.fetch.fetch(
+            now,
+            &self.sched.warps,
+            &mut sh.warps,
+            code,
+            sh.p.group_limit,
+            &p,
+            &mut sh.l1i,
+        );
+        let st = &mut sh.stats;
+        match out {
+            FetchOutcome::None => return false,
+            FetchOutcome::L0Hit => st.subcores[self.id].l0i_hits += 1,
+            FetchOutcome::L0Miss => st.subcores[self.id].l0i_misses += 1,
+            FetchOutcome::L1Hit => st.l1i_hits += 1,
+            FetchOutcome::L1Miss => st.l1i_misses += 1,
+        }
+        true
+    }
+
+    /// Ready collector units go to their unit (or memory pipeline), oldest first.
+    fn dispatch(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        let mut changed = false;
+        let mut k = 0;
+        while k < self.cus.order.len() {
+            let slot = self.cus.order[k] as usize;
+            let cu = self.cus.cus[slot];
+            if cu.nunread > 0 {
+                k += 1;
+                continue;
+            }
+            let w = &sh.warps[cu.warp as usize];
+            let inst = sh.inst(cu.warp as usize, cu.idx);
+            let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+            let done = if op.is_mem() {
+                self.dispatch_mem(now, sh, cu.warp, cu.idx, &inst, &op)
+            } else {
+                self.dispatch_alu(now, sh, cu.warp, &inst, &op)
+            };
+            match done {
+                Ok(()) => {
+                    self.cus.release(slot);
+                    changed = true;
+                }
+                Err(b) => {
+                    if b == Block::ResultBus {
+                        sh.stats.subcores[self.id].result_bus_conflicts += 1;
+                        changed = true;
+                    }
+                    self.cus.cus[slot].block = b;
+                    k += 1;
+                }
+            }
+        }
+        changed
+    }
+
+    fn dispatch_alu(
+        &mut self,
+        now: Cycle,
+        sh: &mut SmShared,
+        warp: u16,
+        inst: &TraceInst,
+        op: &OpClass,
+    ) -> Result<(), Block> {
+        let u = op.unit as usize;
+        let shared = u == U_DP && sh.p.dp_shared;
+        let pool: &mut Vec<Cycle> = if shared {
+            &mut sh.dp_pool
+        } else {
+            &mut self.exec.pipes[u]
+        };
+        let Some(pi) = pool.iter().position(|&b| b <= now) else {
+            return Err(Block::Unit);
+        };
+        let c = completion(now, op.latency);
+        let mut banks = [0usize; 4];
+        let nb = dst_banks(inst.dsts(), self.rf.banks, &mut banks);
+        if !self.rb.can_reserve(c, &banks[..nb]) {
+            return Err(Block::ResultBus);
+        }
+        self.rb.reserve(c, &banks[..nb]);
+        pool[pi] = now + op.interval as u64;
+        let uc = sh.stats.units.get_mut(u);
+        uc.dispatches += 1;
+        uc.busy_cycles += op.interval as u64;
+        let mut f = InFlight {
+            complete: c,
+            warp,
+            ndst: inst.ndst,
+            dst: inst.dst,
+            branch: op.kind == OpKind::Branch,
+        };
+        f.ndst = f.ndst.min(4);
+        self.exec.inflight.push(f);
+        Ok(())
+    }
+
+    fn dispatch_mem(
+        &mut self,
+        now: Cycle,
+        sh: &mut SmShared,
+        warp: u16,
+        inst_idx: u32,
+        inst: &TraceInst,
+        op: &OpClass,
+    ) -> Result<(), Block> {
+        let p = if sh.p.subcore_mem { self.id } else { 0 };
+        if !sh.pipes[p].can_accept() {
+            return Err(Block::MemPipe);
+        }
+        let e = MemInst {
+            used: true,
+            warp,
+            subcore: self.id as u8,
+            idx: inst_idx,
+            kind: op.kind,
+            ndst: inst.ndst.min(4),
+            dst: inst.dst,
+            pc: inst.pc,
+            remaining: 0,
+        };
+        sh.pipes[p].accept(now, sh.p.mem_dispatch_latency, e);
+        let uc = sh.stats.units.get_mut(U_MEM);
+        uc.dispatches += 1;
+        uc.busy_cycles += 1;
+        Ok(())
+    }
+
+    /// Why warp `wi` cannot issue now (`None`: it can, or it has nothing left to issue).
+    pub fn why_stalled(&self, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Option<StallKind> {
+        match self.check(sh, ctx, wi) {
+            Check::Stall(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Starts a cycle: write-backs reserved for it take their register-bank ports.
+    pub fn begin_cycle(&mut self, now: Cycle) {
+        self.rf.begin_cycle(now, &mut self.rb);
+    }
+
+    /// Why warp `wi` cannot issue its next instruction now.
+    fn check(&self, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Check {
+        let w = &sh.warps[wi];
+        if !w.active {
+            return Check::Skip;
+        }
+        if w.at_barrier {
+            return Check::Stall(StallKind::Barrier);
+        }
+        if w.branch_pending > 0 {
+            return Check::Stall(StallKind::Control);
+        }
+        if w.ib.is_empty() {
+            if w.ib.head >= w.n_insts {
+                return Check::Skip;
+            }
+            return Check::Stall(StallKind::IFetch);
+        }
+        let inst = sh.inst(wi, w.ib.head);
+        let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+        match w.sb.hazard(&inst) {
+            Some(Hazard::Mem) => return Check::Stall(StallKind::MemData),
+            Some(Hazard::Alu) => return Check::Stall(StallKind::CompData),
+            None => {}
+        }
+        if sh.p.war_check && w.sb.war(&inst) {
+            return Check::Stall(StallKind::CompData);
+        }
+        if op.kind == OpKind::MemBarrier && w.mem_inflight > 0 {
+            return Check::Stall(StallKind::Barrier);
+        }
+        if op.acts_at_issue() {
+            return Check::Go { needs_cu: false };
+        }
+        if self.cus.free_slot().is_none() {
+            return Check::Stall(match self.cus.oldest_block() {
+                Block::MemPipe => StallKind::MemStructural,
+                Block::Unit | Block::ResultBus => StallKind::CompStructural,
+                Block::Operands | Block::None => StallKind::Dispatch,
+            });
+        }
+        Check::Go { needs_cu: true }
+    }
+
+    /// The scheduler picks up to `issue_width` instructions (a second one only from the same
+    /// warp, to a different unit) and records this cycle's stall reason.
+    fn issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        self.sched.order(&mut self.order);
+        let mut first_stall: Option<(StallKind, usize)> = None;
+        let mut issued = 0u32;
+        let mut changed = false;
+        let mut draining_mem = false;
+        let mut draining_alu = false;
+        for k in 0..self.order.len() {
+            let wi = self.order[k] as usize;
+            match self.check(sh, ctx, wi) {
+                Check::Skip => {
+                    let w = &sh.warps[wi];
+                    draining_mem |= w.mem_inflight > 0;
+                    draining_alu |= w.inflight > w.mem_inflight;
+                }
+                Check::Stall(kind) => {
+                    if sh.p.war_check && kind == StallKind::CompData {
+                        let w = &sh.warps[wi];
+                        let inst = sh.inst(wi, w.ib.head);
+                        if w.sb.hazard(&inst).is_none() {
+                            sh.stats.subcores[self.id].war_holds += 1;
+                            changed = true;
+                        }
+                    }
+                    if kind == StallKind::MemData && self.sched.demote(wi as u16) {
+                        changed = true;
+                    }
+                    if first_stall.is_none() {
+                        first_stall = Some((kind, wi));
+                    }
+                }
+                Check::Go { needs_cu } => {
+                    let unit = self.do_issue(now, sh, ctx, wi, needs_cu);
+                    issued += 1;
+                    // Dual issue: the same warp's next instruction, to a different unit.
+                    if sh.p.issue_width > 1 && sh.warps[wi].active {
+                        if let Check::Go { needs_cu } = self.check(sh, ctx, wi) {
+                            let w = &sh.warps[wi];
+                            let inst = sh.inst(wi, w.ib.head);
+                            let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+                            if op.unit != unit {
+                                self.do_issue(now, sh, ctx, wi, needs_cu);
+                                issued += 1;
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        if issued > 0 {
+            self.last_stall = StallKind::Issued;
+            self.last_stall_pc = None;
+            sh.stats.subcores[self.id].stalls.add(StallKind::Issued, 1);
+            return true;
+        }
+        let (kind, pc) = match first_stall {
+            Some((k, wi)) => {
+                let w = &sh.warps[wi];
+                let slot =
+                    sh.inst(wi, w.ib.head.min(w.n_insts.saturating_sub(1))).pc / sh.p.inst_bytes;
+                (k, Some((w.kernel, slot)))
+            }
+            None if draining_mem => (StallKind::MemData, None),
+            None if draining_alu => (StallKind::CompData, None),
+            None => (StallKind::Idle, None),
+        };
+        self.last_stall = kind;
+        self.last_stall_pc = pc;
+        sh.account_stall(self.id, kind, pc, 1);
+        changed
+    }
+
+    /// Issues warp `wi`'s head instruction. Returns its unit index.
+    fn do_issue(
+        &mut self,
+        now: Cycle,
+        sh: &mut SmShared,
+        ctx: &StepCtx,
+        wi: usize,
+        needs_cu: bool,
+    ) -> u8 {
+        let kernel = sh.warps[wi].kernel;
+        let idx = sh.warps[wi].ib.pop();
+        let inst = sh.inst(wi, idx);
+        let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
+        self.sched.issued(wi as u16);
+        let lanes = inst.active_lanes() as u64;
+        let st = &mut sh.stats;
+        st.warp_insts += 1;
+        st.thread_insts += lanes;
+        st.subcores[self.id].warp_insts += 1;
+        st.subcores[self.id].thread_insts += lanes;
+        let kc = &mut st.kernels[kernel as usize];
+        kc.warp_insts += 1;
+        kc.thread_insts += lanes;
+        if let Some(p) = kc.per_pc.get_mut((inst.pc / sh.p.inst_bytes) as usize) {
+            p.issued += 1;
+        }
+        if let Some(log) = &mut sh.issue_log {
+            log.push(IssueEvent {
+                cycle: now,
+                subcore: self.id as u8,
+                warp: wi as u16,
+                pc: inst.pc,
+            });
+        }
+        match op.kind {
+            OpKind::Barrier => {
+                let cta = sh.warps[wi].cta as usize;
+                barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
+            }
+            OpKind::Exit => {
+                let w = &mut sh.warps[wi];
+                w.n_insts = idx + 1;
+                w.ib.len = 0;
+            }
+            _ => {}
+        }
+        if needs_cu {
+            let slot = self.cus.free_slot().expect("checked");
+            let w = &mut sh.warps[wi];
+            self.cus.alloc(slot, wi as u16, idx, &inst, &self.rf, w);
+            w.inflight += 1;
+            let is_mem = op.is_mem();
+            if is_mem {
+                w.mem_inflight += 1;
+            }
+            w.sb.reserve(&inst, is_mem);
+            if op.kind == OpKind::Branch {
+                w.branch_pending += 1;
+            }
+        }
+        sh.note_maybe_done(wi as u16);
+        op.unit
+    }
+
+    /// Earliest future cycle at which this sub-core changes state by itself.
+    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        let a = self.exec.next_event(now);
+        let b = self.fetch.next_event(now);
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The block scheduler: kernels in order per CUDA stream (concurrent across streams when
+//! `sm.concurrent_kernels` allows), CTAs issued round robin over the SMs, at most one CTA per SM
+//! per cycle, each SM taking a CTA only when occupancy allows (`Sm::can_launch`), with the kernel
+//! and CTA launch latencies from the config.
+//!
+//! ```text
+//!  launch queue (command order) ──eligible?──> issuing kernel: CTA queue ──RR──> SM0 SM1 ... SMn
+//!     eligible: no unfinished kernel of its stream ahead, and (concurrent or GPU empty)
+//! ```
+//! One kernel hands out CTAs at a time; the next may start as soon as the previous one has
+//! issued its last CTA, so kernels of different streams overlap on leftover resources.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::occupancy::Occupancy;
+use crate::core::{KernelCtx, Sm};
+use crate::trace::CtaTrace;
+use crate::Cycle;
+
+/// One kernel launch and its progress.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelRun {
+    pub launch: u32,
+    /// Index of the kernel in the trace source.
+    pub trace_index: usize,
+    pub stream: u64,
+    pub ctas_total: u64,
+    pub ctas_issued: u64,
+    pub ctas_done: u64,
+    /// Cycle the kernel became eligible (launch command accepted).
+    pub launched_at: Cycle,
+    pub first_cta_at: Option<Cycle>,
+    pub end_at: Option<Cycle>,
+    pub occupancy: Occupancy,
+}
+
+impl KernelRun {
+    pub fn done(&self) -> bool {
+        self.end_at.is_some()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct BlockScheduler {
+    /// Kernel launches not yet started: (trace index, stream).
+    pub queue: VecDeque<(usize, u64)>,
+    pub runs: Vec<KernelRun>,
+    /// Launch number handing out CTAs now, and its remaining CTAs.
+    pub issuing: Option<u32>,
+    pub ctas: VecDeque<CtaTrace>,
+    /// Earliest cycle the issuing kernel may issue (kernel launch latency).
+    pub ready_at: Cycle,
+    rr: usize,
+}
+
+impl BlockScheduler {
+    /// The first queued launch that may start now (stream order, concurrency rule).
+    pub fn next_eligible(&self, concurrent: bool) -> Option<usize> {
+        if self.issuing.is_some() {
+            return None;
+        }
+        let running = |s: Option<u64>| {
+            self.runs
+                .iter()
+                .any(|r| !r.done() && s.is_none_or(|s| r.stream == s))
+        };
+        if !concurrent && running(None) {
+            return None;
+        }
+        for (i, &(_, stream)) in self.queue.iter().enumerate() {
+            let earlier_same = self.queue.iter().take(i).any(|&(_, s)| s == stream);
+            if !earlier_same && !running(Some(stream)) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Issues CTAs of the issuing kernel: one per SM per cycle, round robin. Returns how many.
+    pub fn issue(
+        &mut self,
+        now: Cycle,
+        sms: &mut [Sm],
+        kernels: &[KernelCtx],
+        cta_latency: u32,
+        cfg: &crate::config::GpuConfig,
+    ) -> u32 {
+        let Some(l) = self.issuing else { return 0 };
+        if now < self.ready_at {
+            return 0;
+        }
+        let k = &kernels[l as usize];
+        let n = sms.len();
+        let mut issued = 0;
+        let mut last = None;
+        for i in 0..n {
+            if self.ctas.is_empty() {
+                break;
+            }
+            let s = (self.rr + i) % n;
+            if sms[s].can_launch(k, now) {
+                let cta = self.ctas.pop_front().expect("not empty");
+                sms[s].launch_cta(now, k, cta, cta_latency, cfg);
+                issued += 1;
+                last = Some(s);
+            }
+        }
+        if let Some(s) = last {
+            self.rr = s + 1;
+        }
+        let run = &mut self.runs[l as usize];
+        if issued > 0 {
+            run.first_cta_at.get_or_insert(now);
+            run.ctas_issued += issued as u64;
+        }
+        if self.ctas.is_empty() {
+            self.issuing = None;
+        }
+        issued
+    }
+
+    /// All launches started and finished.
+    pub fn all_done(&self) -> bool {
+        self.queue.is_empty() && self.issuing.is_none() && self.runs.iter().all(|r| r.done())
+    }
+}

@@ -1,0 +1,113 @@
+//! Which model simulates each module (seed 000: cycle-accurate or analytical behind one
+//! interface). Printed in every result so each number says how it was made.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// How one module is simulated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleModel {
+    /// Ticked every cycle with real queues, ports and arbiters.
+    #[default]
+    Cycle,
+    /// A latency from a formula, with only the contention that matters simulated.
+    Analytical,
+    /// Never a bottleneck (e.g. an instruction cache that always hits).
+    Perfect,
+}
+
+impl ModuleModel {
+    pub fn parse(key: &str, v: &str) -> Result<Self> {
+        match v {
+            "cycle" => Ok(ModuleModel::Cycle),
+            "analytical" | "analytic" => Ok(ModuleModel::Analytical),
+            "perfect" => Ok(ModuleModel::Perfect),
+            _ => Err(Error::config(
+                key,
+                format!("`{v}` is not a model (allowed: cycle, analytical, perfect)"),
+            )),
+        }
+    }
+}
+
+/// The model of every module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelChoice {
+    pub alu: ModuleModel,
+    pub memory: ModuleModel,
+    pub noc: ModuleModel,
+    pub dram: ModuleModel,
+    pub frontend: ModuleModel,
+}
+
+impl Default for ModelChoice {
+    /// Cycle-accurate SM, analytical memory side (the cycle memory system plugs in later).
+    fn default() -> Self {
+        ModelChoice {
+            alu: ModuleModel::Cycle,
+            memory: ModuleModel::Analytical,
+            noc: ModuleModel::Analytical,
+            dram: ModuleModel::Analytical,
+            frontend: ModuleModel::Cycle,
+        }
+    }
+}
+
+impl ModelChoice {
+    /// Sets one module from `module=model` (`alu`, `memory`, `noc`, `dram`, `frontend`).
+    pub fn set(&mut self, module: &str, v: &str) -> Result<()> {
+        let key = format!("model.{module}");
+        let m = ModuleModel::parse(&key, v)?;
+        match module {
+            "alu" => self.alu = m,
+            "memory" | "mem" => self.memory = m,
+            "noc" => self.noc = m,
+            "dram" => self.dram = m,
+            "frontend" => self.frontend = m,
+            _ => {
+                return Err(Error::config(
+                    key,
+                    "unknown module (allowed: alu, memory, noc, dram, frontend)",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Rejects combinations this build cannot simulate yet.
+    pub fn validate(&self) -> Result<()> {
+        if self.alu != ModuleModel::Cycle {
+            return Err(Error::config(
+                "model.alu",
+                "only `cycle` is available in this build",
+            ));
+        }
+        if self.memory != ModuleModel::Analytical {
+            return Err(Error::config(
+                "model.memory",
+                "only `analytical` is available until the cycle memory system lands",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One line for reports: `alu=cycle memory=analytical ...`.
+    pub fn describe(&self) -> String {
+        let n = |m: ModuleModel| match m {
+            ModuleModel::Cycle => "cycle",
+            ModuleModel::Analytical => "analytical",
+            ModuleModel::Perfect => "perfect",
+        };
+        format!(
+            "alu={} memory={} noc={} dram={} frontend={}",
+            n(self.alu),
+            n(self.memory),
+            n(self.noc),
+            n(self.dram),
+            n(self.frontend)
+        )
+    }
+}

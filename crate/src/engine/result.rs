@@ -1,0 +1,288 @@
+//! The result of a simulation: everything needed to reproduce and read it (tool version,
+//! effective config, model choice, trace identity) plus per-kernel and total statistics.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::model::ModelChoice;
+use super::occupancy::Occupancy;
+use super::Gpu;
+use crate::config::GpuConfig;
+use crate::stats::{SmStats, StallKind, StallStack, SubCoreStats};
+use crate::trace::Dim3;
+use crate::Cycle;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceId {
+    pub name: String,
+    pub hash: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PcRow {
+    pub pc: u32,
+    pub issued: u64,
+    pub stall_cycles: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelResult {
+    pub launch: u32,
+    pub name: String,
+    pub id: u32,
+    pub stream: u64,
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub ctas: u64,
+    pub launched_at: Cycle,
+    pub end_at: Cycle,
+    /// Cycles from launch to the last CTA's completion.
+    pub cycles: u64,
+    pub warp_insts: u64,
+    pub thread_insts: u64,
+    /// Warp instructions per cycle over the kernel's lifetime (whole GPU).
+    pub ipc: f64,
+    pub occupancy: Occupancy,
+    /// Every PC that issued or stalled: issue count and stall cycles attributed to it.
+    pub per_pc: Vec<PcRow>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SmSummary {
+    pub id: u32,
+    pub warp_insts: u64,
+    pub active_cycles: u64,
+    /// Warp instructions per active cycle.
+    pub ipc: f64,
+    pub subcore_ipc: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SimResult {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub model: ModelChoice,
+    pub trace: TraceId,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub warp_insts: u64,
+    pub thread_insts: u64,
+    /// Warp instructions per cycle, whole GPU.
+    pub ipc: f64,
+    pub kernels: Vec<KernelResult>,
+    /// CPI stack summed over all schedulers (scheduler-cycles per reason).
+    pub stall_stack: StallStack,
+    pub totals: SmStats,
+    pub per_sm: Vec<SmSummary>,
+    pub memcpys: u64,
+    pub config: GpuConfig,
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+impl SimResult {
+    pub fn build(
+        gpu: &Gpu,
+        model: &ModelChoice,
+        name: &str,
+        hash: &str,
+        cycles: Cycle,
+    ) -> SimResult {
+        let totals = gpu.merged_stats();
+        let ib = gpu.cfg.frontend.inst_bytes.max(1);
+        let kernels = gpu
+            .sched
+            .runs
+            .iter()
+            .map(|r| {
+                let k = &gpu.kernels[r.launch as usize];
+                let kc = totals
+                    .kernels
+                    .get(r.launch as usize)
+                    .cloned()
+                    .unwrap_or_default();
+                let end = r.end_at.unwrap_or(cycles);
+                let kcycles = (end + 1).saturating_sub(r.launched_at);
+                KernelResult {
+                    launch: r.launch,
+                    name: k.info.name.clone(),
+                    id: k.info.id,
+                    stream: r.stream,
+                    grid: k.info.grid,
+                    block: k.info.block,
+                    ctas: r.ctas_total,
+                    launched_at: r.launched_at,
+                    end_at: end,
+                    cycles: kcycles,
+                    warp_insts: kc.warp_insts,
+                    thread_insts: kc.thread_insts,
+                    ipc: ratio(kc.warp_insts, kcycles),
+                    occupancy: r.occupancy,
+                    per_pc: kc
+                        .per_pc
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.issued > 0 || p.stall_cycles > 0)
+                        .map(|(i, p)| PcRow {
+                            pc: i as u32 * ib,
+                            issued: p.issued,
+                            stall_cycles: p.stall_cycles,
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let per_sm = gpu
+            .sms
+            .iter()
+            .map(|sm| {
+                let s = &sm.sh.stats;
+                SmSummary {
+                    id: sm.id,
+                    warp_insts: s.warp_insts,
+                    active_cycles: s.active_cycles,
+                    ipc: ratio(s.warp_insts, s.active_cycles),
+                    subcore_ipc: s
+                        .subcores
+                        .iter()
+                        .map(|c: &SubCoreStats| ratio(c.warp_insts, s.active_cycles))
+                        .collect(),
+                }
+            })
+            .collect();
+        SimResult {
+            tool: "warpweave",
+            version: crate::VERSION,
+            model: *model,
+            trace: TraceId {
+                name: name.to_string(),
+                hash: hash.to_string(),
+            },
+            cycles,
+            seconds: gpu.clocks.seconds(cycles),
+            warp_insts: totals.warp_insts,
+            thread_insts: totals.thread_insts,
+            ipc: ratio(totals.warp_insts, cycles),
+            kernels,
+            stall_stack: totals.stalls(),
+            per_sm,
+            memcpys: gpu.memcpys,
+            config: gpu.cfg.clone(),
+            totals,
+        }
+    }
+
+    /// A readable summary for the terminal.
+    pub fn summary_text(&self) -> String {
+        let mut s = String::new();
+        let t = &self.totals;
+        let _ = writeln!(
+            s,
+            "warpweave {} — {} on {} ({} SMs)",
+            self.version, self.trace.name, self.config.gpu.name, self.config.gpu.num_sms
+        );
+        let _ = writeln!(
+            s,
+            "trace hash {}   models: {}",
+            self.trace.hash,
+            self.model.describe()
+        );
+        let _ = writeln!(
+            s,
+            "cycles {}   ({:.3} us at {} MHz)   warp insts {}   thread insts {}   IPC {:.3}",
+            self.cycles,
+            self.seconds * 1e6,
+            self.config.clocks.core_mhz,
+            self.warp_insts,
+            self.thread_insts,
+            self.ipc
+        );
+        let _ = writeln!(s, "\nkernels:");
+        for k in &self.kernels {
+            let _ = writeln!(
+                s,
+                "  #{:<3} {:<40} grid {} block {}  cycles {:>10}  warp insts {:>10}  IPC {:>7.3}  occupancy {} CTA/SM ({:?})",
+                k.launch,
+                short(&k.name, 40),
+                k.grid,
+                k.block,
+                k.cycles,
+                k.warp_insts,
+                k.ipc,
+                k.occupancy.ctas_per_sm,
+                k.occupancy.limiter
+            );
+        }
+        let st = &self.stall_stack;
+        let total = st.total().max(1);
+        let _ = writeln!(s, "\nscheduler cycles (CPI stack, all schedulers):");
+        for kind in StallKind::ALL {
+            let v = st.get(kind);
+            if v > 0 {
+                let _ = writeln!(
+                    s,
+                    "  {:<12} {:>12}  {:>5.1}%",
+                    kind.name(),
+                    v,
+                    100.0 * v as f64 / total as f64
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "\nunits (dispatches, busy %% of active SM-cycles x sub-cores):"
+        );
+        let denom = (t.active_cycles * self.config.sm.subcores as u64).max(1);
+        for (name, u) in t.units.all() {
+            if u.dispatches > 0 {
+                let _ = writeln!(
+                    s,
+                    "  {:<8} {:>12}  {:>5.1}%",
+                    name,
+                    u.dispatches,
+                    100.0 * u.busy_cycles as f64 / denom as f64
+                );
+            }
+        }
+        let (l0h, l0m) = t.l0i();
+        let _ = writeln!(
+            s,
+            "\nL0I hits {} misses {}   L1I hits {} misses {}   register bank conflicts {}   result-bus conflicts {}",
+            l0h,
+            l0m,
+            t.l1i_hits,
+            t.l1i_misses,
+            t.reg_bank_conflicts(),
+            t.result_bus_conflicts()
+        );
+        let m = &t.mem;
+        let _ = writeln!(
+            s,
+            "memory requests: global {} local {} shared {} (wavefronts {}) const {} tex {}",
+            m.global_reqs,
+            m.local_reqs,
+            m.shared_reqs,
+            m.shmem_wavefronts,
+            m.const_reqs,
+            m.tex_reqs
+        );
+        s
+    }
+}
+
+fn short(n: &str, max: usize) -> String {
+    if n.chars().count() <= max {
+        n.to_string()
+    } else {
+        let mut o: String = n.chars().take(max - 1).collect();
+        o.push('…');
+        o
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, clippy, the Rust unit/integration/end-to-end tests, the wasm32
+# build, and the browser tests in headless Chromium. Installs what it needs first (idempotent).
+# Usage: scripts/test.sh            (everything)
+#        SKIP_BROWSER=1 scripts/test.sh   (no Chromium/wasm-bindgen: Rust only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "toolchain"
+scripts/install-toolchain.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy (lib, cli, tests)"
+cargo clippy --all-targets --features cli -- -D warnings
+
+step "cargo test (release profile, --features cli)"
+cargo test --release --features cli 2>&1 | tee /tmp/warpweave-cargo-test.log
+grep -E '^test result:' /tmp/warpweave-cargo-test.log | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
+
+step "wasm32 library build"
+cargo build --lib --release --target wasm32-unknown-unknown -p warpweave
+
+if [ -z "${SKIP_BROWSER:-}" ] && [ -f tests/browser/run.sh ]; then
+  step "browser tests (headless Chromium)"
+  tests/browser/run.sh
+fi
+echo
+echo "all tests passed"
