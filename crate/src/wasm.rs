@@ -104,7 +104,28 @@ pub fn config_keys(preset_id: &str, overrides_json: &str) -> Result<JsValue, JsE
 #[wasm_bindgen(js_name = configToml)]
 pub fn config_toml(preset_id: &str, overrides_json: &str) -> Result<String, JsError> {
     let cfg = sconf::effective(preset_id, &pairs_from_json(overrides_json, "overrides")?).map_err(js_err)?;
-    sconf::to_toml(&cfg).map_err(js_err)
+    Ok(sconf::to_toml(&cfg))
+}
+
+/// The key table: `[{key, group, unit, doc, min, max, kind: {type, choices?}}]` (the same table
+/// the CLI validates with).
+#[wasm_bindgen(js_name = schemaDoc)]
+pub fn schema_doc() -> Result<JsValue, JsError> {
+    to_js(&crate::config::schema_doc())
+}
+
+/// Imports an Accel-Sim gpgpusim.config: returns `{overrides: [[key, value]], warnings: [..]}`,
+/// the keys that differ from preset `presetId`.
+#[wasm_bindgen(js_name = importAccelsimConfig)]
+pub fn import_accelsim_config(preset_id: &str, name: &str, text: &str) -> Result<JsValue, JsError> {
+    #[derive(serde::Serialize)]
+    struct Out {
+        overrides: Vec<(String, String)>,
+        warnings: Vec<String>,
+    }
+    let base = sconf::preset(preset_id).map_err(js_err)?;
+    let (cfg, warnings) = sconf::import_accel_sim(name, text).map_err(js_err)?;
+    to_js(&Out { overrides: sconf::diff(&base, &cfg), warnings })
 }
 
 /// The keys of a TOML config that differ from preset `presetId`: `[[key, value], ...]` (what a

@@ -27,7 +27,13 @@ fn check(name: &str, mut s: Session) {
 #[test]
 fn gallery_vecadd_memory() {
     let src = input::open_workload("vecadd", &[]).unwrap();
-    check("vecadd-memory", Session::new(src, config::preset("default").unwrap(), "memory").unwrap());
+    check("vecadd-memory", Session::new(src, config::preset("teaching").unwrap(), "memory").unwrap());
+}
+
+#[test]
+fn gallery_vecadd_cycle() {
+    let src = input::open_workload("vecadd", &[]).unwrap();
+    check("vecadd-cycle", Session::new(src, config::preset("teaching").unwrap(), "cycle").unwrap());
 }
 
 #[test]
@@ -37,7 +43,7 @@ fn uploaded_vectoradd_trace_memory() {
         .iter()
         .map(|n| (format!("vectoradd-100-32/{n}"), std::fs::read(dir.join(n)).unwrap()))
         .collect();
-    let cfg = config::preset("default").unwrap();
+    let cfg = config::preset("teaching").unwrap();
     let src = input::open_files(files, super::arch_of(&cfg)).unwrap();
     check("vectoradd-upload-memory", Session::new(src, cfg, "memory").unwrap());
 }

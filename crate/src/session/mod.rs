@@ -9,9 +9,10 @@
 //!     └ result_json() -> String            { version, mode, gpu, config, trace, result }
 //! ```
 //!
-//! Modes: `memory` runs the functional memory model (seed 004, `mem::functional`). The timing
-//! modes (`cycle`, `hybrid`, `fast`, per-module mixes) need the engine (h/sm): until it is merged
-//! they return an error that says so; no number is invented.
+//! Modes: `cycle`, `hybrid` (analytical ALU pipeline), `fast` (analytical ALU and memory
+//! path) and per-module mixes (`alu=cycle,memory=analytical`) drive `engine::Simulator`, whose
+//! `ModelChoice::validate` rejects what this build cannot simulate yet (with the key named);
+//! `memory` runs the functional memory model (seed 004, `mem::functional`).
 
 pub mod config;
 pub mod input;
@@ -22,6 +23,7 @@ mod golden;
 use serde::Serialize;
 
 use crate::config::GpuConfig;
+use crate::engine::{ModelChoice, ModuleModel, RunStatus, Simulator};
 use crate::mem::functional;
 use crate::trace::opcodes::Arch;
 use crate::{Error, Result};
@@ -32,24 +34,43 @@ pub use input::Source;
 pub enum Mode {
     /// Functional cache simulation only: hit rates and transactions, no timing.
     Memory,
-    /// A timing mode of the engine: `cycle`, `hybrid`, `fast` or a per-module mix.
-    Timing(String),
+    /// A timing mode of the engine, by name (`cycle`, `hybrid`, `fast` or the mix as given).
+    Timing(String, ModelChoice),
 }
 
 impl Mode {
     pub fn parse(s: &str) -> Result<Mode> {
         let s = s.trim();
+        let mut m = ModelChoice::default();
         match s {
-            "memory" => Ok(Mode::Memory),
-            "cycle" | "hybrid" | "fast" => Ok(Mode::Timing(s.to_string())),
-            _ if s.contains('=') => Ok(Mode::Timing(s.to_string())),
-            _ => Err(Error::config("mode", format!("`{s}` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=analytic,mem=cycle)"))),
+            "memory" => return Ok(Mode::Memory),
+            "cycle" => {}
+            "hybrid" => m.alu = ModuleModel::Analytical,
+            "fast" => {
+                m.alu = ModuleModel::Analytical;
+                m.memory = ModuleModel::Analytical;
+            }
+            _ if s.contains('=') => {
+                for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    let (k, v) = part
+                        .split_once('=')
+                        .ok_or_else(|| Error::config("mode", format!("`{part}` is not module=model")))?;
+                    m.set(k.trim(), v.trim())?;
+                }
+            }
+            _ => {
+                return Err(Error::config(
+                    "mode",
+                    format!("`{s}` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical)"),
+                ))
+            }
         }
+        Ok(Mode::Timing(s.to_string(), m))
     }
     pub fn name(&self) -> &str {
         match self {
             Mode::Memory => "memory",
-            Mode::Timing(s) => s,
+            Mode::Timing(s, _) => s,
         }
     }
 }
@@ -87,13 +108,16 @@ pub struct KernelMeta {
 }
 
 enum State {
+    /// Memory mode before its run; timing modes before `Simulator::new`.
     Ready,
+    Running(Box<Simulator<'static>>),
     Done(String),
+    Taken,
 }
 
 /// One run.
 pub struct Session {
-    source: Source,
+    source: Option<Source>,
     cfg: GpuConfig,
     mode: Mode,
     meta: TraceMeta,
@@ -121,7 +145,13 @@ impl Session {
             .collect();
         let meta = TraceMeta { name: source.name().to_string(), hash: source.trace_hash(), kernels };
         let _ = &mut source;
-        Ok(Session { source, cfg, mode, meta, state: State::Ready })
+        let mut sess = Session { source: Some(source), cfg, mode, meta, state: State::Ready };
+        if let Mode::Timing(_, m) = &sess.mode {
+            let src = sess.source.take().expect("source present");
+            let sim = Simulator::new(sess.cfg.clone(), *m, src)?;
+            sess.state = State::Running(Box::new(sim));
+        }
+        Ok(sess)
     }
 
     pub fn trace(&self) -> &TraceMeta {
@@ -139,23 +169,45 @@ impl Session {
     /// Advances the run by at most `max_cycles` simulated cycles (the memory mode, which has no
     /// time, runs whole in the first call).
     pub fn run_for(&mut self, max_cycles: u64) -> Result<Progress> {
-        let _ = max_cycles;
-        if let State::Ready = self.state {
-            match &self.mode {
-                Mode::Memory => {
-                    let rep = functional::run(&self.cfg, &mut *self.source)?;
-                    self.state = State::Done(self.envelope(&rep)?);
-                }
-                Mode::Timing(m) => {
-                    return Err(Error::other(format!(
-                        "the `{m}` mode needs the timing engine, which this build does not include yet (engine work in progress); choose the `memory` mode"
-                    )));
-                }
-            }
-        }
         let total = self.ctas_total();
         let kernels = self.meta.kernels.len() as u32;
-        Ok(Progress { phase: "done", cycles: 0, ctas_done: total, ctas_total: total, kernels_done: kernels, kernels, done: true })
+        match std::mem::replace(&mut self.state, State::Taken) {
+            State::Ready => {
+                let mut src = self.source.take().ok_or_else(|| Error::other("the session has no trace"))?;
+                let rep = functional::run(&self.cfg, &mut *src)?;
+                self.state = State::Done(self.envelope(&rep)?);
+            }
+            State::Running(mut sim) => {
+                let status = sim.run_for(max_cycles.max(1))?;
+                match status {
+                    RunStatus::Running { cycle } => {
+                        let runs = &sim.gpu.sched.runs;
+                        let p = Progress {
+                            phase: "simulating",
+                            cycles: cycle,
+                            ctas_done: runs.iter().map(|r| r.ctas_done).sum(),
+                            ctas_total: total,
+                            kernels_done: runs.iter().filter(|r| r.done()).count() as u32,
+                            kernels,
+                            done: false,
+                        };
+                        self.state = State::Running(sim);
+                        return Ok(p);
+                    }
+                    RunStatus::Done { cycle } => {
+                        let r = sim.result();
+                        let json = self.envelope(&r)?;
+                        self.state = State::Done(json);
+                        return Ok(Progress { phase: "done", cycles: cycle, ctas_done: total, ctas_total: total, kernels_done: kernels, kernels, done: true });
+                    }
+                    RunStatus::Deadlock(msg) => return Err(Error::other(format!("the simulation deadlocked: {msg}"))),
+                }
+            }
+            State::Done(j) => self.state = State::Done(j),
+            State::Taken => return Err(Error::other("the run stopped on an earlier error")),
+        }
+        let cycles = 0;
+        Ok(Progress { phase: "done", cycles, ctas_done: total, ctas_total: total, kernels_done: kernels, kernels, done: true })
     }
 
     pub fn is_done(&self) -> bool {
@@ -167,7 +219,7 @@ impl Session {
     pub fn result_json(&self) -> Result<&str> {
         match &self.state {
             State::Done(s) => Ok(s),
-            State::Ready => Err(Error::other("the run has not finished: call runFor until progress.done")),
+            _ => Err(Error::other("the run has not finished: call runFor until progress.done")),
         }
     }
 
@@ -202,7 +254,7 @@ mod tests {
     #[test]
     fn memory_mode_matches_the_library_report() {
         let src = input::open_workload("vecadd", &[("n".into(), "1024".into())]).unwrap();
-        let cfg = config::preset("default").unwrap();
+        let cfg = config::preset("teaching").unwrap();
         let mut s = Session::new(src, cfg.clone(), "memory").unwrap();
         let p = s.run_for(1000).unwrap();
         assert!(p.done);
@@ -219,14 +271,50 @@ mod tests {
     fn unknown_mode_names_the_key() {
         assert_eq!(
             Mode::parse("turbo").unwrap_err().to_string(),
-            "config key `mode`: `turbo` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=analytic,mem=cycle)"
+            "config key `mode`: `turbo` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical)"
         );
+    }
+
+    #[test]
+    fn cycle_mode_in_slices_equals_one_run_to_the_end() {
+        let cfg = config::preset("teaching").unwrap();
+        let src = input::open_workload("vecadd", &[("n".into(), "2048".into())]).unwrap();
+        let mut s = Session::new(src, cfg.clone(), "cycle").unwrap();
+        let mut slices = 0;
+        let mut last = 0;
+        let p = loop {
+            let p = s.run_for(50).unwrap();
+            slices += 1;
+            assert!(p.cycles >= last, "cycles go forward");
+            last = p.cycles;
+            if p.done {
+                break p;
+            }
+            assert!(p.ctas_done <= p.ctas_total);
+        };
+        assert!(slices > 2, "a 50-cycle slice ends before the kernel does");
+        let v: serde_json::Value = serde_json::from_str(s.result_json().unwrap()).unwrap();
+        let direct = {
+            let src = input::open_workload("vecadd", &[("n".into(), "2048".into())]).unwrap();
+            let mut sim = Simulator::new(cfg, ModelChoice::default(), src).unwrap();
+            sim.run_to_end().unwrap()
+        };
+        assert_eq!(v["result"]["cycles"].as_u64().unwrap(), direct.cycles);
+        assert_eq!(p.cycles, direct.cycles);
+        assert_eq!(v["result"], serde_json::to_value(&direct).unwrap());
+    }
+
+    #[test]
+    fn mixes_name_the_module_key() {
+        let e = Mode::parse("alu=cycle,cache=cycle").unwrap_err().to_string();
+        assert!(e.contains("model.cache"), "{e}");
+        assert_eq!(Mode::parse("alu=cycle").unwrap(), Mode::Timing("alu=cycle".into(), ModelChoice::default()));
     }
 
     #[test]
     fn result_before_the_end_is_an_error() {
         let src = input::open_workload("vecadd", &[]).unwrap();
-        let s = Session::new(src, GpuConfig::default(), "memory").unwrap();
+        let s = Session::new(src, config::preset("teaching").unwrap(), "memory").unwrap();
         assert!(s.result_json().is_err());
     }
 }
