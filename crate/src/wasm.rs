@@ -32,18 +32,28 @@ fn js_err(e: crate::Error) -> JsError {
 }
 
 fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
 }
 
 fn pairs_from_json(json: &str, what: &str) -> Result<Vec<(String, String)>, JsError> {
     if json.trim().is_empty() {
         return Ok(Vec::new());
     }
-    let v: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| JsError::new(&format!("{what}: not a JSON object: {e}")))?;
-    let m = v.as_object().ok_or_else(|| JsError::new(&format!("{what}: expected a JSON object of key: value")))?;
+    let v: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| JsError::new(&format!("{what}: not a JSON object: {e}")))?;
+    let m = v
+        .as_object()
+        .ok_or_else(|| JsError::new(&format!("{what}: expected a JSON object of key: value")))?;
     Ok(m.iter()
-        .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string()),
+            )
+        })
         .collect())
 }
 
@@ -79,7 +89,14 @@ pub fn workloads() -> Result<JsValue, JsError> {
             params: d
                 .params
                 .iter()
-                .map(|p| P { name: p.name, default: p.default, doc: p.doc, min: p.min as f64, max: p.max as f64, choices: p.choices.to_vec() })
+                .map(|p| P {
+                    name: p.name,
+                    default: p.default,
+                    doc: p.doc,
+                    min: p.min as f64,
+                    max: p.max as f64,
+                    choices: p.choices.to_vec(),
+                })
                 .collect(),
         })
         .collect();
@@ -96,14 +113,16 @@ pub fn preset_ids() -> Vec<String> {
 /// (`{"l1d.cache.size_kb": "64"}`) applied. Errors name the bad key.
 #[wasm_bindgen(js_name = configKeys)]
 pub fn config_keys(preset_id: &str, overrides_json: &str) -> Result<JsValue, JsError> {
-    let cfg = sconf::effective(preset_id, &pairs_from_json(overrides_json, "overrides")?).map_err(js_err)?;
+    let cfg = sconf::effective(preset_id, &pairs_from_json(overrides_json, "overrides")?)
+        .map_err(js_err)?;
     to_js(&sconf::flatten(&cfg))
 }
 
 /// The effective config (preset + overrides) as TOML text.
 #[wasm_bindgen(js_name = configToml)]
 pub fn config_toml(preset_id: &str, overrides_json: &str) -> Result<String, JsError> {
-    let cfg = sconf::effective(preset_id, &pairs_from_json(overrides_json, "overrides")?).map_err(js_err)?;
+    let cfg = sconf::effective(preset_id, &pairs_from_json(overrides_json, "overrides")?)
+        .map_err(js_err)?;
     Ok(sconf::to_toml(&cfg))
 }
 
@@ -125,7 +144,10 @@ pub fn import_accelsim_config(preset_id: &str, name: &str, text: &str) -> Result
     }
     let base = sconf::preset(preset_id).map_err(js_err)?;
     let (cfg, warnings) = sconf::import_accel_sim(name, text).map_err(js_err)?;
-    to_js(&Out { overrides: sconf::diff(&base, &cfg), warnings })
+    to_js(&Out {
+        overrides: sconf::diff(&base, &cfg),
+        warnings,
+    })
 }
 
 /// The keys of a TOML config that differ from preset `presetId`: `[[key, value], ...]` (what a
@@ -155,16 +177,28 @@ impl SimHandle {
     /// A run of built-in workload `name` with parameters `paramsJson` (`{"n": "4096"}`),
     /// config `configToml` (a full or partial TOML; empty for the defaults) and `mode`.
     #[wasm_bindgen(js_name = fromWorkload)]
-    pub fn from_workload(name: &str, params_json: &str, config_toml: &str, mode: &str) -> Result<SimHandle, JsError> {
+    pub fn from_workload(
+        name: &str,
+        params_json: &str,
+        config_toml: &str,
+        mode: &str,
+    ) -> Result<SimHandle, JsError> {
         let cfg = sconf::from_toml(config_toml).map_err(js_err)?;
         let params = pairs_from_json(params_json, "workload parameters")?;
         let src = input::open_workload(name, &params).map_err(js_err)?;
-        Ok(SimHandle { s: Session::new(src, cfg, mode).map_err(js_err)? })
+        Ok(SimHandle {
+            s: Session::new(src, cfg, mode).map_err(js_err)?,
+        })
     }
 
     /// A run of uploaded files: `names[i]` is the (relative) name of `datas[i]` (a Uint8Array).
     #[wasm_bindgen(js_name = fromFiles)]
-    pub fn from_files(names: Vec<String>, datas: js_sys::Array, config_toml: &str, mode: &str) -> Result<SimHandle, JsError> {
+    pub fn from_files(
+        names: Vec<String>,
+        datas: js_sys::Array,
+        config_toml: &str,
+        mode: &str,
+    ) -> Result<SimHandle, JsError> {
         let cfg = sconf::from_toml(config_toml).map_err(js_err)?;
         if names.len() as u32 != datas.length() {
             return Err(JsError::new("fromFiles: names and datas differ in length"));
@@ -175,7 +209,9 @@ impl SimHandle {
             .map(|(n, d)| (n, js_sys::Uint8Array::new(&d).to_vec()))
             .collect();
         let src = input::open_files(files, session::arch_of(&cfg)).map_err(js_err)?;
-        Ok(SimHandle { s: Session::new(src, cfg, mode).map_err(js_err)? })
+        Ok(SimHandle {
+            s: Session::new(src, cfg, mode).map_err(js_err)?,
+        })
     }
 
     /// Advances by at most `cycles` simulated cycles; returns

@@ -22,9 +22,14 @@ after(async () => {
   await server?.close();
 });
 
-async function ready(page) {
+async function ready(page, preset = 'teaching') {
   await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
   await page.waitForSelector('.card[data-workload="vecadd"]', { timeout: 20000 });
+  await page.waitForSelector('#config-form fieldset', { timeout: 20000 });
+  if (preset) {
+    await page.selectOption('#preset', preset);
+    await page.waitForSelector(`#config-form[data-preset="${preset}"]`);
+  }
 }
 
 async function waitDone(page, timeout = 30000) {
@@ -35,7 +40,23 @@ async function waitDone(page, timeout = 30000) {
   return page.evaluate(() => window.warpweave.last.json);
 }
 
-test('gallery run gives exactly the native library result', { skip: SKIP }, async () => {
+test('gallery run in cycle mode: same cycles and result as the native library', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'cycle');
+  await page.click('.card[data-workload="vecadd"] button.run-workload');
+  const json = JSON.parse(await waitDone(page));
+  const want = golden('vecadd-cycle');
+  assert.equal(json.result.cycles, want.result.cycles);
+  assert.deepEqual(json, want);
+  const cyc = await page.$eval('#summary-table', (t) => [...t.querySelectorAll('tr')].find((r) => r.firstChild.textContent === 'cycles')?.lastChild.textContent);
+  assert.equal(cyc, want.result.cycles.toLocaleString('en-US'));
+  assert.ok(await page.$('#stall-table'));
+  await screenshot(page, 'gallery-cycle');
+  await page.close();
+});
+
+test('gallery run in memory mode gives exactly the native library result', { skip: SKIP }, async () => {
   const page = await openPage(browser, server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
@@ -80,19 +101,21 @@ test('a shared URL reproduces the run', { skip: SKIP }, async () => {
   const pname = await first.getAttribute('name');
   const pval = String(Number(await first.inputValue()) * 2);
   await first.fill(pval);
-  await page.fill('#config-filter', 'l1d.cache.size_kb');
-  await page.fill('#cfg-l1d-cache-size_kb', '64');
-  await page.press('#cfg-l1d-cache-size_kb', 'Tab');
-  await page.waitForSelector('.cfg-row.edited[data-key="l1d.cache.size_kb"]');
+  await page.fill('#config-filter', 'l2.cache.latency');
+  const old = Number(await page.inputValue('#cfg-l2-cache-latency'));
+  await page.fill('#cfg-l2-cache-latency', String(old + 7));
+  await page.press('#cfg-l2-cache-latency', 'Tab');
+  await page.waitForSelector('.cfg-row.edited[data-key="l2.cache.latency"]');
   await page.click('.card[data-workload="transpose_naive"] button.run-workload');
   const json = await waitDone(page);
   const url = page.url();
   assert.ok(url.length < 2000, `share link of ${url.length} characters`);
   assert.match(url, /#v=1&/);
   assert.match(url, new RegExp(`p\\.${pname}=${pval}`));
-  assert.match(url, /c\.l1d\.cache\.size_kb=64/);
+  assert.match(url, new RegExp(`c\\.l2\\.cache\\.latency=${old + 7}`));
+  assert.match(url, /gpu=teaching/);
   const env = JSON.parse(json);
-  assert.equal(env.config.l1d.cache.size_kb, 64);
+  assert.equal(env.config.l2.cache.latency, old + 7);
   const page2 = await openPage(browser, url);
   const json2 = await waitDone(page2);
   assert.equal(json2, json);
@@ -129,7 +152,7 @@ test('cancel stops a long run at once and the next run works', { skip: SKIP }, a
 
 test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, async () => {
   const page = await openPage(browser, server.url + '?maxUpload=4096');
-  await ready(page);
+  await ready(page, null);
   await page.setInputFiles('#file-input', [{ name: 'junk.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 159, 146, 150, 7, 1, 2, 3]) }]);
   await page.waitForFunction(() => !document.getElementById('error').hidden);
   assert.match(await page.textContent('#error'), /junk\.bin: format: not a warpweave compact trace/);
@@ -143,7 +166,8 @@ test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, asyn
   await page.waitForFunction(() => /command-line/.test(document.getElementById('error').textContent));
   const msg = await page.textContent('#error');
   assert.match(msg, /4\.0 KiB/);
-  assert.match(msg, /warpweave run 'big trace\.traceg' --gpu default --mode cycle/);
+  const preset = await page.evaluate(() => window.warpweave.preset);
+  assert.ok(msg.includes(`warpweave run 'big trace.traceg' --gpu ${preset} --mode cycle`), msg);
   await screenshot(page, 'errors');
   await page.close();
 });

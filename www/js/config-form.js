@@ -35,8 +35,9 @@ export function unitOf(key) {
   return '';
 }
 
-/** Renders the form. keys: [[key, value]] of the effective config; base: Map key->preset value. */
-export function renderForm(form, keys, base, onEdit) {
+/** Renders the form. keys: [[key, value]] of the effective config; base: Map key->preset value;
+ *  docs: Map key->KeyDoc from config::schema_doc (unit, range, kind, doc). */
+export function renderForm(form, keys, base, onEdit, docs = new Map()) {
   form.replaceChildren();
   const groups = new Map();
   for (const [k, v] of keys) {
@@ -49,22 +50,28 @@ export function renderForm(form, keys, base, onEdit) {
     for (const [k, v] of items) {
       const id = 'cfg-' + k.replace(/\./g, '-');
       const b = base.get(k);
+      const d = docs.get(k);
+      const kind = d?.kind?.type;
+      const range = d && d.min !== null && d.max !== null && d.min !== undefined ? `${d.min} … ${d.max}` : '';
+      const title = d ? `${d.doc}${range ? ` (allowed ${range})` : ''}` : '';
       let input;
-      if (v === 'true' || v === 'false') {
-        input = h('input', { type: 'checkbox', id, name: k, checked: v === 'true' });
-      } else if (/^-?\d+(\.\d+)?$/.test(v)) {
-        input = h('input', { type: 'number', id, name: k, value: v, step: 'any', min: 0, inputmode: 'decimal' });
+      if (kind === 'bool' || (!kind && (v === 'true' || v === 'false'))) {
+        input = h('input', { type: 'checkbox', id, name: k, checked: v === 'true', title });
+      } else if (kind === 'choice') {
+        input = h('select', { id, name: k, title }, d.kind.choices.map((c) => h('option', { value: c, text: c, selected: c === v })));
+      } else if (kind === 'int' || kind === 'float' || (!kind && /^-?\d+(\.\d+)?$/.test(v))) {
+        input = h('input', { type: 'number', id, name: k, value: v, step: kind === 'int' ? 1 : 'any', min: d?.min ?? 0, max: d?.max ?? undefined, title });
       } else {
-        input = h('input', { type: 'text', id, name: k, value: v, size: 14 });
+        input = h('input', { type: 'text', id, name: k, value: v, size: 14, title });
       }
       const edited = b !== undefined && b !== v;
-      const unit = unitOf(k);
+      const unit = d?.unit || unitOf(k);
       const row = h(
         'div',
         { class: 'cfg-row' + (edited ? ' edited' : ''), dataset: { key: k } },
         h('label', { for: id, text: k.split('.').slice(1).join('.') || k }),
         input,
-        h('span', { class: 'unit', text: unit }),
+        h('span', { class: 'unit', text: unit, title: range ? `allowed ${range}` : '' }),
         edited ? h('span', { class: 'edited-mark', text: `edited (preset: ${b})` }) : null,
       );
       input.addEventListener('change', () => onEdit(k, input.type === 'checkbox' ? String(input.checked) : input.value.trim()));

@@ -17,6 +17,7 @@ const app = {
   preset: 'default',
   overrides: {}, // key -> value text, only keys that differ from the preset
   base: new Map(), // preset values
+  docs: new Map(), // key -> KeyDoc (unit, range, kind, doc)
   selection: null, // {kind:'workload', name, params} | {kind:'files', files, label}
   current: null, // the run in flight
   last: null, // {env, json, elapsedMs, state}
@@ -61,6 +62,8 @@ sim.ready.then(
 async function loadCatalog() {
   app.presets = await sim.call('presetIds');
   app.workloads = await sim.call('workloads');
+  app.docs = new Map((await sim.call('schemaDoc')).map((d) => [d.key, d]));
+  app.preset = app.presets[0];
   $('preset').replaceChildren(...app.presets.map((p) => h('option', { value: p, text: p })));
   renderGallery();
   await refreshConfig();
@@ -123,7 +126,9 @@ async function refreshConfig() {
     showError(e.message);
     keys = baseKeys;
   }
-  renderForm($('config-form'), keys, app.base, onConfigEdit);
+  renderForm($('config-form'), keys, app.base, onConfigEdit, app.docs);
+  $('config-form').dataset.preset = app.preset;
+  $('preset').value = app.preset;
   filterForm($('config-form'), $('config-filter').value);
 }
 
@@ -169,12 +174,11 @@ $('config-import').addEventListener('change', async (ev) => {
   const text = await f.text();
   try {
     let pairs;
-    if (/^\s*-gpgpu_|^\s*-[a-z_]+\s+\S/m.test(text) && !/^\s*\[/m.test(text)) {
-      const api = (await sim.ready).api;
-      if (!api.includes('importAccelsimConfig')) {
-        throw new Error(`${f.name}: importing Accel-Sim gpgpusim.config needs the config importer, which this build does not include yet; convert it with the command-line tool (warpweave config import ${f.name}) and import the TOML`);
-      }
-      pairs = await sim.call('importAccelsimConfig', app.preset, text);
+    if (/^\s*-[a-z_]+/m.test(text) && !/^\s*\[/m.test(text)) {
+      const r = await sim.call('importAccelsimConfig', app.preset, f.name, text);
+      pairs = r.overrides;
+      $('import-info').textContent = `Imported ${f.name}: ${pairs.length} keys differ from ${app.preset}${r.warnings.length ? `; ${r.warnings.length} notes (see the browser console)` : ''}.`;
+      for (const w of r.warnings) console.info(w);
     } else {
       pairs = await sim.call('configDiff', app.preset, text);
     }

@@ -18,8 +18,15 @@ export function summaryRows(env, elapsedMs) {
     ['kernels', env.trace?.kernels?.length],
     ['CTAs', (env.trace?.kernels || []).reduce((a, k) => a + k.ctas, 0)],
   ];
-  for (const k of ['cycles', 'ipc', 'occupancy', 'sim_time_us', 'simulated_time_us', 'warp_insts', 'thread_insts']) {
-    if (typeof r[k] === 'number') rows.push([k.replace(/_/g, ' '), r[k]]);
+  if (typeof r.cycles === 'number') {
+    rows.push(['cycles', r.cycles]);
+    rows.push(['IPC (warp instructions per cycle)', r.ipc]);
+    rows.push(['simulated time (µs)', r.seconds * 1e6]);
+    rows.push(['warp instructions', r.warp_insts]);
+    rows.push(['thread instructions', r.thread_insts]);
+    const k0 = r.kernels?.[0]?.occupancy;
+    if (k0) rows.push(['occupancy (kernel 0)', `${k0.ctas_per_sm} CTAs/SM (${k0.ctas_per_sm * k0.warps_per_cta} warps), limited by ${k0.limiter}`]);
+    if (r.model) rows.push(['model', Object.entries(r.model).map(([k, v]) => `${k}=${v}`).join(' ')]);
   }
   if (env.mode === 'memory' && Array.isArray(r.kernels)) {
     const sum = (f) => r.kernels.reduce((a, k) => a + f(k), 0);
@@ -42,7 +49,8 @@ export function renderResults(container, env, elapsedMs) {
   container.append(h('section', { class: 'res', id: 'res-summary' }, table('Summary', ['metric', 'value'], summaryRows(env, elapsedMs), { id: 'summary-table' })));
   const r = env.result || {};
   if (env.mode === 'memory' && Array.isArray(r.kernels)) renderMemory(container, r);
-  else container.append(h('section', { class: 'res' }, h('h3', { text: 'Report' }), generic(r, 'result')));
+  else if (typeof r.cycles === 'number' && r.stall_stack) renderTiming(container, r);
+  container.append(h('section', { class: 'res' }, h('details', {}, h('summary', { text: 'Full report (every field)' }), generic(r, 'result'))));
 }
 
 const LEVELS = [
@@ -114,6 +122,62 @@ function renderMemory(container, r) {
   const sd = r.kernels.map((k, i) => [`${i}: ${k.name}`, ...Object.values(k.sdcm || {}).filter((v) => typeof v === 'number')]);
   const sdHead = ['kernel', ...Object.entries(r.kernels[0]?.sdcm || {}).filter(([, v]) => typeof v === 'number').map(([k]) => k.replace(/_/g, ' '))];
   if (sdHead.length > 1) container.append(h('section', { class: 'res' }, h('h3', { text: 'Reuse-distance (SDCM) baseline' }), table('SDCM prediction per kernel (seed 004, Equations 1-2)', sdHead, sd)));
+}
+
+/** A table whose last column is a bar drawn with text, so the value never relies on colour. */
+function barTable(caption, head, rows, attrs) {
+  const t = table(caption, [...head, 'share'], rows.map((r) => [...r.slice(0, -1), r[r.length - 1]]), attrs);
+  const max = Math.max(1e-12, ...rows.map((r) => r[r.length - 1]));
+  t.querySelectorAll('tbody tr').forEach((tr, i) => {
+    const v = rows[i][rows[i].length - 1];
+    const td = tr.lastChild;
+    td.replaceChildren(h('span', { class: 'bar', style: `width:${Math.round((100 * v) / max)}px` }), ` ${(100 * v).toFixed(1)} %`);
+  });
+  return t;
+}
+
+function renderTiming(container, r) {
+  // Stall (CPI) stack.
+  const st = Object.entries(r.stall_stack);
+  const tot = st.reduce((a, [, v]) => a + v, 0) || 1;
+  container.append(
+    h('section', { class: 'res', id: 'res-stalls' }, h('h3', { text: 'Stall (CPI) stack' }),
+      barTable('Scheduler cycles by reason, all SMs and sub-cores', ['reason', 'scheduler-cycles', 'CPI contribution'], st.map(([k, v]) => [k.replace(/_/g, ' '), v, r.warp_insts ? v / r.warp_insts : 0, v / tot]), { id: 'stall-table' })),
+  );
+  // Unit utilisation.
+  const t = r.totals || {};
+  const units = Object.entries(t.units || {});
+  const sub = Math.max(1, (t.subcores || []).length);
+  const ac = Math.max(1, t.active_cycles || 1);
+  container.append(
+    h('section', { class: 'res', id: 'res-units' }, h('h3', { text: 'Execution units' }),
+      barTable('Unit dispatches and busy cycles (share: busy cycles per sub-core active cycle)', ['unit', 'dispatches', 'busy cycles', 'utilisation'], units.map(([k, u]) => [k, u.dispatches, u.busy_cycles, Math.min(1, u.busy_cycles / (ac * sub))]), { id: 'unit-table' })),
+  );
+  // Per kernel.
+  const kRows = (r.kernels || []).map((k) => [`${k.launch}: ${k.name}`, k.ctas, k.launched_at, k.end_at, k.cycles, k.warp_insts, k.ipc, `${k.occupancy?.ctas_per_sm} (${k.occupancy?.limiter})`]);
+  container.append(h('section', { class: 'res', id: 'res-kernels' }, h('h3', { text: 'Kernels' }), table('Per kernel', ['kernel', 'CTAs', 'launched at', 'ended at', 'cycles', 'warp instructions', 'IPC', 'CTAs per SM (limiter)'], kRows, { id: 'kernel-table' })));
+  // Per SM and per sub-core.
+  const sms = r.per_sm || [];
+  const smSec = h('section', { class: 'res', id: 'res-sms' }, h('h3', { text: 'SMs and sub-cores' }));
+  smSec.append(chart({ id: 'chart-sm-ipc', title: 'IPC per SM (active cycles)', xLabel: 'SM', x: sms.map((s) => s.id), series: [{ label: 'IPC', values: sms.map((s) => s.ipc), dash: [] }] }));
+  smSec.append(table('Per SM', ['SM', 'warp instructions', 'active cycles', 'IPC', 'sub-core IPC'], sms.map((s) => [s.id, s.warp_insts, s.active_cycles, s.ipc, s.subcore_ipc.map((x) => x.toFixed(3)).join(' / ')]), { id: 'sm-table' }));
+  smSec.append(
+    table('Per sub-core (all SMs)', ['sub-core', 'warp instructions', 'thread instructions', 'L0I hits', 'L0I misses', 'register-bank conflicts', 'result-bus conflicts', 'WAR holds'], (t.subcores || []).map((c, i) => [i, c.warp_insts, c.thread_insts, c.l0i_hits, c.l0i_misses, c.reg_bank_conflicts, c.result_bus_conflicts, c.war_holds]), { id: 'subcore-table' }),
+  );
+  container.append(smSec);
+  // Caches and memory requests.
+  const m = t.mem || {};
+  const cRows = [['L1I hits', t.l1i_hits], ['L1I misses', t.l1i_misses], ...Object.entries(m).map(([k, v]) => [k.replace(/_/g, ' '), v])].filter((x) => typeof x[1] === 'number');
+  container.append(h('section', { class: 'res', id: 'res-caches' }, h('h3', { text: 'Caches and memory requests' }), table('Instruction caches and memory pipeline', ['counter', 'value'], cRows, { id: 'cache-table' })));
+  // Per-PC hot spots.
+  const pcs = [];
+  (r.kernels || []).forEach((k) => (k.per_pc || []).forEach((p) => pcs.push({ k: k.launch, ...p })));
+  pcs.sort((a, b) => b.stall_cycles - a.stall_cycles || b.issued - a.issued || a.k - b.k || a.pc - b.pc);
+  const top = pcs.slice(0, 30);
+  container.append(
+    h('section', { class: 'res', id: 'res-hotspots' }, h('h3', { text: 'Hot spots' }),
+      table(`Instructions with the most stall cycles (top ${top.length} of ${pcs.length})`, ['kernel: PC', 'issued', 'stall cycles', 'stall cycles per issue'], top.map((p) => [`${p.k}: 0x${p.pc.toString(16).padStart(4, '0')}`, p.issued, p.stall_cycles, p.issued ? p.stall_cycles / p.issued : 0]), { id: 'pc-table' })),
+  );
 }
 
 /** Generic rendering of any JSON report. */

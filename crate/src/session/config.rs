@@ -11,7 +11,10 @@ use crate::Result;
 
 /// Ids of the GPU presets, in display order.
 pub fn preset_ids() -> Vec<String> {
-    cfgmod::preset_ids().into_iter().map(str::to_string).collect()
+    cfgmod::preset_ids()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The preset `id`.
@@ -46,7 +49,11 @@ pub fn from_toml(text: &str) -> Result<GpuConfig> {
 /// and the importer's warnings as `file:line: option: message` lines.
 pub fn import_accel_sim(name: &str, text: &str) -> Result<(GpuConfig, Vec<String>)> {
     let r = cfgmod::import_accel_sim((name, text), ("trace.config", ""))?;
-    let w = r.warnings.iter().map(|w| format!("{}:{}: {}: {}", w.file, w.line, w.option, w.reason)).collect();
+    let w = r
+        .warnings
+        .iter()
+        .map(|w| format!("{}:{}: {}: {}", w.file, w.line, w.option, w.reason))
+        .collect();
     Ok((r.config, w))
 }
 
@@ -56,7 +63,11 @@ pub fn flatten(cfg: &GpuConfig) -> Vec<(String, String)> {
         match v {
             Value::Object(m) => {
                 for (k, x) in m {
-                    let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
                     walk(&key, x, out);
                 }
             }
@@ -81,7 +92,10 @@ pub fn flatten(cfg: &GpuConfig) -> Vec<(String, String)> {
 /// The keys whose values differ between `base` and `cfg` (what a shared URL carries).
 pub fn diff(base: &GpuConfig, cfg: &GpuConfig) -> Vec<(String, String)> {
     let a: std::collections::HashMap<String, String> = flatten(base).into_iter().collect();
-    flatten(cfg).into_iter().filter(|(k, v)| a.get(k) != Some(v)).collect()
+    flatten(cfg)
+        .into_iter()
+        .filter(|(k, v)| a.get(k) != Some(v))
+        .collect()
 }
 
 #[cfg(test)]
@@ -107,7 +121,10 @@ mod tests {
         let want = if base.l1d.cache.assoc == 8 { "16" } else { "8" };
         let cfg = effective(id, &[("l1d.cache.assoc".into(), want.into())]).unwrap();
         assert_eq!(cfg.l1d.cache.assoc.to_string(), want);
-        assert_eq!(diff(&base, &cfg), vec![("l1d.cache.assoc".to_string(), want.to_string())]);
+        assert_eq!(
+            diff(&base, &cfg),
+            vec![("l1d.cache.assoc".to_string(), want.to_string())]
+        );
         // The diff applied to the preset gives the config back (what a shared URL relies on).
         assert_eq!(effective(id, &diff(&base, &cfg)).unwrap(), cfg);
     }
@@ -115,9 +132,13 @@ mod tests {
     #[test]
     fn bad_overrides_name_the_key() {
         let id = &preset_ids()[0];
-        let e = effective(id, &[("l1d.cache.nope".into(), "1".into())]).unwrap_err().to_string();
+        let e = effective(id, &[("l1d.cache.nope".into(), "1".into())])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("l1d.cache.nope"), "{e}");
-        let e = effective(id, &[("sm.max_warps".into(), "0".into())]).unwrap_err().to_string();
+        let e = effective(id, &[("sm.max_warps".into(), "0".into())])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sm.max_warps"), "{e}");
     }
 

@@ -20,20 +20,30 @@ fn check(name: &str, mut s: Session) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &got).unwrap();
     }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (run with WW_BLESS=1 to create it)", path.display()));
-    assert_eq!(got, want, "{name}: native result differs from the golden file");
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with WW_BLESS=1 to create it)", path.display()));
+    assert_eq!(
+        got, want,
+        "{name}: native result differs from the golden file"
+    );
 }
 
 #[test]
 fn gallery_vecadd_memory() {
     let src = input::open_workload("vecadd", &[]).unwrap();
-    check("vecadd-memory", Session::new(src, config::preset("teaching").unwrap(), "memory").unwrap());
+    check(
+        "vecadd-memory",
+        Session::new(src, config::preset("teaching").unwrap(), "memory").unwrap(),
+    );
 }
 
 #[test]
 fn gallery_vecadd_cycle() {
     let src = input::open_workload("vecadd", &[]).unwrap();
-    check("vecadd-cycle", Session::new(src, config::preset("teaching").unwrap(), "cycle").unwrap());
+    check(
+        "vecadd-cycle",
+        Session::new(src, config::preset("teaching").unwrap(), "cycle").unwrap(),
+    );
 }
 
 #[test]
@@ -41,9 +51,17 @@ fn uploaded_vectoradd_trace_memory() {
     let dir = fixtures().join("vectoradd-100-32");
     let files = ["kernelslist.g", "kernel-1.traceg"]
         .iter()
-        .map(|n| (format!("vectoradd-100-32/{n}"), std::fs::read(dir.join(n)).unwrap()))
+        .map(|n| {
+            (
+                format!("vectoradd-100-32/{n}"),
+                std::fs::read(dir.join(n)).unwrap(),
+            )
+        })
         .collect();
     let cfg = config::preset("teaching").unwrap();
     let src = input::open_files(files, super::arch_of(&cfg)).unwrap();
-    check("vectoradd-upload-memory", Session::new(src, cfg, "memory").unwrap());
+    check(
+        "vectoradd-upload-memory",
+        Session::new(src, cfg, "memory").unwrap(),
+    );
 }

@@ -69,7 +69,10 @@ pub fn kind_name(bytes: &[u8]) -> &'static str {
 /// Plain text: the first bytes are printable ASCII or whitespace (trace files are ASCII).
 fn looks_like_text(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(512)];
-    !head.is_empty() && head.iter().all(|&b| b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b))
+    !head.is_empty()
+        && head
+            .iter()
+            .all(|&b| b == b'\n' || b == b'\r' || b == b'\t' || (0x20..0x7f).contains(&b))
 }
 
 /// The last path component (uploads of a folder carry `dir/kernel-1.traceg`).
@@ -84,7 +87,12 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
         return Err(Error::other("no file was given: choose a compact trace, or Accel-Sim .traceg files with kernelslist.g"));
     }
     if let Some((name, _)) = files.iter().find(|(_, b)| b.is_empty()) {
-        return Err(Error::parse(base_name(name), 0, "file", "the file is empty"));
+        return Err(Error::parse(
+            base_name(name),
+            0,
+            "file",
+            "the file is empty",
+        ));
     }
     let compact: Vec<&(String, Vec<u8>)> = files.iter().filter(|(_, b)| is_compact(b)).collect();
     if let Some((name, bytes)) = compact.first() {
@@ -128,14 +136,20 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
         };
         text[0].0 = format!("kernel-1.traceg{suffix}");
     }
-    let name = if text.len() == 1 { text[0].0.clone() } else { "upload".to_string() };
+    let name = if text.len() == 1 {
+        text[0].0.clone()
+    } else {
+        "upload".to_string()
+    };
     let t = AccelSimTrace::from_files(name, text, OpenOptions { default_arch })?;
     Ok(Box::new(t))
 }
 
 /// Generates a built-in workload from `key=value` parameters.
 pub fn open_workload(name: &str, params: &[(String, String)]) -> Result<Source> {
-    let p = Params { pairs: params.to_vec() };
+    let p = Params {
+        pairs: params.to_vec(),
+    };
     Ok(Box::new(workload::generate(name, &p)?))
 }
 
@@ -155,15 +169,25 @@ mod tests {
 
     #[test]
     fn binary_garbage_is_refused_with_the_file_name() {
-        let e = open_files(vec![("dir/junk.bin".into(), vec![0, 159, 146, 150, 7])], Arch::Turing).err().unwrap();
+        let e = open_files(
+            vec![("dir/junk.bin".into(), vec![0, 159, 146, 150, 7])],
+            Arch::Turing,
+        )
+        .err()
+        .unwrap();
         let s = e.to_string();
-        assert!(s.starts_with("junk.bin: format: not a warpweave compact trace"), "{s}");
+        assert!(
+            s.starts_with("junk.bin: format: not a warpweave compact trace"),
+            "{s}"
+        );
     }
 
     #[test]
     fn empty_upload_and_empty_file_are_errors() {
         assert!(open_files(Vec::new(), Arch::Turing).is_err());
-        let e = open_files(vec![("k.traceg".into(), Vec::new())], Arch::Turing).err().unwrap();
+        let e = open_files(vec![("k.traceg".into(), Vec::new())], Arch::Turing)
+            .err()
+            .unwrap();
         assert_eq!(e.to_string(), "k.traceg: file: the file is empty");
     }
 

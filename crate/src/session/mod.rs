@@ -126,7 +126,9 @@ pub struct Session {
 
 /// The architecture whose opcode table classifies kernels with binary version 0.
 pub fn arch_of(cfg: &GpuConfig) -> Arch {
-    Arch::from_name(&cfg.gpu.arch).or_else(|| Arch::from_binary_version(cfg.gpu.compute_capability)).unwrap_or_default()
+    Arch::from_name(&cfg.gpu.arch)
+        .or_else(|| Arch::from_binary_version(cfg.gpu.compute_capability))
+        .unwrap_or_default()
 }
 
 impl Session {
@@ -143,9 +145,19 @@ impl Session {
                 }
             })
             .collect();
-        let meta = TraceMeta { name: source.name().to_string(), hash: source.trace_hash(), kernels };
+        let meta = TraceMeta {
+            name: source.name().to_string(),
+            hash: source.trace_hash(),
+            kernels,
+        };
         let _ = &mut source;
-        let mut sess = Session { source: Some(source), cfg, mode, meta, state: State::Ready };
+        let mut sess = Session {
+            source: Some(source),
+            cfg,
+            mode,
+            meta,
+            state: State::Ready,
+        };
         if let Mode::Timing(_, m) = &sess.mode {
             let src = sess.source.take().expect("source present");
             let sim = Simulator::new(sess.cfg.clone(), *m, src)?;
@@ -173,7 +185,10 @@ impl Session {
         let kernels = self.meta.kernels.len() as u32;
         match std::mem::replace(&mut self.state, State::Taken) {
             State::Ready => {
-                let mut src = self.source.take().ok_or_else(|| Error::other("the session has no trace"))?;
+                let mut src = self
+                    .source
+                    .take()
+                    .ok_or_else(|| Error::other("the session has no trace"))?;
                 let rep = functional::run(&self.cfg, &mut *src)?;
                 self.state = State::Done(self.envelope(&rep)?);
             }
@@ -198,16 +213,34 @@ impl Session {
                         let r = sim.result();
                         let json = self.envelope(&r)?;
                         self.state = State::Done(json);
-                        return Ok(Progress { phase: "done", cycles: cycle, ctas_done: total, ctas_total: total, kernels_done: kernels, kernels, done: true });
+                        return Ok(Progress {
+                            phase: "done",
+                            cycles: cycle,
+                            ctas_done: total,
+                            ctas_total: total,
+                            kernels_done: kernels,
+                            kernels,
+                            done: true,
+                        });
                     }
-                    RunStatus::Deadlock(msg) => return Err(Error::other(format!("the simulation deadlocked: {msg}"))),
+                    RunStatus::Deadlock(msg) => {
+                        return Err(Error::other(format!("the simulation deadlocked: {msg}")))
+                    }
                 }
             }
             State::Done(j) => self.state = State::Done(j),
             State::Taken => return Err(Error::other("the run stopped on an earlier error")),
         }
         let cycles = 0;
-        Ok(Progress { phase: "done", cycles, ctas_done: total, ctas_total: total, kernels_done: kernels, kernels, done: true })
+        Ok(Progress {
+            phase: "done",
+            cycles,
+            ctas_done: total,
+            ctas_total: total,
+            kernels_done: kernels,
+            kernels,
+            done: true,
+        })
     }
 
     pub fn is_done(&self) -> bool {
@@ -219,7 +252,9 @@ impl Session {
     pub fn result_json(&self) -> Result<&str> {
         match &self.state {
             State::Done(s) => Ok(s),
-            _ => Err(Error::other("the run has not finished: call runFor until progress.done")),
+            _ => Err(Error::other(
+                "the run has not finished: call runFor until progress.done",
+            )),
         }
     }
 
@@ -243,7 +278,8 @@ impl Session {
             trace: &self.meta,
             result,
         };
-        serde_json::to_string(&e).map_err(|e| Error::other(format!("cannot serialise the result: {e}")))
+        serde_json::to_string(&e)
+            .map_err(|e| Error::other(format!("cannot serialise the result: {e}")))
     }
 }
 
@@ -258,9 +294,13 @@ mod tests {
         let mut s = Session::new(src, cfg.clone(), "memory").unwrap();
         let p = s.run_for(1000).unwrap();
         assert!(p.done);
-        assert_eq!(p.ctas_total, s.trace().kernels.iter().map(|k| k.ctas).sum::<u64>());
+        assert_eq!(
+            p.ctas_total,
+            s.trace().kernels.iter().map(|k| k.ctas).sum::<u64>()
+        );
         let v: serde_json::Value = serde_json::from_str(s.result_json().unwrap()).unwrap();
-        let mut direct_src = input::open_workload("vecadd", &[("n".into(), "1024".into())]).unwrap();
+        let mut direct_src =
+            input::open_workload("vecadd", &[("n".into(), "1024".into())]).unwrap();
         let direct = functional::run(&cfg, &mut *direct_src).unwrap();
         assert_eq!(v["result"], serde_json::to_value(&direct).unwrap());
         assert_eq!(v["mode"], "memory");
@@ -306,9 +346,14 @@ mod tests {
 
     #[test]
     fn mixes_name_the_module_key() {
-        let e = Mode::parse("alu=cycle,cache=cycle").unwrap_err().to_string();
+        let e = Mode::parse("alu=cycle,cache=cycle")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("model.cache"), "{e}");
-        assert_eq!(Mode::parse("alu=cycle").unwrap(), Mode::Timing("alu=cycle".into(), ModelChoice::default()));
+        assert_eq!(
+            Mode::parse("alu=cycle").unwrap(),
+            Mode::Timing("alu=cycle".into(), ModelChoice::default())
+        );
     }
 
     #[test]
