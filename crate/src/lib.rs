@@ -21,7 +21,7 @@ pub mod trace;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use error::{Error, Result};
 

@@ -54,7 +54,7 @@ export function chromeTrace(env) {
   const kernels = Array.isArray(r.kernels) ? r.kernels : env.trace?.kernels || [];
   let t = 0;
   kernels.forEach((k, i) => {
-    const start = typeof k.start_cycle === 'number' ? k.start_cycle : t;
+    const start = typeof k.launched_at === 'number' ? k.launched_at : t;
     const dur = typeof k.cycles === 'number' ? k.cycles : 1;
     const args = {};
     for (const [key, v] of Object.entries(k)) if (typeof v !== 'object') args[key] = v;

@@ -217,7 +217,11 @@ function describeSelection(s) {
 
 async function startRun() {
   if (!app.selection) return;
-  if (app.current) app.current.cancel();
+  if (app.current) {
+    const prev = app.current;
+    prev.cancel();
+    await prev.promise.catch(() => {});
+  }
   showError('');
   const mode = modeValue();
   let config;
