@@ -217,6 +217,7 @@ function describeSelection(s) {
 
 async function startRun() {
   if (!app.selection) return;
+  setStatus('Starting…', 'running');
   if (app.current) {
     const prev = app.current;
     prev.cancel();
