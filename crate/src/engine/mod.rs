@@ -98,10 +98,12 @@ impl MemPartitions {
             }
         }
     }
-    /// `ticks` cycles of clock domain `d` that fall in the current core cycle.
+    /// `ticks` cycles of clock domain `d` that fall in the current core cycle. The cycle memory
+    /// system converts core cycles to its own domains inside `exchange` (it keeps per-domain
+    /// clocks from `cfg.clocks`), so this hook only keeps the domain clocks advancing.
     fn tick(&mut self, _d: clocks::Domain, _ticks: u64) {
         match self {
-            MemPartitions::None => {}
+            MemPartitions::None | MemPartitions::Cycle(_) => {}
         }
     }
     fn next_event(&self) -> Option<Cycle> {
