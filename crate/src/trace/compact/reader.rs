@@ -212,6 +212,11 @@ impl<R: Read + Seek> CompactReader<R> {
     pub fn source_name(&self) -> &str {
         &self.dir_source_name
     }
+    /// The directory entries of every kernel (header, opcodes, chunk index).
+    pub(super) fn kernel_entries(&self) -> Vec<KernelEntry> {
+        self.kernels.iter().map(|k| k.entry.clone()).collect()
+    }
+
     /// Compressed size of the directory in bytes.
     pub fn dir_clen(&self) -> u64 {
         self.dir_clen
