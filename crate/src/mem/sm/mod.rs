@@ -77,6 +77,8 @@ pub struct SmMemory {
     shmem_free: Cycle,
     now: Cycle,
     carveout: Carveout,
+    /// Requests sent to the L2 that will be answered directly (not L1 fills).
+    direct: usize,
     stats: SmMemStats,
 }
 
@@ -103,6 +105,7 @@ impl SmMemory {
             shmem_free: 0,
             now: 0,
             carveout: Carveout::default(),
+            direct: 0,
             stats: SmMemStats::default(),
         })
     }
@@ -193,6 +196,7 @@ impl SmMemory {
                         false,
                     );
                     self.out.push(p);
+                    self.direct += 1;
                 }
                 true
             }
@@ -201,6 +205,7 @@ impl SmMemory {
                 let posted =
                     r.kind == AccessKind::Reduction || (r.kind == AccessKind::Store && !r.last);
                 self.out.push(self.packet(r, !posted, false));
+                self.direct += !posted as usize;
                 if posted {
                     self.respond(now + self.l1_latency, &r, HitLevel::L1);
                 }
@@ -299,6 +304,7 @@ impl SmMemory {
                 )
             });
         } else if pkt.req.space == MemSpace::Constant || pkt.ack {
+            self.direct = self.direct.saturating_sub(1);
             self.respond(now, &pkt.req, pkt.level);
         }
     }
@@ -312,9 +318,9 @@ impl SmMemory {
         }
     }
 
-    /// Requests in flight below this SM (waiting on the L2).
+    /// Requests not yet answered: queued, waiting for their latency, or in flight below.
     pub fn outstanding(&self) -> usize {
-        self.mshr.in_use()
+        self.inq.len() + self.resp.len() + self.mshr.in_use() + self.direct
     }
 
     pub fn stats(&self) -> SmMemStats {
