@@ -13,14 +13,18 @@ pub mod config;
 pub mod core;
 pub mod engine;
 pub mod error;
+pub mod fuzz;
 pub mod mem;
+pub mod plot;
+pub mod session;
 pub mod stats;
+pub mod sweep;
 pub mod timeline;
 pub mod trace;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use error::{Error, Result};
 

@@ -521,7 +521,7 @@ pub fn specs() -> Vec<KeyDoc> {
         "threads",
         1,
         32,
-        "Threads whose addresses are coalesced per cycle",
+        "Leader lanes coalesced per cycle (each compared with all 32 lanes: one request per leader, seed 001)",
     );
     t.int(
         "mem_pipeline.request_buffer",
@@ -646,6 +646,20 @@ pub fn specs() -> Vec<KeyDoc> {
         0,
         10_000,
         "Atomic operation latency at L2",
+    );
+    t.int(
+        "l2.dram_latency",
+        "L2 cycles",
+        0,
+        10_000,
+        "Fixed latency from an L2 miss to the DRAM controller and back (Accel-Sim -dram_latency)",
+    );
+    t.int(
+        "l2.input_queue",
+        "packets",
+        1,
+        4096,
+        "Requests waiting at each L2 slice's input",
     );
     t.flag(
         "l2.warm_from_memcpy",

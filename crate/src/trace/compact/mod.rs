@@ -41,8 +41,14 @@ use crate::trace::model::TraceSource;
 /// than the input justifies.
 pub fn fuzz_compact(data: &[u8]) {
     // The bytes as one uncompressed chunk: reaches the chunk parser without the checksums.
-    let ctx = chunk::ChunkCtx { file: "fuzz", what: "chunk", n_ops: 16 };
+    let ctx = chunk::ChunkCtx {
+        file: "fuzz",
+        what: "chunk",
+        n_ops: 16,
+    };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
+    // The bytes as an uncompressed directory: reaches the index parser behind its checksum.
+    let _ = dir::Directory::decode(data, "fuzz", (dir::HEADER_LEN, 1 << 20));
     let Ok(mut rd) = CompactReader::from_slice(data, "fuzz") else {
         return;
     };
