@@ -245,7 +245,7 @@ mod tests {
         c.l1d.shmem_options_kb = vec![0, 8, 16, 64];
         let text = to_toml_documented(&c);
         assert!(
-            text.contains("\n[l1d.cache]\n# Capacity (for L2: per slice)\nsize_kb = 32"),
+            text.contains("\n[l1d.cache]\n# Capacity; with l1d.adaptive_carveout the smallest L1"),
             "{text}"
         );
         assert!(text.contains("# KiB; 1..=4096\n"));

@@ -152,13 +152,12 @@ impl Table {
     }
 
     fn cache(&mut self, p: &str, clock: &'static str, max_kb: i64) {
-        self.int(
-            &format!("{p}.size_kb"),
-            "KiB",
-            1,
-            max_kb,
-            "Capacity (for L2: per slice)",
-        );
+        let size_doc = match p {
+            "l1d.cache" => "Capacity; with l1d.adaptive_carveout the smallest L1 (unified_kb - largest carve-out), the model picks the size per kernel",
+            "l2.cache" => "Capacity of one L2 slice; the L2 has l2.partitions x l2.subpartitions slices",
+            _ => "Capacity",
+        };
+        self.int(&format!("{p}.size_kb"), "KiB", 1, max_kb, size_doc);
         self.int(
             &format!("{p}.line_bytes"),
             "bytes",

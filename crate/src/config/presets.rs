@@ -140,6 +140,16 @@ pub fn load_with_overrides<S: AsRef<str>>(spec: &str, sets: &[S]) -> Result<GpuC
     } else {
         #[cfg(not(target_arch = "wasm32"))]
         {
+            let looks_like_path = s.ends_with(".toml") || s.contains('/') || s.contains('\\');
+            if !looks_like_path && !std::path::Path::new(s).exists() {
+                return Err(Error::config(
+                    "gpu",
+                    format!(
+                        "unknown GPU preset `{s}`; valid: {} (or a path to a .toml file)",
+                        preset_ids().join(", ")
+                    ),
+                ));
+            }
             let text = std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?;
             parse_toml_unvalidated(s, &text)?
         }
@@ -182,6 +192,13 @@ mod tests {
         // overrides validated once, at the end
         let c = load_with_overrides("rtx2080ti", &["gpu.num_sms=34", "l1d.size_kb=64"]).unwrap();
         assert_eq!((c.gpu.num_sms, c.l1d.cache.size_kb), (34, 64));
+        let e = load_with_overrides("rtx9999", &["a=1"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config key `gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti,"),
+            "{e}"
+        );
         let e = load_with_overrides("rtx2080ti", &["l1d.cache.assoc=0"])
             .unwrap_err()
             .to_string();

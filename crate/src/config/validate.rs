@@ -453,6 +453,44 @@ mod tests {
         );
     }
 
+    /// Single source of truth: for every numeric key of the table, one past either end of its
+    /// range is rejected by `validate` with exactly the table's range text.
+    #[test]
+    fn every_range_of_the_table_is_enforced() {
+        use crate::config::apply_override;
+        let mut checked = 0;
+        for k in specs() {
+            if !matches!(k.kind, KeyKind::Int | KeyKind::Float) {
+                continue;
+            }
+            let (lo, hi) = (k.min.unwrap(), k.max.unwrap());
+            let step = if k.kind == KeyKind::Int { 1.0 } else { 0.5 };
+            for bad in [lo - step, hi + step] {
+                if bad < 0.0 || bad > f64::from(u32::MAX) {
+                    continue; // not representable in the field's type: serde rejects it
+                }
+                let text = if k.kind == KeyKind::Int {
+                    format!("{}", bad as i64)
+                } else {
+                    format!("{bad}")
+                };
+                let mut c = GpuConfig::default();
+                apply_override(&mut c, &k.key, &text).unwrap();
+                let e = c.validate().unwrap_err().to_string();
+                assert_eq!(
+                    e,
+                    format!(
+                        "config key `{}`: {text} is out of range {}",
+                        k.key,
+                        k.range_text()
+                    )
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 150, "{checked}");
+    }
+
     #[test]
     fn sets_are_computed() {
         let c = CacheConfig {
