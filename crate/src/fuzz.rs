@@ -21,9 +21,21 @@ pub struct Target {
 
 /// Every fuzz target of the crate.
 pub static TARGETS: &[Target] = &[
-    Target { name: "accelsim_text", run: accelsim::fuzz_text_trace, seeds: accelsim::seeds_text },
-    Target { name: "accelsim_raw", run: accelsim::fuzz_raw_trace, seeds: accelsim::seeds_raw },
-    Target { name: "kernelslist", run: accelsim::fuzz_kernelslist, seeds: accelsim::seeds_kernelslist },
+    Target {
+        name: "accelsim_text",
+        run: accelsim::fuzz_text_trace,
+        seeds: accelsim::seeds_text,
+    },
+    Target {
+        name: "accelsim_raw",
+        run: accelsim::fuzz_raw_trace,
+        seeds: accelsim::seeds_raw,
+    },
+    Target {
+        name: "kernelslist",
+        run: accelsim::fuzz_kernelslist,
+        seeds: accelsim::seeds_kernelslist,
+    },
 ];
 
 /// Runs the target called `name` on `data` (what the cargo-fuzz binaries call).
@@ -56,10 +68,33 @@ impl Rng {
 
 /// Tokens that matter to the text readers; mutations splice them in.
 const DICT: &[&[u8]] = &[
-    b"#BEGIN_TB\n", b"#END_TB\n", b"warp = ", b"insts = ", b"thread block = ", b"0x", b" 0 ", b" 1 ", b" 2 ",
-    b"ffffffff", b"00000000", b"-accelsim tracer version = 5\n", b"-enable lineinfo = 1\n", b"4294967295",
-    b"-1", b"LDGSTS.E", b"\n", b"R255", b"UR4", b"-block dim = (32,1,1)\n", b"-grid dim = (2,1,1)\n",
-    b"MemcpyHtoD,", b"kernel-1.traceg", b",", b"(", b")", b"=",
+    b"#BEGIN_TB\n",
+    b"#END_TB\n",
+    b"warp = ",
+    b"insts = ",
+    b"thread block = ",
+    b"0x",
+    b" 0 ",
+    b" 1 ",
+    b" 2 ",
+    b"ffffffff",
+    b"00000000",
+    b"-accelsim tracer version = 5\n",
+    b"-enable lineinfo = 1\n",
+    b"4294967295",
+    b"-1",
+    b"LDGSTS.E",
+    b"\n",
+    b"R255",
+    b"UR4",
+    b"-block dim = (32,1,1)\n",
+    b"-grid dim = (2,1,1)\n",
+    b"MemcpyHtoD,",
+    b"kernel-1.traceg",
+    b",",
+    b"(",
+    b")",
+    b"=",
 ];
 
 /// One random mutation of `d`, at most `max_len` long.
@@ -106,8 +141,19 @@ pub fn mutate(rng: &mut Rng, d: &mut Vec<u8>, max_len: usize) {
         }
         _ => {
             // Replace a number with an extreme one.
-            let t: &[u8] = [&b"0"[..], b"1", b"31", b"32", b"65535", b"18446744073709551615", b"99999999999999999999"][rng.below(7)];
-            if let Some(i) = (0..d.len()).map(|_| rng.below(d.len().max(1))).find(|&i| d.get(i).is_some_and(u8::is_ascii_digit)) {
+            let t: &[u8] = [
+                &b"0"[..],
+                b"1",
+                b"31",
+                b"32",
+                b"65535",
+                b"18446744073709551615",
+                b"99999999999999999999",
+            ][rng.below(7)];
+            if let Some(i) = (0..d.len())
+                .map(|_| rng.below(d.len().max(1)))
+                .find(|&i| d.get(i).is_some_and(u8::is_ascii_digit))
+            {
                 let mut e = i;
                 while e < d.len() && d[e].is_ascii_digit() {
                     e += 1;
@@ -160,12 +206,22 @@ mod tests {
     #[test]
     #[ignore]
     fn fuzz_mutation_loop() {
-        let iters = std::env::var("FUZZ_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
-        let seed = std::env::var("FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+        let iters = std::env::var("FUZZ_ITERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
+        let seed = std::env::var("FUZZ_SEED")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
         for t in TARGETS {
             let start = std::time::Instant::now();
             mutation_loop(t, iters, seed);
-            eprintln!("{}: {iters} inputs in {:.1} s", t.name, start.elapsed().as_secs_f64());
+            eprintln!(
+                "{}: {iters} inputs in {:.1} s",
+                t.name,
+                start.elapsed().as_secs_f64()
+            );
         }
     }
 

@@ -16,6 +16,7 @@ pub mod error;
 pub mod fuzz;
 pub mod mem;
 pub mod plot;
+pub mod session;
 pub mod stats;
 pub mod sweep;
 pub mod timeline;
@@ -23,7 +24,7 @@ pub mod trace;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use error::{Error, Result};
 

@@ -524,8 +524,20 @@ pub fn specs() -> Vec<KeyDoc> {
         32,
         "Leader lanes coalesced per cycle (each compared with all 32 lanes: one request per leader, seed 001)",
     );
-    t.int("mem_pipeline.request_buffer", "entries", 1, 1024, "Per-sub-core request buffer");
-    t.int("mem_pipeline.dispatch_latency", "core cycles", 0, 1000, "Dispatch to address latch");
+    t.int(
+        "mem_pipeline.request_buffer",
+        "entries",
+        1,
+        1024,
+        "Per-sub-core request buffer",
+    );
+    t.int(
+        "mem_pipeline.dispatch_latency",
+        "core cycles",
+        0,
+        1000,
+        "Dispatch to address latch",
+    );
     // features
     t.flag(
         "features.subcore_frontend",
@@ -636,6 +648,20 @@ pub fn specs() -> Vec<KeyDoc> {
         10_000,
         "Atomic operation latency at L2",
     );
+    t.int(
+        "l2.dram_latency",
+        "L2 cycles",
+        0,
+        10_000,
+        "Fixed latency from an L2 miss to the DRAM controller and back (Accel-Sim -dram_latency)",
+    );
+    t.int(
+        "l2.input_queue",
+        "packets",
+        1,
+        4096,
+        "Requests waiting at each L2 slice's input",
+    );
     t.flag(
         "l2.warm_from_memcpy",
         "Warm the L2 with MemcpyHtoD data before the kernels",
@@ -719,14 +745,56 @@ pub fn specs() -> Vec<KeyDoc> {
         t.int(&format!("dram.timing.{k}"), "DRAM cycles", 0, 1000, d);
     }
     // analytic
-    t.int("analytic.l1_latency", "core cycles", 0, 100_000, "Analytical model: L1 hit load-to-use latency (Eq. 1 L_L1)");
-    t.int("analytic.l2_latency", "core cycles", 0, 100_000, "Analytical model: L2 hit latency (Eq. 1 L_L2)");
-    t.int("analytic.dram_latency", "core cycles", 0, 100_000, "Analytical model: DRAM latency (Eq. 1 L_DRAM)");
-    t.int("analytic.shmem_latency", "core cycles", 0, 100_000, "Analytical model: shared memory latency");
-    t.int("analytic.const_latency", "core cycles", 0, 100_000, "Analytical model: constant cache hit latency");
+    t.int(
+        "analytic.l1_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: L1 hit load-to-use latency (Eq. 1 L_L1)",
+    );
+    t.int(
+        "analytic.l2_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: L2 hit latency (Eq. 1 L_L2)",
+    );
+    t.int(
+        "analytic.dram_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: DRAM latency (Eq. 1 L_DRAM)",
+    );
+    t.int(
+        "analytic.shmem_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: shared memory latency",
+    );
+    t.int(
+        "analytic.const_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: constant cache hit latency",
+    );
     t.float("analytic.l1_hit_rate", "fraction", 0.0, 1.0, "Analytical model: share of global/local requests that hit in L1 (Eq. 1 R_L1) when no per-PC rates are given");
-    t.float("analytic.l2_hit_rate", "fraction", 0.0, 1.0, "Analytical model: share of L1 misses that hit in L2 (Eq. 1 R_L2 / (1 - R_L1))");
-    t.int("analytic.max_outstanding", "requests", 1, 1_000_000, "Analytical model: requests one SM may have in flight before back-pressure");
+    t.float(
+        "analytic.l2_hit_rate",
+        "fraction",
+        0.0,
+        1.0,
+        "Analytical model: share of L1 misses that hit in L2 (Eq. 1 R_L2 / (1 - R_L1))",
+    );
+    t.int(
+        "analytic.max_outstanding",
+        "requests",
+        1,
+        1_000_000,
+        "Analytical model: requests one SM may have in flight before back-pressure",
+    );
     t.rows
 }
 

@@ -72,6 +72,9 @@ mod tests {
             b"S:0:0:0,L:B:m:L:P,A:0:0,0:0,0",
             b"-gpgpu_cache:dl1 S:99999999999:128:64,L:T:m:L:L,A:256:32,16:0,32\n-gpgpu_n_clusters 0",
             b"-gpgpu_clock_domains \"1:2",
+            b"-gpgpu_n_clusters 4000000000\n-gpgpu_n_cores_per_cluster 4000000000\n-gpgpu_compute_capability_major 4294967295\n",
+            b"-gpgpu_cache:dl2 S:4294967295:4294967295:4294967295,L:B:m:L:P,A:192:4\n-gpgpu_l2_rop_latency 4294967295\n-dram_latency 4294967295\n",
+            b"-gpgpu_shmem_size 4294967295\n-gpgpu_cache:dl1 N:4194303:1024:1,L:T:m:L:L,A:256:32\n",
         ] {
             fuzz_config(input);
         }

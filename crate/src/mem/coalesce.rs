@@ -97,13 +97,13 @@ pub fn coalesce(
 pub fn shmem_wavefronts(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_width: u32) -> u32 {
     let banks = banks.max(1) as u64;
     let bw = bank_width.max(1) as u64;
-    let words_per_lane = (width.max(1) as u64).div_ceil(bw).min(8);
-    // (bank, word) pairs, at most 32 lanes * 8 words.
-    let mut pairs = [0u64; 256];
+    let w = width.max(1) as u64;
+    // Words touched, at most 32 lanes * 9 words (an unaligned 32 B access).
+    let mut pairs = [0u64; 288];
     let mut n = 0;
     for &a in addrs.iter().take(mask.count_ones() as usize) {
-        for k in 0..words_per_lane {
-            let word = a / bw + k;
+        let (first, last) = (a / bw, (a + w - 1) / bw);
+        for word in first..=last.min(first + 8) {
             if n < pairs.len() {
                 pairs[n] = word;
                 n += 1;

@@ -14,6 +14,8 @@ pub mod carveout;
 pub mod clock;
 pub mod coalesce;
 pub mod dram;
+#[cfg(test)]
+mod engine_tests;
 pub mod functional;
 pub mod iface;
 pub mod l2;

@@ -25,7 +25,10 @@ impl OutFormat {
         match s {
             "text" => Ok(OutFormat::Text),
             "compact" => Ok(OutFormat::Compact),
-            _ => Err(Error::config("format", format!("`{s}` is not a trace format (allowed: text, compact)"))),
+            _ => Err(Error::config(
+                "format",
+                format!("`{s}` is not a trace format (allowed: text, compact)"),
+            )),
         }
     }
     pub fn name(self) -> &'static str {

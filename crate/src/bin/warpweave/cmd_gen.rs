@@ -45,7 +45,10 @@ pub fn run(a: &GenArgs) -> Result<()> {
         print!("{}", listing());
         return Ok(());
     }
-    let name = a.name.as_deref().ok_or_else(|| Error::other("gen: give a workload name (see `warpweave gen --list`)"))?;
+    let name = a
+        .name
+        .as_deref()
+        .ok_or_else(|| Error::other("gen: give a workload name (see `warpweave gen --list`)"))?;
     let mut t = workload::generate(name, &Params::parse(&a.params)?)?;
     let format = match a.format {
         GenFormat::Text => OutFormat::Text,
@@ -54,7 +57,10 @@ pub fn run(a: &GenArgs) -> Result<()> {
     let insts: u64 = t.kernels.iter().map(|k| k.warp_insts()).sum();
     let written = match format {
         OutFormat::Text => {
-            let dir = a.output.clone().unwrap_or_else(|| PathBuf::from(format!("{name}-trace")));
+            let dir = a
+                .output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("{name}-trace")));
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
             for (f, bytes) in output::text_files(&t)? {
                 write(&dir.join(f), &bytes)?;
@@ -62,8 +68,11 @@ pub fn run(a: &GenArgs) -> Result<()> {
             dir
         }
         OutFormat::Compact => {
-            let mut path = a.output.clone().unwrap_or_else(|| PathBuf::from(format!("{name}.wwt")));
-            if path.is_dir() {
+            let mut path = a
+                .output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("{name}.wwt")));
+            if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
                 path = path.join(format!("{name}.wwt"));
             }
             let bytes = output::compact_bytes(&mut t)?;
@@ -94,8 +103,15 @@ pub fn listing() -> String {
     for d in workload::list() {
         s.push_str(&format!("{:<16} {}\n", d.name, d.summary));
         for p in d.params {
-            let range = if p.choices.is_empty() { format!("{}..={}", p.min, p.max) } else { p.choices.join("|") };
-            s.push_str(&format!("    {:<15} = {:<8} [{range}] {}\n", p.name, p.default, p.doc));
+            let range = if p.choices.is_empty() {
+                format!("{}..={}", p.min, p.max)
+            } else {
+                p.choices.join("|")
+            };
+            s.push_str(&format!(
+                "    {:<15} = {:<8} [{range}] {}\n",
+                p.name, p.default, p.doc
+            ));
         }
     }
     s

@@ -10,7 +10,11 @@ mod cmd_info;
 mod cmd_sweep;
 
 #[derive(Parser)]
-#[command(name = "warpweave", version, about = "A trace-driven GPU architecture simulator")]
+#[command(
+    name = "warpweave",
+    version,
+    about = "A trace-driven GPU architecture simulator"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

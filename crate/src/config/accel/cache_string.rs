@@ -131,7 +131,9 @@ pub fn parse_cache_string(s: &str) -> Result<AccelCache, String> {
 impl AccelCache {
     /// Capacity in bytes.
     pub fn bytes(&self) -> u64 {
-        u64::from(self.sets) * u64::from(self.line_bytes) * u64::from(self.assoc)
+        u64::from(self.sets)
+            .saturating_mul(u64::from(self.line_bytes))
+            .saturating_mul(u64::from(self.assoc))
     }
 
     /// Map onto our cache section, starting from `base` (latency, seed kept). Returns notes on

@@ -248,7 +248,7 @@ fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     let clusters = im.uint("gpgpu_n_clusters")?.map(|x| x.0);
     let per = im.uint("gpgpu_n_cores_per_cluster")?.map(|x| x.0);
     if clusters.is_some() || per.is_some() {
-        c.gpu.num_sms = clusters.unwrap_or(1) * per.unwrap_or(1);
+        c.gpu.num_sms = clusters.unwrap_or(1).saturating_mul(per.unwrap_or(1));
     }
     if let Some((v, o)) = im.list("gpgpu_clock_domains")? {
         if v.len() != 4 {
@@ -264,7 +264,7 @@ fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     let major = im.uint("gpgpu_compute_capability_major")?.map(|x| x.0);
     let minor = im.uint("gpgpu_compute_capability_minor")?.map(|x| x.0);
     if let Some(ma) = major {
-        let cc = ma * 10 + minor.unwrap_or(0);
+        let cc = ma.saturating_mul(10).saturating_add(minor.unwrap_or(0));
         c.gpu.compute_capability = cc;
         c.gpu.arch = match cc {
             0..=69 => "pascal",
@@ -488,7 +488,7 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     let least = if unified_given {
         need.max(c.l1d.cache.size_kb)
     } else {
-        need + c.l1d.cache.size_kb
+        need.saturating_add(c.l1d.cache.size_kb)
     };
     c.l1d.unified_kb = c.l1d.unified_kb.max(least);
     c.shmem.max_per_cta_kb = c.shmem.max_per_cta_kb.min(c.shmem.max_per_sm_kb);
@@ -536,7 +536,7 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
         c.analytic.l2_latency = r;
     }
     if let Some(d) = dram {
-        c.analytic.dram_latency = rop.unwrap_or(c.analytic.l2_latency) + d;
+        c.analytic.dram_latency = rop.unwrap_or(c.analytic.l2_latency).saturating_add(d);
     }
     if let Some((v, o)) = im.uint("gpgpu_dram_scheduler")? {
         c.dram.scheduler = if v == 0 { "fifo" } else { "frfcfs" }.into();

@@ -41,9 +41,17 @@ pub fn kernels_equal(a: &KernelTrace, b: &KernelTrace) -> bool {
 
 fn round_trip(k: &KernelTrace, name: &str) {
     let text = kernel_to_text(k).expect("writing an accepted kernel");
-    let back = read_kernel_bytes(&text, name, Arch::Volta)
-        .unwrap_or_else(|e| panic!("re-reading written text failed: {e}\n{}", String::from_utf8_lossy(&text)));
-    assert!(kernels_equal(k, &back), "round trip changed the kernel:\n{}", String::from_utf8_lossy(&text));
+    let back = read_kernel_bytes(&text, name, Arch::Volta).unwrap_or_else(|e| {
+        panic!(
+            "re-reading written text failed: {e}\n{}",
+            String::from_utf8_lossy(&text)
+        )
+    });
+    assert!(
+        kernels_equal(k, &back),
+        "round trip changed the kernel:\n{}",
+        String::from_utf8_lossy(&text)
+    );
 }
 
 /// A `.traceg` kernel file (plain or compressed).

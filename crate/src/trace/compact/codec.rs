@@ -28,8 +28,14 @@ pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
 
 /// Decompresses one zstd frame that must expand to exactly `ulen` bytes. `field` names the
 /// frame (with its file offset) in errors. Never reads or allocates more than `ulen + 1` bytes
-/// of output, whatever the frame claims.
-pub fn decompress(comp: &[u8], ulen: u64, file: &str, field: &str) -> Result<Vec<u8>> {
+/// of output, whatever the frame claims. `fd` is reused between calls to keep its buffers.
+pub fn decompress(
+    fd: &mut ruzstd::decoding::FrameDecoder,
+    comp: &[u8],
+    ulen: u64,
+    file: &str,
+    field: &str,
+) -> Result<Vec<u8>> {
     if ulen > MAX_UNCOMPRESSED {
         return Err(Error::parse(
             file,
@@ -38,7 +44,7 @@ pub fn decompress(comp: &[u8], ulen: u64, file: &str, field: &str) -> Result<Vec
             format!("uncompressed length {ulen} exceeds {MAX_UNCOMPRESSED}"),
         ));
     }
-    let dec = ruzstd::decoding::StreamingDecoder::new(comp)
+    let dec = ruzstd::decoding::StreamingDecoder::new_with_decoder(comp, fd)
         .map_err(|e| Error::parse(file, 0, field, format!("bad zstd frame header: {e}")))?;
     // Start small: a corrupt length must not reserve memory the data cannot fill.
     let cap = (ulen as usize)

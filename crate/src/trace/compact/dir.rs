@@ -223,7 +223,7 @@ impl Directory {
             let tag = c.u8("command tag")?;
             commands.push(match tag {
                 0 => Command::Kernel {
-                    index: c.varint("kernel index")? as usize,
+                    index: c.var_max("kernel index", u32::MAX as u64)? as usize,
                 },
                 1 => Command::MemcpyHtoD {
                     addr: c.varint("memcpy address")?,

@@ -47,6 +47,8 @@ pub fn fuzz_compact(data: &[u8]) {
         n_ops: 16,
     };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
+    // The bytes as an uncompressed directory: reaches the index parser behind its checksum.
+    let _ = dir::Directory::decode(data, "fuzz", (dir::HEADER_LEN, 1 << 20));
     let Ok(mut rd) = CompactReader::from_slice(data, "fuzz") else {
         return;
     };

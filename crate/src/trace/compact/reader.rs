@@ -9,6 +9,8 @@
 
 use std::io::{Cursor, Read, Seek, SeekFrom};
 
+use ruzstd::decoding::FrameDecoder;
+
 use super::chunk::{with_chunk_pos, ChunkCtx, ChunkDecoder};
 use super::codec::{decompress, MAX_UNCOMPRESSED};
 use super::dir::{
@@ -37,6 +39,7 @@ pub struct CompactReader<R> {
     file_len: u64,
     dir_clen: u64,
     dec: ChunkDecoder,
+    fd: FrameDecoder,
     /// The last decoded chunk: (kernel, chunk, CTAs), so sequential `read_cta` stays cheap.
     cache: Option<(usize, usize, Vec<CtaTrace>)>,
 }
@@ -153,6 +156,7 @@ impl<R: Read + Seek> CompactReader<R> {
         src.read_exact(&mut dc)
             .map_err(|e| io_err(name, "directory", e))?;
         let d = decompress(
+            &mut FrameDecoder::new(),
             &dc,
             dir_ulen,
             name,
@@ -195,6 +199,7 @@ impl<R: Read + Seek> CompactReader<R> {
             file_len,
             dir_clen,
             dec: ChunkDecoder::new(),
+            fd: FrameDecoder::new(),
             cache: None,
         })
     }
@@ -275,11 +280,11 @@ impl<R: Read + Seek> CompactReader<R> {
         let e = &self.kernels[k].entry.chunks[c];
         decode_chunk_with(
             &mut self.dec,
+            &mut self.fd,
             &raw,
             e,
             &self.name,
-            k,
-            c,
+            (k, c),
             self.kernels[k].ops.len(),
         )
     }
@@ -328,15 +333,21 @@ fn fnv(data: &[u8]) -> u64 {
 
 fn decode_chunk_with(
     dec: &mut ChunkDecoder,
+    fd: &mut FrameDecoder,
     raw: &[u8],
     e: &ChunkEntry,
     file: &str,
-    k: usize,
-    c: usize,
+    (k, c): (usize, usize),
     n_ops: usize,
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
-    let data = decompress(raw, e.ulen, file, &format!("{what} at byte {}", e.offset))?;
+    let data = decompress(
+        fd,
+        raw,
+        e.ulen,
+        file,
+        &format!("{what} at byte {}", e.offset),
+    )?;
     if fnv(&data) != e.hash {
         return Err(Error::parse(
             file,
@@ -391,11 +402,11 @@ pub fn decode_chunk<R>(
         .ok_or_else(|| Error::other(format!("kernel {k} has no chunk {c}")))?;
     decode_chunk_with(
         &mut ChunkDecoder::new(),
+        &mut FrameDecoder::new(),
         raw,
         e,
         &rd.name,
-        k,
-        c,
+        (k, c),
         kern.ops.len(),
     )
 }

@@ -616,3 +616,46 @@ fn real_traces_round_trip_text_compact_text() {
         }
     }
 }
+
+/// A longer mutation run (`cargo test -p warpweave --lib mutation_fuzz_long -- --ignored`;
+/// `WW_FUZZ_ITERS` sets the number of mutations per target, default 20000): mutated files,
+/// mutated uncompressed chunks and mutated uncompressed directories of the crafted trace.
+#[test]
+#[ignore]
+fn mutation_fuzz_long() {
+    let iters: u64 = std::env::var("WW_FUZZ_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20000);
+    let t = crafted();
+    let file = encode(&t, 200);
+    let chunk = super::chunk::ChunkEncoder::new().encode(&t.kernels[0].ctas[..2]);
+    // The real uncompressed directory, located through the trailer.
+    let tail = &file[file.len() - 40..];
+    let word = |i: usize| u64::from_le_bytes(tail[i..i + 8].try_into().unwrap());
+    let (off, clen, ulen) = (word(0) as usize, word(8) as usize, word(16));
+    let mut fd = ruzstd::decoding::FrameDecoder::new();
+    let dir = super::codec::decompress(&mut fd, &file[off..off + clen], ulen, "x", "dir").unwrap();
+    let mut rng = Rng(0xabcdef);
+    for seed in [&file, &chunk, &dir] {
+        for _ in 0..iters {
+            let mut b = seed.clone();
+            for _ in 0..1 + rng.below(8) {
+                let p = rng.below(b.len().max(1) as u64) as usize;
+                let last = b.len() - 1;
+                match rng.below(5) {
+                    0 => b[p.min(last)] = rng.next() as u8,
+                    1 => b[p.min(last)] ^= 1 << rng.below(8),
+                    2 => b.truncate(p.max(1)),
+                    3 => b.insert(p, rng.next() as u8),
+                    _ => {
+                        let q = rng.below(b.len() as u64) as usize;
+                        let v = b[q];
+                        b.insert(p, v);
+                    }
+                }
+            }
+            fuzz_compact(&b);
+        }
+    }
+}

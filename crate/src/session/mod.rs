@@ -1,0 +1,365 @@
+//! A simulation session driven in slices by a host: the browser's Web Worker (through
+//! `wasm.rs`), or a test. Platform-independent so that everything here is tested natively and
+//! the page's numbers are the library's numbers.
+//!
+//! ```text
+//!  Session::new(source, config, mode)      source: uploaded bytes (input.rs) or a workload
+//!     │ run_for(cycles) -> Progress        called repeatedly; the host posts progress and can
+//!     │ run_for(cycles) -> Progress        drop the session between slices (cancel)
+//!     └ result_json() -> String            { version, mode, gpu, config, trace, result }
+//! ```
+//!
+//! Modes: `cycle`, `hybrid` (analytical ALU pipeline), `fast` (analytical ALU and memory
+//! path) and per-module mixes (`alu=cycle,memory=analytical`) drive `engine::Simulator`, whose
+//! `ModelChoice::validate` rejects what this build cannot simulate yet (with the key named);
+//! `memory` runs the functional memory model (seed 004, `mem::functional`).
+
+pub mod config;
+pub mod input;
+
+#[cfg(test)]
+mod golden;
+
+use serde::Serialize;
+
+use crate::config::GpuConfig;
+use crate::engine::{ModelChoice, ModuleModel, RunStatus, Simulator};
+use crate::mem::functional;
+use crate::trace::opcodes::Arch;
+use crate::{Error, Result};
+pub use input::Source;
+
+/// How a run is modelled, as the user named it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Functional cache simulation only: hit rates and transactions, no timing.
+    Memory,
+    /// A timing mode of the engine, by name (`cycle`, `hybrid`, `fast` or the mix as given).
+    Timing(String, ModelChoice),
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Result<Mode> {
+        let s = s.trim();
+        let mut m = ModelChoice::default();
+        match s {
+            "memory" => return Ok(Mode::Memory),
+            "cycle" => {}
+            "hybrid" => m.alu = ModuleModel::Analytical,
+            "fast" => {
+                m.alu = ModuleModel::Analytical;
+                m.memory = ModuleModel::Analytical;
+            }
+            _ if s.contains('=') => {
+                for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                    let (k, v) = part
+                        .split_once('=')
+                        .ok_or_else(|| Error::config("mode", format!("`{part}` is not module=model")))?;
+                    m.set(k.trim(), v.trim())?;
+                }
+            }
+            _ => {
+                return Err(Error::config(
+                    "mode",
+                    format!("`{s}` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical)"),
+                ))
+            }
+        }
+        Ok(Mode::Timing(s.to_string(), m))
+    }
+    pub fn name(&self) -> &str {
+        match self {
+            Mode::Memory => "memory",
+            Mode::Timing(s, _) => s,
+        }
+    }
+}
+
+/// What a host shows between slices.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    /// `loading`, `simulating`, `memory`, `done`.
+    pub phase: &'static str,
+    /// Simulated core cycles so far (f64 in JS; exact below 2^53).
+    pub cycles: u64,
+    pub ctas_done: u64,
+    pub ctas_total: u64,
+    /// Kernels finished / in the trace.
+    pub kernels_done: u32,
+    pub kernels: u32,
+    pub done: bool,
+}
+
+/// Metadata of the input, printed in every result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TraceMeta {
+    pub name: String,
+    pub hash: String,
+    pub kernels: Vec<KernelMeta>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct KernelMeta {
+    pub name: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub ctas: u64,
+}
+
+enum State {
+    /// Memory mode before its run; timing modes before `Simulator::new`.
+    Ready,
+    Running(Box<Simulator<'static>>),
+    Done(String),
+    Taken,
+}
+
+/// One run.
+pub struct Session {
+    source: Option<Source>,
+    cfg: GpuConfig,
+    mode: Mode,
+    meta: TraceMeta,
+    state: State,
+}
+
+/// The architecture whose opcode table classifies kernels with binary version 0.
+pub fn arch_of(cfg: &GpuConfig) -> Arch {
+    Arch::from_name(&cfg.gpu.arch)
+        .or_else(|| Arch::from_binary_version(cfg.gpu.compute_capability))
+        .unwrap_or_default()
+}
+
+impl Session {
+    pub fn new(mut source: Source, cfg: GpuConfig, mode: &str) -> Result<Session> {
+        let mode = Mode::parse(mode)?;
+        let kernels = (0..source.kernel_count())
+            .map(|k| {
+                let i = source.kernel_info(k);
+                KernelMeta {
+                    name: i.name.clone(),
+                    grid: [i.grid.x, i.grid.y, i.grid.z],
+                    block: [i.block.x, i.block.y, i.block.z],
+                    ctas: i.num_ctas(),
+                }
+            })
+            .collect();
+        let meta = TraceMeta {
+            name: source.name().to_string(),
+            hash: source.trace_hash(),
+            kernels,
+        };
+        let _ = &mut source;
+        let mut sess = Session {
+            source: Some(source),
+            cfg,
+            mode,
+            meta,
+            state: State::Ready,
+        };
+        if let Mode::Timing(_, m) = &sess.mode {
+            let src = sess.source.take().expect("source present");
+            let sim = Simulator::new(sess.cfg.clone(), *m, src)?;
+            sess.state = State::Running(Box::new(sim));
+        }
+        Ok(sess)
+    }
+
+    pub fn trace(&self) -> &TraceMeta {
+        &self.meta
+    }
+
+    pub fn config(&self) -> &GpuConfig {
+        &self.cfg
+    }
+
+    fn ctas_total(&self) -> u64 {
+        self.meta.kernels.iter().map(|k| k.ctas).sum()
+    }
+
+    /// Advances the run by at most `max_cycles` simulated cycles (the memory mode, which has no
+    /// time, runs whole in the first call).
+    pub fn run_for(&mut self, max_cycles: u64) -> Result<Progress> {
+        let total = self.ctas_total();
+        let kernels = self.meta.kernels.len() as u32;
+        match std::mem::replace(&mut self.state, State::Taken) {
+            State::Ready => {
+                let mut src = self
+                    .source
+                    .take()
+                    .ok_or_else(|| Error::other("the session has no trace"))?;
+                let rep = functional::run(&self.cfg, &mut *src)?;
+                self.state = State::Done(self.envelope(&rep)?);
+            }
+            State::Running(mut sim) => {
+                let status = sim.run_for(max_cycles.max(1))?;
+                match status {
+                    RunStatus::Running { cycle } => {
+                        let runs = &sim.gpu.sched.runs;
+                        let p = Progress {
+                            phase: "simulating",
+                            cycles: cycle,
+                            ctas_done: runs.iter().map(|r| r.ctas_done).sum(),
+                            ctas_total: total,
+                            kernels_done: runs.iter().filter(|r| r.done()).count() as u32,
+                            kernels,
+                            done: false,
+                        };
+                        self.state = State::Running(sim);
+                        return Ok(p);
+                    }
+                    RunStatus::Done { cycle } => {
+                        let r = sim.result();
+                        let json = self.envelope(&r)?;
+                        self.state = State::Done(json);
+                        return Ok(Progress {
+                            phase: "done",
+                            cycles: cycle,
+                            ctas_done: total,
+                            ctas_total: total,
+                            kernels_done: kernels,
+                            kernels,
+                            done: true,
+                        });
+                    }
+                    RunStatus::Deadlock(msg) => {
+                        return Err(Error::other(format!("the simulation deadlocked: {msg}")))
+                    }
+                }
+            }
+            State::Done(j) => self.state = State::Done(j),
+            State::Taken => return Err(Error::other("the run stopped on an earlier error")),
+        }
+        let cycles = 0;
+        Ok(Progress {
+            phase: "done",
+            cycles,
+            ctas_done: total,
+            ctas_total: total,
+            kernels_done: kernels,
+            kernels,
+            done: true,
+        })
+    }
+
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, State::Done(_))
+    }
+
+    /// The whole result as JSON text: version, mode, GPU, effective config, trace metadata and
+    /// the model's report. Errors when the run has not finished.
+    pub fn result_json(&self) -> Result<&str> {
+        match &self.state {
+            State::Done(s) => Ok(s),
+            _ => Err(Error::other(
+                "the run has not finished: call runFor until progress.done",
+            )),
+        }
+    }
+
+    fn envelope<T: Serialize>(&self, result: &T) -> Result<String> {
+        #[derive(Serialize)]
+        struct Envelope<'a, T> {
+            tool: &'static str,
+            version: &'static str,
+            mode: &'a str,
+            gpu: &'a str,
+            config: &'a GpuConfig,
+            trace: &'a TraceMeta,
+            result: &'a T,
+        }
+        let e = Envelope {
+            tool: "warpweave",
+            version: crate::VERSION,
+            mode: self.mode.name(),
+            gpu: &self.cfg.gpu.id,
+            config: &self.cfg,
+            trace: &self.meta,
+            result,
+        };
+        serde_json::to_string(&e)
+            .map_err(|e| Error::other(format!("cannot serialise the result: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_mode_matches_the_library_report() {
+        let src = input::open_workload("vecadd", &[("n".into(), "1024".into())]).unwrap();
+        let cfg = config::preset("teaching").unwrap();
+        let mut s = Session::new(src, cfg.clone(), "memory").unwrap();
+        let p = s.run_for(1000).unwrap();
+        assert!(p.done);
+        assert_eq!(
+            p.ctas_total,
+            s.trace().kernels.iter().map(|k| k.ctas).sum::<u64>()
+        );
+        let v: serde_json::Value = serde_json::from_str(s.result_json().unwrap()).unwrap();
+        let mut direct_src =
+            input::open_workload("vecadd", &[("n".into(), "1024".into())]).unwrap();
+        let direct = functional::run(&cfg, &mut *direct_src).unwrap();
+        assert_eq!(v["result"], serde_json::to_value(&direct).unwrap());
+        assert_eq!(v["mode"], "memory");
+        assert_eq!(v["trace"]["hash"], direct_src.trace_hash());
+    }
+
+    #[test]
+    fn unknown_mode_names_the_key() {
+        assert_eq!(
+            Mode::parse("turbo").unwrap_err().to_string(),
+            "config key `mode`: `turbo` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical)"
+        );
+    }
+
+    #[test]
+    fn cycle_mode_in_slices_equals_one_run_to_the_end() {
+        let cfg = config::preset("teaching").unwrap();
+        let src = input::open_workload("vecadd", &[("n".into(), "2048".into())]).unwrap();
+        let mut s = Session::new(src, cfg.clone(), "cycle").unwrap();
+        let mut slices = 0;
+        let mut last = 0;
+        let p = loop {
+            let p = s.run_for(50).unwrap();
+            slices += 1;
+            assert!(p.cycles >= last, "cycles go forward");
+            last = p.cycles;
+            if p.done {
+                break p;
+            }
+            assert!(p.ctas_done <= p.ctas_total);
+        };
+        assert!(slices > 2, "a 50-cycle slice ends before the kernel does");
+        let v: serde_json::Value = serde_json::from_str(s.result_json().unwrap()).unwrap();
+        let direct = {
+            let src = input::open_workload("vecadd", &[("n".into(), "2048".into())]).unwrap();
+            let mut sim = Simulator::new(cfg, ModelChoice::default(), src).unwrap();
+            sim.run_to_end().unwrap()
+        };
+        assert_eq!(v["result"]["cycles"].as_u64().unwrap(), direct.cycles);
+        assert_eq!(p.cycles, direct.cycles);
+        assert_eq!(v["result"], serde_json::to_value(&direct).unwrap());
+    }
+
+    #[test]
+    fn mixes_name_the_module_key() {
+        let e = Mode::parse("alu=cycle,cache=cycle")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("model.cache"), "{e}");
+        assert_eq!(
+            Mode::parse("alu=cycle").unwrap(),
+            Mode::Timing("alu=cycle".into(), ModelChoice::default())
+        );
+    }
+
+    #[test]
+    fn result_before_the_end_is_an_error() {
+        let src = input::open_workload("vecadd", &[]).unwrap();
+        let s = Session::new(src, config::preset("teaching").unwrap(), "memory").unwrap();
+        assert!(s.result_json().is_err());
+    }
+}

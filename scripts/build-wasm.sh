@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the wasm module for the browser app into www/pkg (git-ignored) and copies the npm
+# front-end libraries (uPlot) into www/vendor (git-ignored).
+#
+#   cargo build --lib --release --target wasm32-unknown-unknown -p warpweave
+#   wasm-bindgen --target web --out-dir www/pkg target/wasm32-unknown-unknown/release/warpweave.wasm
+#
+# Usage: scripts/build-wasm.sh [--dev]   (--dev: unoptimised debug build, faster to compile)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PROFILE=release
+FLAG=--release
+if [ "${1:-}" = "--dev" ]; then PROFILE=debug; FLAG=""; fi
+
+command -v wasm-bindgen >/dev/null || { echo "build-wasm: wasm-bindgen not found; run scripts/install-web-toolchain.sh" >&2; exit 1; }
+
+cargo build --lib ${FLAG} --target wasm32-unknown-unknown -p warpweave
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
+wasm-bindgen --target web --out-dir www/pkg "${TARGET_DIR}/wasm32-unknown-unknown/${PROFILE}/warpweave.wasm"
+
+mkdir -p www/vendor
+if [ -d node_modules/uplot/dist ]; then
+  cp node_modules/uplot/dist/uPlot.esm.js node_modules/uplot/dist/uPlot.min.css www/vendor/
+else
+  echo "build-wasm: node_modules/uplot missing (run npm ci); charts will fall back to tables" >&2
+fi
+ls -l www/pkg/warpweave_bg.wasm

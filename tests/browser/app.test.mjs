@@ -1,0 +1,177 @@
+// The browser app end to end in Debian's Chromium: a gallery run equal to the native library's
+// result, an upload of a sample trace, a shared URL reproducing a run, cancel during a long run,
+// a corrupt file and a too-big file giving clear errors. Screenshots go to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { serve, launch, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
+
+const FIX = path.join(ROOT, 'tests/browser/fixtures');
+const golden = (name) => JSON.parse(fs.readFileSync(path.join(FIX, 'golden', `${name}.json`), 'utf8'));
+
+let server;
+let browser;
+before(async () => {
+  if (SKIP) return;
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function ready(page, preset = 'teaching') {
+  await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
+  await page.waitForSelector('.card[data-workload="vecadd"]', { timeout: 20000 });
+  await page.waitForSelector('#config-form fieldset', { timeout: 20000 });
+  if (preset) {
+    await page.selectOption('#preset', preset);
+    await page.waitForSelector(`#config-form[data-preset="${preset}"]`);
+  }
+}
+
+async function waitDone(page, timeout = 30000) {
+  await page.waitForFunction(() => ['done', 'error', 'cancelled'].includes(document.getElementById('status').dataset.state), null, { timeout });
+  const st = await page.$eval('#status', (e) => e.dataset.state);
+  const err = await page.$eval('#error', (e) => (e.hidden ? '' : e.textContent));
+  assert.equal(st, 'done', `run did not finish: ${err}\n${page.log.join('\n')}`);
+  return page.evaluate(() => window.warpweave.last.json);
+}
+
+test('gallery run in cycle mode: same cycles and result as the native library', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'cycle');
+  await page.click('.card[data-workload="vecadd"] button.run-workload');
+  const json = JSON.parse(await waitDone(page));
+  const want = golden('vecadd-cycle');
+  assert.equal(json.result.cycles, want.result.cycles);
+  assert.deepEqual(json, want);
+  const cyc = await page.$eval('#summary-table', (t) => [...t.querySelectorAll('tr')].find((r) => r.firstChild.textContent === 'cycles')?.lastChild.textContent);
+  assert.equal(cyc, want.result.cycles.toLocaleString('en-US'));
+  assert.ok(await page.$('#stall-table'));
+  await screenshot(page, 'gallery-cycle');
+  await page.close();
+});
+
+test('gallery run in memory mode gives exactly the native library result', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'memory');
+  await page.click('.card[data-workload="vecadd"] button.run-workload');
+  const json = await waitDone(page);
+  assert.deepEqual(JSON.parse(json), golden('vecadd-memory'));
+  // The summary table shows the same numbers.
+  const l2 = await page.$eval('#summary-table', (t) => [...t.querySelectorAll('tr')].find((r) => r.firstChild.textContent === 'L2 requests')?.lastChild.textContent);
+  const g = golden('vecadd-memory').result.kernels.reduce((a, k) => a + k.l2.accesses, 0);
+  assert.equal(l2, g.toLocaleString('en-US'));
+  await screenshot(page, 'gallery-run');
+  await page.close();
+});
+
+test('upload of a sample Accel-Sim trace folder and of a gzipped kernel file', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'memory');
+  const dir = path.join(FIX, 'vectoradd-100-32');
+  await page.setInputFiles('#file-input', [
+    { name: 'kernelslist.g', mimeType: 'text/plain', buffer: fs.readFileSync(path.join(dir, 'kernelslist.g')) },
+    { name: 'kernel-1.traceg', mimeType: 'text/plain', buffer: fs.readFileSync(path.join(dir, 'kernel-1.traceg')) },
+  ]);
+  const json = JSON.parse(await waitDone(page));
+  const want = golden('vectoradd-upload-memory');
+  assert.deepEqual(json.result, want.result);
+  assert.equal(json.trace.kernels[0].name, '_Z6vecAddIfEvPT_S1_S1_i');
+  await screenshot(page, 'upload-folder');
+  await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: fs.readFileSync(path.join(FIX, 'kernel-1.traceg.gz')) }]);
+  await page.waitForFunction(() => /kernel-1\.traceg\.gz \(text\+gzip/.test(document.getElementById('upload-info').textContent));
+  const gz = JSON.parse(await waitDone(page));
+  // Same kernel; without kernelslist.g there are no MemcpyHtoD commands, so the L2 starts cold.
+  assert.deepEqual(gz.trace.kernels, want.trace.kernels);
+  const pick = (k) => [k.mem_instructions, k.requests, k.sectors, k.l1.accesses, k.l1.hits];
+  assert.deepEqual(gz.result.kernels.map(pick), want.result.kernels.map(pick));
+  assert.equal(gz.result.kernels[0].l2.hits, 0);
+  await page.close();
+});
+
+test('a shared URL reproduces the run', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'memory');
+  await page.click('.card[data-workload="transpose_naive"] summary');
+  const first = await page.$('.card[data-workload="transpose_naive"] .params input');
+  const pname = await first.getAttribute('name');
+  const pval = String(Number(await first.inputValue()) * 2);
+  await first.fill(pval);
+  await page.fill('#config-filter', 'l2.cache.latency');
+  const old = Number(await page.inputValue('#cfg-l2-cache-latency'));
+  await page.fill('#cfg-l2-cache-latency', String(old + 7));
+  await page.press('#cfg-l2-cache-latency', 'Tab');
+  await page.waitForSelector('.cfg-row.edited[data-key="l2.cache.latency"]');
+  await page.click('.card[data-workload="transpose_naive"] button.run-workload');
+  const json = await waitDone(page);
+  const url = page.url();
+  assert.ok(url.length < 2000, `share link of ${url.length} characters`);
+  assert.match(url, /#v=1&/);
+  assert.match(url, new RegExp(`p\\.${pname}=${pval}`));
+  assert.match(url, new RegExp(`c\\.l2\\.cache\\.latency=${old + 7}`));
+  assert.match(url, /gpu=teaching/);
+  const env = JSON.parse(json);
+  assert.equal(env.config.l2.cache.latency, old + 7);
+  const page2 = await openPage(browser, url);
+  const json2 = await waitDone(page2);
+  assert.equal(json2, json);
+  await screenshot(page2, 'shared-url');
+  await page.close();
+  await page2.close();
+});
+
+test('cancel stops a long run at once and the next run works', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'memory');
+  await page.click('.card[data-workload="matmul_naive"] summary');
+  const inputs = await page.$$('.card[data-workload="matmul_naive"] .params input[type=number]');
+  for (const i of inputs) {
+    const max = await i.getAttribute('max');
+    const name = await i.getAttribute('name');
+    if (/^(n|m|k|size|dim)$/.test(name) && max) await i.fill(String(Math.min(Number(max), 1024)));
+  }
+  await page.click('.card[data-workload="matmul_naive"] button.run-workload');
+  await page.waitForFunction(() => document.getElementById('status').dataset.state === 'running');
+  await page.waitForTimeout(300);
+  const t0 = Date.now();
+  await page.click('#cancel-btn');
+  await page.waitForFunction(() => document.getElementById('status').dataset.state === 'cancelled', null, { timeout: 5000 });
+  const dt = Date.now() - t0;
+  assert.ok(dt < 1500, `cancel took ${dt} ms`);
+  await page.selectOption('#mode', 'memory');
+  await page.click('.card[data-workload="vecadd"] button.run-workload');
+  const json = await waitDone(page);
+  assert.deepEqual(JSON.parse(json), golden('vecadd-memory'));
+  await page.close();
+});
+
+test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, async () => {
+  const page = await openPage(browser, server.url + '?maxUpload=4096');
+  await ready(page, null);
+  await page.setInputFiles('#file-input', [{ name: 'junk.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 159, 146, 150, 7, 1, 2, 3]) }]);
+  await page.waitForFunction(() => !document.getElementById('error').hidden);
+  assert.match(await page.textContent('#error'), /junk\.bin: format: not a warpweave compact trace/);
+  // A gzip stream cut short.
+  const gz = fs.readFileSync(path.join(FIX, 'kernel-1.traceg.gz'));
+  await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: gz.subarray(0, 300) }]);
+  await page.waitForFunction(() => document.getElementById('status').dataset.state === 'error');
+  assert.match(await page.textContent('#error'), /kernel-1\.traceg\.gz/);
+  // Bigger than the limit: refused before reading, with the CLI command.
+  await page.setInputFiles('#file-input', [{ name: 'big trace.traceg', mimeType: 'text/plain', buffer: Buffer.alloc(5000, 0x41) }]);
+  await page.waitForFunction(() => /command-line/.test(document.getElementById('error').textContent));
+  const msg = await page.textContent('#error');
+  assert.match(msg, /4\.0 KiB/);
+  const preset = await page.evaluate(() => window.warpweave.preset);
+  assert.ok(msg.includes(`warpweave run 'big trace.traceg' --gpu ${preset} --mode cycle`), msg);
+  await screenshot(page, 'errors');
+  await page.close();
+});

@@ -1,0 +1,378 @@
+// The page: wires the sections to the simulator Worker (worker-client.js). All simulation
+// happens in the Worker; this thread only renders, so the page never freezes.
+import { SimWorker } from './worker-client.js';
+import { h } from './dom.js';
+import { encodeState, decodeState, MAX_URL } from './state.js';
+import { readUpload, filesFromDrop, formatBytes } from './upload.js';
+import { renderResults } from './results.js';
+import { renderForm, filterForm } from './config-form.js';
+import { exportJson, exportCsv, exportChromeTrace } from './export.js';
+
+const $ = (id) => document.getElementById(id);
+const sim = new SimWorker();
+
+const app = {
+  presets: [],
+  workloads: [],
+  preset: 'default',
+  overrides: {}, // key -> value text, only keys that differ from the preset
+  base: new Map(), // preset values
+  docs: new Map(), // key -> KeyDoc (unit, range, kind, doc)
+  selection: null, // {kind:'workload', name, params} | {kind:'files', files, label}
+  current: null, // the run in flight
+  last: null, // {env, json, elapsedMs, state}
+};
+window.warpweave = app; // for tests and the curious
+
+export function showError(message) {
+  const el = $('error');
+  el.textContent = message || '';
+  el.hidden = !message;
+}
+
+function setStatus(text, state) {
+  const el = $('status');
+  el.textContent = text;
+  el.dataset.state = state;
+}
+
+function modeValue() {
+  const m = $('mode').value;
+  return m === 'mix' ? $('mix').value.trim() : m;
+}
+
+// ---- start-up ----
+sim.ready.then(
+  async ({ version }) => {
+    $('version').textContent = `warpweave ${version}`;
+    $('version').dataset.ready = '1';
+    try {
+      await loadCatalog();
+      await applyUrlState(true);
+    } catch (e) {
+      showError(e.message);
+    }
+  },
+  (e) => {
+    $('version').textContent = 'the simulator failed to load';
+    showError(e.message);
+  },
+);
+
+async function loadCatalog() {
+  app.presets = await sim.call('presetIds');
+  app.workloads = await sim.call('workloads');
+  app.docs = new Map((await sim.call('schemaDoc')).map((d) => [d.key, d]));
+  app.preset = app.presets[0];
+  $('preset').replaceChildren(...app.presets.map((p) => h('option', { value: p, text: p })));
+  renderGallery();
+  await refreshConfig();
+  $('run-btn').disabled = false;
+}
+
+function renderGallery() {
+  const g = $('gallery');
+  g.replaceChildren();
+  for (const w of app.workloads) {
+    const params = h('div', { class: 'params' });
+    for (const p of w.params) {
+      const id = `p-${w.name}-${p.name}`;
+      const input = p.choices.length
+        ? h('select', { id, name: p.name }, p.choices.map((c) => h('option', { value: c, text: c, selected: c === p.default })))
+        : h('input', { id, name: p.name, type: 'number', value: p.default, min: p.min, max: p.max, title: `${p.min} … ${p.max}` });
+      params.append(h('label', { for: id, title: p.doc }, p.name, ' ', input));
+    }
+    const card = h(
+      'article',
+      { class: 'card', dataset: { workload: w.name } },
+      h('h3', { text: w.name }),
+      h('p', { class: 'summary', text: w.summary }),
+      h('details', {}, h('summary', { text: 'parameters' }), params),
+      h('button', { type: 'button', class: 'run-workload', onclick: () => runWorkload(w.name) }, `Run ${w.name}`),
+    );
+    g.append(card);
+  }
+}
+
+function workloadParams(name) {
+  const card = document.querySelector(`.card[data-workload="${CSS.escape(name)}"]`);
+  const w = app.workloads.find((x) => x.name === name);
+  const out = {};
+  if (!card || !w) return out;
+  for (const p of w.params) {
+    const el = card.querySelector(`[name="${CSS.escape(p.name)}"]`);
+    if (el && String(el.value) !== String(p.default)) out[p.name] = String(el.value);
+  }
+  return out;
+}
+
+function setWorkloadParams(name, params) {
+  const card = document.querySelector(`.card[data-workload="${CSS.escape(name)}"]`);
+  if (!card) return;
+  for (const [k, v] of Object.entries(params || {})) {
+    const el = card.querySelector(`[name="${CSS.escape(k)}"]`);
+    if (el) el.value = v;
+  }
+}
+
+// ---- configuration ----
+async function refreshConfig() {
+  const baseKeys = await sim.call('configKeys', app.preset, '{}');
+  app.base = new Map(baseKeys);
+  let keys;
+  try {
+    keys = await sim.call('configKeys', app.preset, JSON.stringify(app.overrides));
+  } catch (e) {
+    showError(e.message);
+    keys = baseKeys;
+  }
+  renderForm($('config-form'), keys, app.base, onConfigEdit, app.docs);
+  $('config-form').dataset.preset = app.preset;
+  $('preset').value = app.preset;
+  filterForm($('config-form'), $('config-filter').value);
+}
+
+async function onConfigEdit(key, value) {
+  const next = { ...app.overrides };
+  if (app.base.get(key) === value) delete next[key];
+  else next[key] = value;
+  try {
+    await sim.call('configKeys', app.preset, JSON.stringify(next));
+    app.overrides = next;
+    showError('');
+  } catch (e) {
+    showError(e.message);
+  }
+  await refreshConfig();
+}
+
+$('preset').addEventListener('change', async () => {
+  app.preset = $('preset').value;
+  app.overrides = {};
+  await refreshConfig();
+});
+$('mode').addEventListener('change', () => {
+  $('mix-label').hidden = $('mode').value !== 'mix';
+});
+$('config-filter').addEventListener('input', () => filterForm($('config-form'), $('config-filter').value));
+$('config-reset').addEventListener('click', async () => {
+  app.overrides = {};
+  await refreshConfig();
+});
+$('config-download').addEventListener('click', async () => {
+  try {
+    const toml = await sim.call('configToml', app.preset, JSON.stringify(app.overrides));
+    const { download } = await import('./dom.js');
+    download(`warpweave-${app.preset}.toml`, toml, 'text/plain');
+  } catch (e) {
+    showError(e.message);
+  }
+});
+$('config-import').addEventListener('change', async (ev) => {
+  const f = ev.target.files[0];
+  if (!f) return;
+  const text = await f.text();
+  try {
+    let pairs;
+    if (/^\s*-[a-z_]+/m.test(text) && !/^\s*\[/m.test(text)) {
+      const r = await sim.call('importAccelsimConfig', app.preset, f.name, text);
+      pairs = r.overrides;
+      $('import-info').textContent = `Imported ${f.name}: ${pairs.length} keys differ from ${app.preset}${r.warnings.length ? `; ${r.warnings.length} notes (see the browser console)` : ''}.`;
+      for (const w of r.warnings) console.info(w);
+    } else {
+      pairs = await sim.call('configDiff', app.preset, text);
+    }
+    app.overrides = Object.fromEntries(pairs);
+    showError('');
+    await refreshConfig();
+  } catch (e) {
+    showError(e.message);
+  }
+  ev.target.value = '';
+});
+
+// ---- runs ----
+function runWorkload(name) {
+  app.selection = { kind: 'workload', name, params: workloadParams(name) };
+  return startRun();
+}
+
+$('run-btn').addEventListener('click', () => {
+  if (!app.selection) {
+    const first = app.workloads[0]?.name;
+    if (first) return runWorkload(first);
+  }
+  return startRun();
+});
+$('cancel-btn').addEventListener('click', () => app.current?.cancel());
+
+function describeSelection(s) {
+  if (!s) return '';
+  if (s.kind === 'workload') {
+    const p = Object.entries(s.params).map(([k, v]) => `${k}=${v}`).join(', ');
+    return `workload ${s.name}${p ? ` (${p})` : ''}`;
+  }
+  return s.label;
+}
+
+async function startRun() {
+  if (!app.selection) return;
+  setStatus('Starting…', 'running');
+  if (app.current) {
+    const prev = app.current;
+    prev.cancel();
+    await prev.promise.catch(() => {});
+  }
+  showError('');
+  const mode = modeValue();
+  let config;
+  try {
+    config = await sim.call('configToml', app.preset, JSON.stringify(app.overrides));
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const s = app.selection;
+  const request =
+    s.kind === 'workload'
+      ? { source: { kind: 'workload', name: s.name, params: s.params }, config, mode }
+      : { source: { kind: 'files', files: s.files.map((f) => ({ name: f.name, bytes: f.bytes.slice() })) }, config, mode };
+  $('selected').textContent = describeSelection(s);
+  $('run-btn').disabled = true;
+  $('cancel-btn').disabled = false;
+  $('progress-box').hidden = false;
+  $('progress').value = 0;
+  $('progress-text').textContent = 'starting…';
+  setStatus('Running…', 'running');
+  const t0 = performance.now();
+  const run = sim.run(request, (p) => {
+    $('progress').value = p.ctasTotal ? p.ctasDone / p.ctasTotal : 0;
+    $('progress-text').textContent = `${p.phase} · cycle ${p.cycles.toLocaleString('en-US')} · CTAs ${p.ctasDone.toLocaleString('en-US')} / ${p.ctasTotal.toLocaleString('en-US')} · kernels ${p.kernelsDone} / ${p.kernels}`;
+  });
+  app.current = run;
+  try {
+    const { result } = await run.promise;
+    const env = JSON.parse(result);
+    const elapsedMs = performance.now() - t0;
+    app.last = { env, json: result, elapsedMs, state: currentState() };
+    renderResults($('results-body'), env, elapsedMs);
+    $('results').hidden = false;
+    setStatus(`Done in ${(elapsedMs / 1000).toFixed(2)} s.`, 'done');
+    writeUrlState();
+  } catch (e) {
+    if (e.kind === 'cancelled') setStatus('Cancelled.', 'cancelled');
+    else {
+      setStatus('Failed.', 'error');
+      showError(e.message);
+    }
+  } finally {
+    if (app.current === run) app.current = null;
+    $('run-btn').disabled = false;
+    $('cancel-btn').disabled = true;
+  }
+}
+
+// ---- uploads ----
+async function onFiles(fileList) {
+  try {
+    const up = await readUpload(fileList, app.preset, modeValue());
+    const label = up.files.length === 1 ? `${up.files[0].name} (${up.formats[0]}, ${formatBytes(up.total)})` : `${up.files.length} files (${formatBytes(up.total)})`;
+    $('upload-info').textContent = `Loaded ${label}.`;
+    app.selection = { kind: 'files', files: up.files, label };
+    await startRun();
+  } catch (e) {
+    showError(e.message);
+    setStatus('Upload refused.', 'error');
+  }
+}
+$('file-input').addEventListener('change', (e) => onFiles(e.target.files).finally(() => (e.target.value = '')));
+$('dir-input').addEventListener('change', (e) => onFiles(e.target.files).finally(() => (e.target.value = '')));
+
+let dragDepth = 0;
+window.addEventListener('dragenter', (e) => {
+  if (![...(e.dataTransfer?.types || [])].includes('Files')) return;
+  dragDepth++;
+  $('dropveil').hidden = false;
+});
+window.addEventListener('dragleave', () => {
+  dragDepth = Math.max(0, dragDepth - 1);
+  if (!dragDepth) $('dropveil').hidden = true;
+});
+window.addEventListener('dragover', (e) => e.preventDefault());
+window.addEventListener('drop', async (e) => {
+  e.preventDefault();
+  dragDepth = 0;
+  $('dropveil').hidden = true;
+  const files = await filesFromDrop(e.dataTransfer);
+  if (files.length) onFiles(files);
+});
+
+// ---- sharing (URL fragment) ----
+function currentState() {
+  const s = app.selection;
+  return {
+    preset: app.preset,
+    mode: modeValue(),
+    workload: s?.kind === 'workload' ? s.name : null,
+    params: s?.kind === 'workload' ? s.params : {},
+    overrides: app.overrides,
+    upload: s?.kind === 'files',
+  };
+}
+
+function writeUrlState() {
+  const frag = encodeState(currentState());
+  history.replaceState(null, '', frag);
+  const url = location.href;
+  $('share-info').textContent = url.length > MAX_URL ? `Link is ${url.length} characters (over ${MAX_URL}): some browsers may cut it.` : '';
+  return url;
+}
+
+$('share').addEventListener('click', async () => {
+  const url = writeUrlState();
+  try {
+    await navigator.clipboard.writeText(url);
+    $('share-info').textContent = 'Link copied.';
+  } catch {
+    $('share-info').textContent = url;
+  }
+});
+
+async function applyUrlState(autorun) {
+  const st = decodeState(location.hash);
+  if (!st) return;
+  if (st.error) showError(st.error);
+  if (app.presets.includes(st.preset)) {
+    app.preset = st.preset;
+    $('preset').value = st.preset;
+  } else showError(`This link names GPU preset "${st.preset}", which this version does not have; using ${app.preset}.`);
+  const known = [...$('mode').options].map((o) => o.value);
+  if (known.includes(st.mode) && st.mode !== 'mix') $('mode').value = st.mode;
+  else {
+    $('mode').value = 'mix';
+    $('mix').value = st.mode;
+    $('mix-label').hidden = false;
+  }
+  app.overrides = { ...st.overrides };
+  await refreshConfig();
+  if (st.upload) {
+    setStatus('This link was made with an uploaded trace: load the same trace to reproduce the run (traces never travel in links).', 'idle');
+    return;
+  }
+  if (st.workload && app.workloads.some((w) => w.name === st.workload)) {
+    setWorkloadParams(st.workload, st.params);
+    app.selection = { kind: 'workload', name: st.workload, params: { ...st.params } };
+    $('selected').textContent = describeSelection(app.selection);
+    if (autorun) await startRun();
+  }
+}
+window.addEventListener('hashchange', () => {
+  const want = location.hash;
+  if (want && app.last && encodeState(app.last.state) === want) return;
+  applyUrlState(true);
+});
+
+// ---- exports ----
+$('export-json').addEventListener('click', () => app.last && exportJson(app.last));
+$('export-csv').addEventListener('click', () => app.last && exportCsv(app.last));
+$('export-trace').addEventListener('click', () => app.last && exportChromeTrace(app.last));
