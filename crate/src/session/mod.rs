@@ -107,6 +107,74 @@ pub struct KernelMeta {
     pub ctas: u64,
 }
 
+/// IPC over time, sampled every `interval` simulated cycles (deterministic: the samples depend on
+/// simulated time only, never on how the host slices the run). When 1024 points are reached,
+/// every other point is dropped and the interval doubles, so the series stays small.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Series {
+    pub interval: u64,
+    /// Sample cycles.
+    pub cycle: Vec<u64>,
+    /// Warp instructions per cycle over the interval ending at each sample (whole GPU).
+    pub ipc: Vec<f64>,
+    #[serde(skip)]
+    insts: Vec<u64>,
+    #[serde(skip)]
+    next_at: u64,
+}
+
+const SERIES_MAX: usize = 1024;
+
+impl Series {
+    fn new(interval: u64) -> Self {
+        Series {
+            interval,
+            next_at: interval,
+            ..Default::default()
+        }
+    }
+    fn record(&mut self, cycle: u64, warp_insts: u64) {
+        if self.cycle.last() == Some(&cycle) {
+            self.insts.pop();
+            self.cycle.pop();
+        }
+        self.cycle.push(cycle);
+        self.insts.push(warp_insts);
+        self.next_at = cycle + self.interval;
+        if self.cycle.len() >= SERIES_MAX {
+            let keep = |v: &mut Vec<u64>| {
+                let w: Vec<u64> = v.iter().copied().skip(1).step_by(2).collect();
+                *v = w;
+            };
+            keep(&mut self.cycle);
+            keep(&mut self.insts);
+            self.interval *= 2;
+            self.next_at = self.cycle.last().copied().unwrap_or(0) + self.interval;
+        }
+    }
+    fn finish(&mut self) {
+        let mut prev = (0u64, 0u64);
+        self.ipc = self
+            .cycle
+            .iter()
+            .zip(&self.insts)
+            .map(|(&c, &n)| {
+                let r = if c > prev.0 {
+                    (n - prev.1) as f64 / (c - prev.0) as f64
+                } else {
+                    0.0
+                };
+                prev = (c, n);
+                r
+            })
+            .collect();
+    }
+}
+
+fn warp_insts_so_far(sim: &Simulator<'_>) -> u64 {
+    sim.gpu.sms.iter().map(|sm| sm.sh.stats.warp_insts).sum()
+}
+
 enum State {
     /// Memory mode before its run; timing modes before `Simulator::new`.
     Ready,
@@ -115,6 +183,9 @@ enum State {
     Taken,
 }
 
+/// Simulated cycles between two IPC samples at the start (doubles as the run grows).
+const SERIES_INTERVAL: u64 = 64;
+
 /// One run.
 pub struct Session {
     source: Option<Source>,
@@ -122,6 +193,7 @@ pub struct Session {
     mode: Mode,
     meta: TraceMeta,
     state: State,
+    series: Series,
 }
 
 /// The architecture whose opcode table classifies kernels with binary version 0.
@@ -157,6 +229,7 @@ impl Session {
             mode,
             meta,
             state: State::Ready,
+            series: Series::new(SERIES_INTERVAL),
         };
         if let Mode::Timing(_, m) = &sess.mode {
             let src = sess.source.take().expect("source present");
@@ -193,7 +266,18 @@ impl Session {
                 self.state = State::Done(self.envelope(&rep)?);
             }
             State::Running(mut sim) => {
-                let status = sim.run_for(max_cycles.max(1))?;
+                let end = sim.now().saturating_add(max_cycles.max(1));
+                let status = loop {
+                    let stop = end.min(self.series.next_at.max(sim.now() + 1));
+                    let st = sim.run_for(stop - sim.now())?;
+                    if sim.now() >= self.series.next_at {
+                        self.series.record(sim.now(), warp_insts_so_far(&sim));
+                    }
+                    match st {
+                        RunStatus::Running { .. } if sim.now() < end => continue,
+                        other => break other,
+                    }
+                };
                 match status {
                     RunStatus::Running { cycle } => {
                         let runs = &sim.gpu.sched.runs;
@@ -211,6 +295,8 @@ impl Session {
                     }
                     RunStatus::Done { cycle } => {
                         let r = sim.result();
+                        self.series.record(cycle, r.warp_insts);
+                        self.series.finish();
                         let json = self.envelope(&r)?;
                         self.state = State::Done(json);
                         return Ok(Progress {
@@ -268,6 +354,8 @@ impl Session {
             config: &'a GpuConfig,
             trace: &'a TraceMeta,
             result: &'a T,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            ipc_over_time: Option<&'a Series>,
         }
         let e = Envelope {
             tool: "warpweave",
@@ -277,6 +365,7 @@ impl Session {
             config: &self.cfg,
             trace: &self.meta,
             result,
+            ipc_over_time: matches!(self.mode, Mode::Timing(..)).then_some(&self.series),
         };
         serde_json::to_string(&e)
             .map_err(|e| Error::other(format!("cannot serialise the result: {e}")))
@@ -342,6 +431,54 @@ mod tests {
         assert_eq!(v["result"]["cycles"].as_u64().unwrap(), direct.cycles);
         assert_eq!(p.cycles, direct.cycles);
         assert_eq!(v["result"], serde_json::to_value(&direct).unwrap());
+        // IPC over time: samples every 64 cycles, the last at the end; the average of the
+        // per-interval IPCs weighted by their lengths is the whole run's IPC.
+        let t = &v["ipc_over_time"];
+        let cyc: Vec<u64> = t["cycle"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let ipc: Vec<f64> = t["ipc"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(*cyc.last().unwrap(), direct.cycles);
+        assert!(cyc.windows(2).all(|w| w[1] > w[0]));
+        assert_eq!(cyc[0], 64);
+        let mut prev = 0;
+        let insts: f64 = cyc
+            .iter()
+            .zip(&ipc)
+            .map(|(&c, &r)| {
+                let d = (c - prev) as f64;
+                prev = c;
+                r * d
+            })
+            .sum();
+        assert!(
+            (insts - direct.warp_insts as f64).abs() < 1e-6,
+            "{insts} vs {}",
+            direct.warp_insts
+        );
+    }
+
+    #[test]
+    fn series_halves_when_full() {
+        let mut s = Series::new(10);
+        for i in 1..=1024u64 {
+            s.record(i * 10, i * 5);
+        }
+        assert_eq!(s.interval, 20);
+        assert_eq!(s.cycle.len(), 512);
+        assert_eq!(s.cycle[0], 20);
+        assert_eq!(s.next_at, 10240 + 20);
+        s.finish();
+        assert_eq!(s.ipc[0], 0.5);
+        assert_eq!(s.ipc[1], 0.5);
     }
 
     #[test]
