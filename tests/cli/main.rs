@@ -1,0 +1,178 @@
+//! End-to-end tests of the `warpweave` CLI: real traces in, exact numbers out, clear errors on
+//! bad input. Golden files live in tests/cli/golden/; `WARPWEAVE_BLESS=1` rewrites them after an
+//! intended model change (review the diff: every number in them is a simulated result).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warpweave"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn real(name: &str) -> PathBuf {
+    repo().join("../shared/real-traces").join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("warpweave runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "warpweave {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn fails_with(args: &[&str], needles: &[&str]) {
+    let o = run(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "warpweave {args:?} should fail, printed {err}");
+    assert!(!err.contains("panicked"), "warpweave {args:?} panicked: {err}");
+    for n in needles {
+        assert!(err.contains(n), "error of {args:?} should mention `{n}`: {err}");
+    }
+}
+
+fn golden(name: &str, actual: &str) {
+    let p = repo().join("tests/cli/golden").join(name);
+    if std::env::var_os("WARPWEAVE_BLESS").is_some() {
+        std::fs::write(&p, actual).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&p)
+        .unwrap_or_else(|_| panic!("missing golden {}; run with WARPWEAVE_BLESS=1", p.display()));
+    assert_eq!(actual, want, "output differs from golden {}", p.display());
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("warpweave-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The fields of a result JSON that are simulated numbers (not wall time), as stable text.
+fn sim_numbers(json_path: &Path) -> String {
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(json_path).unwrap()).unwrap();
+    let mut out = String::new();
+    for k in ["cycles", "warp_insts", "thread_insts"] {
+        out += &format!("{k} = {}\n", v[k]);
+    }
+    out += &format!("trace_hash = {}\n", v["trace"]["hash"]);
+    out += &format!("model = {}\n", v["model"]);
+    for (i, k) in v["kernels"].as_array().unwrap().iter().enumerate() {
+        out += &format!("kernel {i}: cycles = {} warp_insts = {}\n", k["cycles"], k["warp_insts"]);
+    }
+    out += &format!("stall_stack = {}\n", v["stall_stack"]);
+    out
+}
+
+#[test]
+fn run_real_traces_gives_golden_numbers_and_says_how_it_was_made() {
+    let d = tmp("run");
+    for t in ["microgpusim-vectoradd-100-32", "microgpusim-matrixmul-32-32", "accelsim-my_app"] {
+        let j = d.join(format!("{t}.json"));
+        ok(&["run", "-q", "--gpu", "rtx2080ti", "--trace", real(t).to_str().unwrap(), "--json", j.to_str().unwrap()]);
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
+        assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(v["config"]["gpu"]["id"], "rtx2080ti");
+        assert!(v["model"].is_object(), "the model choice per module is in the result");
+        golden(&format!("run-{t}.txt"), &sim_numbers(&j));
+    }
+}
+
+#[test]
+fn run_is_the_same_for_every_trace_format() {
+    // Accel-Sim text and its compact conversion are the same instruction stream: same cycles.
+    let d = tmp("formats");
+    let src = real("microgpusim-matrixmul-32-32");
+    let wwt = d.join("mm.wwt");
+    ok(&["convert", src.to_str().unwrap(), "-o", wwt.to_str().unwrap()]);
+    let (a, b) = (d.join("a.json"), d.join("b.json"));
+    ok(&["run", "-q", "--trace", src.to_str().unwrap(), "--json", a.to_str().unwrap()]);
+    ok(&["run", "-q", "--trace", wwt.to_str().unwrap(), "--json", b.to_str().unwrap()]);
+    let num = |p: &Path| {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+        (v["cycles"].clone(), v["warp_insts"].clone(), v["stall_stack"].clone())
+    };
+    assert_eq!(num(&a), num(&b));
+}
+
+#[test]
+fn convert_round_trips_real_traces_byte_for_byte() {
+    for t in ["microgpusim-vectoradd-100-32", "accelsim-my_app"] {
+        let d = tmp(&format!("conv-{t}"));
+        let src = real(t);
+        let wwt = d.join("t.wwt");
+        let back = d.join("back");
+        ok(&["convert", src.to_str().unwrap(), "-o", wwt.to_str().unwrap()]);
+        ok(&["convert", wwt.to_str().unwrap(), "-o", back.to_str().unwrap()]);
+        // The instruction streams are identical; file names may differ (kernel-<id>.traceg).
+        let orig = std::fs::read_dir(&src)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "traceg"))
+            .unwrap();
+        let conv = std::fs::read_dir(&back)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "traceg"))
+            .unwrap();
+        assert_eq!(std::fs::read(orig).unwrap(), std::fs::read(conv).unwrap(), "{t}");
+    }
+}
+
+#[test]
+fn info_counts_the_real_traces() {
+    for (t, n) in [
+        ("microgpusim-vectoradd-100-32", "344"),
+        ("microgpusim-matrixmul-32-32", "4416"),
+        ("accelsim-my_app", "7260"),
+    ] {
+        let out = ok(&["info", "--json", real(t).to_str().unwrap()]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["total"]["warp_insts"].to_string(), n, "{t}: {out}");
+    }
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_a_nonzero_exit() {
+    let d = tmp("bad");
+    // A missing trace names the path.
+    fails_with(&["run", "--trace", "/no/such/trace"], &["/no/such/trace"]);
+    // An unknown preset lists the valid ones.
+    fails_with(&["run", "--gpu", "rtx9999", "--trace", "builtin:vecadd"], &["rtx9999", "rtx2080ti"]);
+    // A wrong config key names the key; an out-of-range value names the range.
+    fails_with(&["run", "--set", "l1d.nope=1", "--trace", "builtin:vecadd"], &["l1d.nope"]);
+    fails_with(&["run", "--set", "sm.subcores=0", "--trace", "builtin:vecadd"], &["sm.subcores"]);
+    // A truncated trace names the file and line.
+    let t = d.join("trunc");
+    std::fs::create_dir_all(&t).unwrap();
+    let src = std::fs::read_to_string(real("microgpusim-vectoradd-100-32").join("kernel-1.traceg")).unwrap();
+    let cut: String = src.lines().take(40).map(|l| format!("{l}\n")).collect();
+    std::fs::write(t.join("kernel-1.traceg"), cut).unwrap();
+    std::fs::write(t.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
+    fails_with(&["run", "--trace", t.to_str().unwrap()], &["kernel-1.traceg"]);
+    // An empty file and garbage bytes are refused, not simulated.
+    let e = d.join("empty.wwt");
+    std::fs::write(&e, b"").unwrap();
+    fails_with(&["run", "--trace", e.to_str().unwrap()], &["empty.wwt"]);
+    let g = d.join("garbage.wwt");
+    std::fs::write(&g, [0x57u8, 0x57, 0x54, 0x52, 1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap();
+    fails_with(&["run", "--trace", g.to_str().unwrap()], &["garbage.wwt"]);
+}
+
+#[test]
+fn config_show_prints_the_effective_config_with_overrides() {
+    let out = ok(&["config", "show", "rtx2080ti", "--set", "l1d.cache.assoc=64"]);
+    assert!(out.contains("num_sms = 68"), "{out}");
+    assert!(out.contains("assoc = 64"), "{out}");
+}
