@@ -36,6 +36,11 @@ pub static TARGETS: &[Target] = &[
         run: accelsim::fuzz_kernelslist,
         seeds: accelsim::seeds_kernelslist,
     },
+    Target {
+        name: "config",
+        run: crate::config::fuzz_config,
+        seeds: crate::config::fuzz_seeds,
+    },
 ];
 
 /// Runs the target called `name` on `data` (what the cargo-fuzz binaries call).
