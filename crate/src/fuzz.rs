@@ -41,6 +41,11 @@ pub static TARGETS: &[Target] = &[
         run: crate::trace::compact::fuzz_compact,
         seeds: crate::trace::compact::fuzz_seeds,
     },
+    Target {
+        name: "config",
+        run: crate::config::fuzz_config,
+        seeds: crate::config::fuzz_seeds,
+    },
 ];
 
 /// Runs the target called `name` on `data` (what the cargo-fuzz binaries call).

@@ -54,6 +54,17 @@ pub fn fuzz_config(data: &[u8]) {
     let _ = accel::import_accel_sim(("fuzz.config", text), ("trace.config", ""));
 }
 
+/// Seed inputs for the fuzz mutation loop: a preset, a small override file, an Accel-Sim
+/// config and cache strings.
+pub fn fuzz_seeds() -> Vec<Vec<u8>> {
+    vec![
+        preset_text("teaching").unwrap_or_default().as_bytes().to_vec(),
+        b"#set l1d.cache.size_kb=64\n[gpu]\nnum_sms = 4\n[l1d]\nshmem_options_kb = [0, 32]\n".to_vec(),
+        b"-gpgpu_n_clusters 30\n-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:512:8,16:0,32\n-gpgpu_dram_timing_opt \"nbk=16:CCD=4:\n RRD=12\"\n".to_vec(),
+        b"S:64:128:16,L:B:m:L:P,A:192:4,32:0,32".to_vec(),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
