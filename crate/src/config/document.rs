@@ -21,7 +21,11 @@ use crate::{Error, Result};
 /// 1-based line of a byte offset.
 fn line_of(text: &str, offset: usize) -> u64 {
     let end = offset.min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() as u64 + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
 }
 
 /// The dotted key at a span: the enclosing `[section]` plus the key text at the span.
@@ -45,10 +49,23 @@ fn key_at(text: &str, span: std::ops::Range<usize>) -> String {
         .rev()
         .map(str::trim)
         .find(|l| l.starts_with('[') && !l.starts_with("[["))
-        .map(|l| l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string());
+        .map(|l| {
+            l.trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        });
     // A span on a whole table (`[l1d]`) already holds the path.
     if raw.starts_with('[') {
-        return raw.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string();
+        return raw
+            .trim_start_matches('[')
+            .split(']')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
     }
     match section {
         Some(s) if !s.is_empty() && !leaf.is_empty() => format!("{s}.{leaf}"),
@@ -64,12 +81,28 @@ fn de_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
             let line = line_of(text, span.start);
             let mut field = key_at(text, span);
             // For `unknown field` the span may cover the whole table; name the field itself.
-            if let Some(name) = msg.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
+            if let Some(name) = msg
+                .strip_prefix("unknown field `")
+                .and_then(|r| r.split('`').next())
+            {
                 if !field.ends_with(name) {
-                    field = if field.is_empty() { name.to_string() } else { format!("{field}.{name}") };
+                    field = if field.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{field}.{name}")
+                    };
                 }
             }
-            Error::parse(file, line, if field.is_empty() { "toml".into() } else { field }, msg)
+            Error::parse(
+                file,
+                line,
+                if field.is_empty() {
+                    "toml".into()
+                } else {
+                    field
+                },
+                msg,
+            )
         }
         None => Error::parse(file, 0, "toml", msg),
     }
@@ -101,7 +134,13 @@ fn find_key_line(text: &str, key: &str) -> u64 {
     for (i, l) in text.lines().enumerate() {
         let t = l.trim();
         if t.starts_with('[') {
-            cur = t.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string();
+            cur = t
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
         } else if cur == section {
             if let Some((k, _)) = t.split_once('=') {
                 if k.trim() == leaf {
@@ -119,7 +158,11 @@ pub fn to_toml_documented(cfg: &GpuConfig) -> String {
 }
 
 /// Like [`to_toml_documented`], with a header comment and a source per key (preset files).
-pub fn to_toml_with_sources<'a>(cfg: &GpuConfig, header: &str, source: impl Fn(&str) -> Option<&'a str>) -> String {
+pub fn to_toml_with_sources<'a>(
+    cfg: &GpuConfig,
+    header: &str,
+    source: impl Fn(&str) -> Option<&'a str>,
+) -> String {
     let root = match to_value(cfg) {
         Ok(v) => v,
         Err(e) => return format!("# {e}\n"),
@@ -137,7 +180,9 @@ pub fn to_toml_with_sources<'a>(cfg: &GpuConfig, header: &str, source: impl Fn(&
             section = sec.to_string();
             out.push_str(&format!("\n[{sec}]\n"));
         }
-        let Some(v) = lookup(&root, &k.key) else { continue };
+        let Some(v) = lookup(&root, &k.key) else {
+            continue;
+        };
         let assign = format!("{leaf} = {v}");
         let mut note = format!("{}; {}", k.unit, k.range_text());
         if let Some(s) = source(&k.key) {
@@ -162,10 +207,16 @@ mod tests {
     fn unknown_key_names_file_line_and_key() {
         let text = "[gpu]\nnum_sms = 4\n\n[l1d.cache]\nsize_kb = 32\nsizekb = 4\n";
         let e = parse_toml("my.toml", text).unwrap_err().to_string();
-        assert!(e.starts_with("my.toml:6: l1d.cache.sizekb: unknown field `sizekb`"), "{e}");
+        assert!(
+            e.starts_with("my.toml:6: l1d.cache.sizekb: unknown field `sizekb`"),
+            "{e}"
+        );
         let text = "[gpu]\nnum_smz = 4\n";
         let e = parse_toml("g.toml", text).unwrap_err().to_string();
-        assert!(e.starts_with("g.toml:2: gpu.num_smz: unknown field `num_smz`"), "{e}");
+        assert!(
+            e.starts_with("g.toml:2: gpu.num_smz: unknown field `num_smz`"),
+            "{e}"
+        );
         let text = "[gpux]\nnum_sms = 4\n";
         let e = parse_toml("g.toml", text).unwrap_err().to_string();
         assert!(e.starts_with("g.toml:1: gpux: unknown field `gpux`"), "{e}");
@@ -181,7 +232,10 @@ mod tests {
         assert_eq!(e, "g.toml:2: gpu.num_sms: 0 is out of range 1..=1024");
         let text = "[sm]\nmax_warps = 48\nsubcores = 5\n";
         let e = parse_toml("g.toml", text).unwrap_err().to_string();
-        assert_eq!(e, "g.toml:3: sm.subcores: 5 does not divide sm.max_warps = 48");
+        assert_eq!(
+            e,
+            "g.toml:3: sm.subcores: 5 does not divide sm.max_warps = 48"
+        );
     }
 
     #[test]
@@ -190,12 +244,17 @@ mod tests {
         c.gpu.name = "Round \"trip\"".into();
         c.l1d.shmem_options_kb = vec![0, 8, 16, 64];
         let text = to_toml_documented(&c);
-        assert!(text.contains("\n[l1d.cache]\n# Capacity (for L2: per slice)\nsize_kb = 32"), "{text}");
+        assert!(
+            text.contains("\n[l1d.cache]\n# Capacity; with l1d.adaptive_carveout the smallest L1"),
+            "{text}"
+        );
         assert!(text.contains("# KiB; 1..=4096\n"));
         let back = parse_toml("show", &text).unwrap();
         assert_eq!(back, c);
         // a source column when asked
-        let with = to_toml_with_sources(&c, "Title\n\nmore", |k| (k == "gpu.num_sms").then_some("seed 000 Table II"));
+        let with = to_toml_with_sources(&c, "Title\n\nmore", |k| {
+            (k == "gpu.num_sms").then_some("seed 000 Table II")
+        });
         assert!(with.starts_with("# Title\n#\n# more\n"));
         assert!(with.contains("# SMs; 1..=1024 | seed 000 Table II\n"));
     }

@@ -23,7 +23,9 @@ pub enum KeyKind {
     Float,
     Bool,
     /// One of a fixed list of lower-case names.
-    Choice { choices: &'static [&'static str] },
+    Choice {
+        choices: &'static [&'static str],
+    },
     /// Free text (names); `gpu.id` is further restricted to `[a-z0-9_-]`.
     Text,
     /// A list of integers, each within `min..=max`.
@@ -53,7 +55,8 @@ impl KeyDoc {
         match self.kind {
             KeyKind::Choice { choices } => format!("one of {}", choices.join(", ")),
             KeyKind::Bool => "true or false".into(),
-            KeyKind::Text => "text".into(),
+            KeyKind::Text if self.key == "gpu.id" => "[a-z0-9_-]+".into(),
+            KeyKind::Text => "any text".into(),
             _ => match (self.min, self.max) {
                 (Some(lo), Some(hi)) => format!("{}..={}", num(lo), num(hi)),
                 (Some(lo), None) => format!("{}..", num(lo)),
@@ -73,7 +76,9 @@ fn num(v: f64) -> String {
 }
 
 pub const ARCHS: &[&str] = &["pascal", "volta", "turing", "ampere", "ada", "hopper"];
-pub const DRAM_KINDS: &[&str] = &["gddr5", "gddr5x", "gddr6", "gddr6x", "hbm2", "hbm2e", "hbm3"];
+pub const DRAM_KINDS: &[&str] = &[
+    "gddr5", "gddr5x", "gddr6", "gddr6x", "hbm2", "hbm2e", "hbm3",
+];
 pub const DRAM_SCHEDULERS: &[&str] = &["frfcfs", "fifo"];
 pub const SCHED_POLICIES: &[&str] = &["gto", "lrr", "two_level"];
 pub const REPLACEMENTS: &[&str] = &["lru", "fifo", "random"];
@@ -86,12 +91,35 @@ struct Table {
 }
 
 impl Table {
-    fn push(&mut self, key: String, unit: &'static str, kind: KeyKind, lo: Option<f64>, hi: Option<f64>, doc: &str) {
+    fn push(
+        &mut self,
+        key: String,
+        unit: &'static str,
+        kind: KeyKind,
+        lo: Option<f64>,
+        hi: Option<f64>,
+        doc: &str,
+    ) {
         let group = key.split('.').next().unwrap_or_default().to_string();
-        self.rows.push(KeyDoc { key, group, unit, doc: doc.to_string(), min: lo, max: hi, kind });
+        self.rows.push(KeyDoc {
+            key,
+            group,
+            unit,
+            doc: doc.to_string(),
+            min: lo,
+            max: hi,
+            kind,
+        });
     }
     fn int(&mut self, key: &str, unit: &'static str, lo: i64, hi: i64, doc: &str) {
-        self.push(key.into(), unit, KeyKind::Int, Some(lo as f64), Some(hi as f64), doc);
+        self.push(
+            key.into(),
+            unit,
+            KeyKind::Int,
+            Some(lo as f64),
+            Some(hi as f64),
+            doc,
+        );
     }
     fn float(&mut self, key: &str, unit: &'static str, lo: f64, hi: f64, doc: &str) {
         self.push(key.into(), unit, KeyKind::Float, Some(lo), Some(hi), doc);
@@ -100,94 +128,367 @@ impl Table {
         self.push(key.into(), "flag", KeyKind::Bool, None, None, doc);
     }
     fn choice(&mut self, key: &str, choices: &'static [&'static str], doc: &str) {
-        self.push(key.into(), "name", KeyKind::Choice { choices }, None, None, doc);
+        self.push(
+            key.into(),
+            "name",
+            KeyKind::Choice { choices },
+            None,
+            None,
+            doc,
+        );
     }
     fn text(&mut self, key: &str, doc: &str) {
         self.push(key.into(), "text", KeyKind::Text, None, None, doc);
     }
     fn list(&mut self, key: &str, unit: &'static str, lo: i64, hi: i64, doc: &str) {
-        self.push(key.into(), unit, KeyKind::IntList, Some(lo as f64), Some(hi as f64), doc);
+        self.push(
+            key.into(),
+            unit,
+            KeyKind::IntList,
+            Some(lo as f64),
+            Some(hi as f64),
+            doc,
+        );
     }
 
     fn cache(&mut self, p: &str, clock: &'static str, max_kb: i64) {
-        self.int(&format!("{p}.size_kb"), "KiB", 1, max_kb, "Capacity (for L2: per slice)");
-        self.int(&format!("{p}.line_bytes"), "bytes", 16, 1024, "Line (tag) size, a power of two");
-        self.int(&format!("{p}.sector_bytes"), "bytes", 4, 1024, "Sector size; line_bytes is a multiple of it (equal = not sectored)");
-        self.int(&format!("{p}.assoc"), "ways", 1, 1024, "Associativity; size / (line * assoc) gives the number of sets");
-        self.choice(&format!("{p}.replacement"), REPLACEMENTS, "Replacement policy");
-        self.choice(&format!("{p}.index"), INDEX_FNS, "Set-index function (ipoly needs a power-of-two number of sets)");
-        self.choice(&format!("{p}.write_policy"), WRITE_POLICIES, "Write policy on a write hit");
-        self.flag(&format!("{p}.write_allocate"), "Allocate a line on a write miss");
+        let size_doc = match p {
+            "l1d.cache" => "Capacity; with l1d.adaptive_carveout the smallest L1 (unified_kb - largest carve-out), the model picks the size per kernel",
+            "l2.cache" => "Capacity of one L2 slice; the L2 has l2.partitions x l2.subpartitions slices",
+            _ => "Capacity",
+        };
+        self.int(&format!("{p}.size_kb"), "KiB", 1, max_kb, size_doc);
+        self.int(
+            &format!("{p}.line_bytes"),
+            "bytes",
+            16,
+            1024,
+            "Line (tag) size, a power of two",
+        );
+        self.int(
+            &format!("{p}.sector_bytes"),
+            "bytes",
+            4,
+            1024,
+            "Sector size; line_bytes is a multiple of it (equal = not sectored)",
+        );
+        self.int(
+            &format!("{p}.assoc"),
+            "ways",
+            1,
+            1024,
+            "Associativity; size / (line * assoc) gives the number of sets",
+        );
+        self.choice(
+            &format!("{p}.replacement"),
+            REPLACEMENTS,
+            "Replacement policy",
+        );
+        self.choice(
+            &format!("{p}.index"),
+            INDEX_FNS,
+            "Set-index function (ipoly needs a power-of-two number of sets)",
+        );
+        self.choice(
+            &format!("{p}.write_policy"),
+            WRITE_POLICIES,
+            "Write policy on a write hit",
+        );
+        self.flag(
+            &format!("{p}.write_allocate"),
+            "Allocate a line on a write miss",
+        );
         self.int(&format!("{p}.latency"), clock, 0, 100_000, "Hit latency");
-        self.int(&format!("{p}.mshr_entries"), "entries", 1, 65_536, "Miss status holding registers");
-        self.int(&format!("{p}.mshr_merge"), "requests", 1, 1024, "Requests merged into one MSHR entry");
-        self.int(&format!("{p}.seed"), "seed", 0, i64::MAX, "Seed for replacement = random (deterministic)");
+        self.int(
+            &format!("{p}.mshr_entries"),
+            "entries",
+            1,
+            65_536,
+            "Miss status holding registers",
+        );
+        self.int(
+            &format!("{p}.mshr_merge"),
+            "requests",
+            1,
+            1024,
+            "Requests merged into one MSHR entry",
+        );
+        self.int(
+            &format!("{p}.seed"),
+            "seed",
+            0,
+            u32::MAX as i64,
+            "Seed for replacement = random (deterministic)",
+        );
     }
 
     fn icache(&mut self, p: &str) {
-        self.int(&format!("{p}.size_kb"), "KiB", 0, 4096, "Capacity; 0 = perfect (always hits)");
-        self.int(&format!("{p}.line_bytes"), "bytes", 16, 1024, "Line size, a power of two");
+        self.int(
+            &format!("{p}.size_kb"),
+            "KiB",
+            0,
+            4096,
+            "Capacity; 0 = perfect (always hits)",
+        );
+        self.int(
+            &format!("{p}.line_bytes"),
+            "bytes",
+            16,
+            1024,
+            "Line size, a power of two",
+        );
         self.int(&format!("{p}.assoc"), "ways", 1, 1024, "Associativity");
-        self.int(&format!("{p}.latency"), "core cycles", 0, 10_000, "Hit latency");
-        self.int(&format!("{p}.mshr"), "entries", 1, 1024, "Outstanding misses");
+        self.int(
+            &format!("{p}.latency"),
+            "core cycles",
+            0,
+            10_000,
+            "Hit latency",
+        );
+        self.int(
+            &format!("{p}.mshr"),
+            "entries",
+            1,
+            1024,
+            "Outstanding misses",
+        );
     }
 
     fn unit(&mut self, p: &str, what: &str) {
-        self.int(&format!("{p}.count"), "pipelines", 0, 16, &format!("{what} pipelines per sub-core (0 = none; ops run on int)"));
-        self.int(&format!("{p}.width"), "lanes", 1, 32, "Lanes per pipeline; a warp needs 32 / width cycles to enter");
-        self.flag(&format!("{p}.shared"), "One pool per SM instead of one per sub-core");
+        self.int(
+            &format!("{p}.count"),
+            "pipelines",
+            0,
+            16,
+            &format!("{what} pipelines per sub-core (0 = none; ops run on int)"),
+        );
+        self.int(
+            &format!("{p}.width"),
+            "lanes",
+            1,
+            32,
+            "Lanes per pipeline; a warp needs 32 / width cycles to enter",
+        );
+        self.flag(
+            &format!("{p}.shared"),
+            "One pool per SM instead of one per sub-core",
+        );
     }
 
     fn timing(&mut self, p: &str, what: &str) {
-        self.int(&format!("{p}.latency"), "core cycles", 1, 10_000, &format!("{what}: cycles from dispatch to write-back"));
-        self.int(&format!("{p}.interval"), "core cycles", 1, 10_000, &format!("{what}: initiation interval of one pipeline"));
+        self.int(
+            &format!("{p}.latency"),
+            "core cycles",
+            1,
+            10_000,
+            &format!("{what}: cycles from dispatch to write-back"),
+        );
+        self.int(
+            &format!("{p}.interval"),
+            "core cycles",
+            1,
+            10_000,
+            &format!("{what}: initiation interval of one pipeline"),
+        );
     }
 }
 
 /// Every key, in the order of the schema (sections, then their leaves, then nested sections).
 pub fn specs() -> Vec<KeyDoc> {
-    let mut t = Table { rows: Vec::with_capacity(200) };
+    let mut t = Table {
+        rows: Vec::with_capacity(200),
+    };
     // gpu
-    t.text("gpu.id", "Short lower-case id used by the CLI and URLs ([a-z0-9_-])");
+    t.text(
+        "gpu.id",
+        "Short lower-case id used by the CLI and URLs ([a-z0-9_-])",
+    );
     t.text("gpu.name", "Marketing name");
     t.choice("gpu.arch", ARCHS, "Architecture generation");
-    t.int("gpu.compute_capability", "major*10+minor", 20, 120, "Compute capability (75 = sm_75); opcode table when the trace does not say");
-    t.int("gpu.num_sms", "SMs", 1, 1024, "Number of streaming multiprocessors");
+    t.int(
+        "gpu.compute_capability",
+        "major*10+minor",
+        20,
+        120,
+        "Compute capability (75 = sm_75); opcode table when the trace does not say",
+    );
+    t.int(
+        "gpu.num_sms",
+        "SMs",
+        1,
+        1024,
+        "Number of streaming multiprocessors",
+    );
     // clocks
     t.float("clocks.core_mhz", "MHz", 1.0, 10_000.0, "SM (core) clock");
-    t.float("clocks.icnt_mhz", "MHz", 1.0, 10_000.0, "Interconnect clock");
+    t.float(
+        "clocks.icnt_mhz",
+        "MHz",
+        1.0,
+        10_000.0,
+        "Interconnect clock",
+    );
     t.float("clocks.l2_mhz", "MHz", 1.0, 10_000.0, "L2 clock");
-    t.float("clocks.dram_mhz", "MHz", 1.0, 20_000.0, "DRAM command clock (data rate = dram.data_rate transfers per clock)");
+    t.float(
+        "clocks.dram_mhz",
+        "MHz",
+        1.0,
+        20_000.0,
+        "DRAM command clock (data rate = dram.data_rate transfers per clock)",
+    );
     // sm
-    t.int("sm.subcores", "sub-cores", 1, 8, "Processing blocks (sub-cores) per SM; divides sm.max_warps");
+    t.int(
+        "sm.subcores",
+        "sub-cores",
+        1,
+        8,
+        "Processing blocks (sub-cores) per SM; divides sm.max_warps",
+    );
     t.int("sm.max_warps", "warps", 1, 128, "Resident warps per SM");
-    t.int("sm.max_threads", "threads", 32, 4096, "Resident threads per SM");
+    t.int(
+        "sm.max_threads",
+        "threads",
+        32,
+        4096,
+        "Resident threads per SM",
+    );
     t.int("sm.max_ctas", "CTAs", 1, 64, "Resident CTAs per SM");
-    t.int("sm.registers", "32-bit registers", 1024, 1 << 20, "Register file size per SM");
-    t.int("sm.reg_alloc_granularity", "registers", 1, 1024, "Register allocation unit per warp");
-    t.int("sm.warp_alloc_granularity", "warps", 1, 32, "Warp allocation granularity for registers");
-    t.int("sm.max_regs_per_thread", "registers", 1, 255, "Most registers one thread may use");
-    t.int("sm.shmem_alloc_granularity", "bytes", 1, 65_536, "Shared memory allocation unit");
-    t.int("sm.shmem_reserved_per_cta", "bytes", 0, 65_536, "Shared memory the driver reserves per CTA");
-    t.int("sm.kernel_launch_latency", "core cycles", 0, 100_000_000, "Cycles from kernel start to the first CTA issue");
-    t.int("sm.cta_launch_latency", "core cycles", 0, 1_000_000, "Cycles between two CTA issues to one SM");
-    t.flag("sm.concurrent_kernels", "Kernels of different streams may share an SM");
+    t.int(
+        "sm.registers",
+        "32-bit registers",
+        1024,
+        1 << 20,
+        "Register file size per SM",
+    );
+    t.int(
+        "sm.reg_alloc_granularity",
+        "registers",
+        1,
+        1024,
+        "Register allocation unit per warp",
+    );
+    t.int(
+        "sm.warp_alloc_granularity",
+        "warps",
+        1,
+        32,
+        "Warp allocation granularity for registers",
+    );
+    t.int(
+        "sm.max_regs_per_thread",
+        "registers",
+        1,
+        255,
+        "Most registers one thread may use",
+    );
+    t.int(
+        "sm.shmem_alloc_granularity",
+        "bytes",
+        1,
+        65_536,
+        "Shared memory allocation unit",
+    );
+    t.int(
+        "sm.shmem_reserved_per_cta",
+        "bytes",
+        0,
+        65_536,
+        "Shared memory the driver reserves per CTA",
+    );
+    t.int(
+        "sm.kernel_launch_latency",
+        "core cycles",
+        0,
+        100_000_000,
+        "Cycles from kernel start to the first CTA issue",
+    );
+    t.int(
+        "sm.cta_launch_latency",
+        "core cycles",
+        0,
+        1_000_000,
+        "Cycles between two CTA issues to one SM",
+    );
+    t.flag(
+        "sm.concurrent_kernels",
+        "Kernels of different streams may share an SM",
+    );
     // scheduler
     t.choice("scheduler.policy", SCHED_POLICIES, "Warp scheduling policy");
-    t.int("scheduler.issue_width", "instructions", 1, 4, "Instructions issued per scheduler per cycle (to different units)");
-    t.int("scheduler.two_level_active", "warps", 1, 128, "Active set size of the two-level scheduler");
+    t.int(
+        "scheduler.issue_width",
+        "instructions",
+        1,
+        4,
+        "Instructions issued per scheduler per cycle (to different units)",
+    );
+    t.int(
+        "scheduler.two_level_active",
+        "warps",
+        1,
+        128,
+        "Active set size of the two-level scheduler",
+    );
     // frontend
-    t.int("frontend.fetch_width", "instructions", 1, 16, "Instructions fetched per I-cache access");
-    t.int("frontend.decode_width", "instructions", 1, 16, "Instructions decoded per cycle");
-    t.int("frontend.ibuffer_size", "entries", 1, 64, "Instruction buffer entries per warp");
-    t.int("frontend.inst_bytes", "bytes", 4, 16, "Bytes per SASS instruction (16 on Volta+, 8 before)");
-    t.int("frontend.kernel_code_stride", "bytes", 0, 1 << 40, "Distance between the code of consecutive kernels");
+    t.int(
+        "frontend.fetch_width",
+        "instructions",
+        1,
+        16,
+        "Instructions fetched per I-cache access",
+    );
+    t.int(
+        "frontend.decode_width",
+        "instructions",
+        1,
+        16,
+        "Instructions decoded per cycle",
+    );
+    t.int(
+        "frontend.ibuffer_size",
+        "entries",
+        1,
+        64,
+        "Instruction buffer entries per warp",
+    );
+    t.int(
+        "frontend.inst_bytes",
+        "bytes",
+        4,
+        16,
+        "Bytes per SASS instruction (16 on Volta+, 8 before)",
+    );
+    t.int(
+        "frontend.kernel_code_stride",
+        "bytes",
+        0,
+        1 << 40,
+        "Distance between the code of consecutive kernels",
+    );
     t.icache("frontend.l0i");
     t.icache("frontend.l1i");
     // regfile
-    t.int("regfile.banks", "banks", 1, 64, "Register banks per sub-core");
-    t.int("regfile.ports_per_bank", "ports", 1, 8, "Ports per bank shared by operand reads and write-backs");
-    t.int("regfile.collector_units", "units", 1, 64, "Operand collector units per sub-core");
+    t.int(
+        "regfile.banks",
+        "banks",
+        1,
+        64,
+        "Register banks per sub-core",
+    );
+    t.int(
+        "regfile.ports_per_bank",
+        "ports",
+        1,
+        8,
+        "Ports per bank shared by operand reads and write-backs",
+    );
+    t.int(
+        "regfile.collector_units",
+        "units",
+        1,
+        64,
+        "Operand collector units per sub-core",
+    );
     // units
     for (u, what) in [
         ("int", "INT32"),
@@ -215,54 +516,216 @@ pub fn specs() -> Vec<KeyDoc> {
         t.timing(&format!("latency.{l}"), what);
     }
     // mem_pipeline
-    t.int("mem_pipeline.coalesce_threads_per_cycle", "threads", 1, 32, "Threads whose addresses are coalesced per cycle");
-    t.int("mem_pipeline.request_buffer", "entries", 1, 1024, "Per-sub-core request buffer");
-    t.int("mem_pipeline.dispatch_latency", "core cycles", 0, 1000, "Dispatch to address latch");
+    t.int(
+        "mem_pipeline.coalesce_threads_per_cycle",
+        "threads",
+        1,
+        32,
+        "Leader lanes coalesced per cycle (each compared with all 32 lanes: one request per leader, seed 001)",
+    );
+    t.int(
+        "mem_pipeline.request_buffer",
+        "entries",
+        1,
+        1024,
+        "Per-sub-core request buffer",
+    );
+    t.int(
+        "mem_pipeline.dispatch_latency",
+        "core cycles",
+        0,
+        1000,
+        "Dispatch to address latch",
+    );
     // features
-    t.flag("features.subcore_frontend", "Per-sub-core fetch, decode and L0 I-cache (seed 001); off = Accel-Sim");
-    t.flag("features.result_bus_ports", "Results need a free register-bank write port (seed 001)");
-    t.flag("features.subcore_mem_pipeline", "A memory pipeline per sub-core (seed 001)");
-    t.flag("features.war_check", "Respect WAR hazards at out-of-order dispatch (seed 001)");
-    t.flag("features.skip_idle_cycles", "Skip cycles in which nothing can change (same results)");
+    t.flag(
+        "features.subcore_frontend",
+        "Per-sub-core fetch, decode and L0 I-cache (seed 001); off = Accel-Sim",
+    );
+    t.flag(
+        "features.result_bus_ports",
+        "Results need a free register-bank write port (seed 001)",
+    );
+    t.flag(
+        "features.subcore_mem_pipeline",
+        "A memory pipeline per sub-core (seed 001)",
+    );
+    t.flag(
+        "features.war_check",
+        "Respect WAR hazards at out-of-order dispatch (seed 001)",
+    );
+    t.flag(
+        "features.skip_idle_cycles",
+        "Skip cycles in which nothing can change (same results)",
+    );
     // l1d
-    t.int("l1d.unified_kb", "KiB", 1, 4096, "Unified L1 + shared memory storage per SM");
-    t.list("l1d.shmem_options_kb", "KiB", 0, 4096, "Shared-memory carve-out options, ascending");
-    t.flag("l1d.adaptive_carveout", "Pick the carve-out per kernel (seed 004 Eq. 7); off = cache.size_kb fixed");
+    t.int(
+        "l1d.unified_kb",
+        "KiB",
+        1,
+        4096,
+        "Unified L1 + shared memory storage per SM",
+    );
+    t.list(
+        "l1d.shmem_options_kb",
+        "KiB",
+        0,
+        4096,
+        "Shared-memory carve-out options, ascending",
+    );
+    t.flag(
+        "l1d.adaptive_carveout",
+        "Pick the carve-out per kernel (seed 004 Eq. 7); off = cache.size_kb fixed",
+    );
     t.int("l1d.banks", "banks", 1, 64, "L1D banks");
-    t.flag("l1d.streaming", "Streaming: allocate on fill without reserving lines (Volta+)");
-    t.flag("l1d.cache_global", "Global loads are cached in L1 (-dlcm=ca)");
+    t.flag(
+        "l1d.streaming",
+        "Streaming: allocate on fill without reserving lines (Volta+)",
+    );
+    t.flag(
+        "l1d.cache_global",
+        "Global loads are cached in L1 (-dlcm=ca)",
+    );
     t.cache("l1d.cache", "core cycles", 4096);
     // shmem
     t.int("shmem.banks", "banks", 1, 64, "Shared memory banks");
     t.int("shmem.bank_width_bytes", "bytes", 1, 16, "Bank width");
-    t.int("shmem.latency", "core cycles", 0, 10_000, "Conflict-free access latency");
-    t.int("shmem.max_per_sm_kb", "KiB", 0, 4096, "Most shared memory per SM (the largest carve-out)");
-    t.int("shmem.max_per_cta_kb", "KiB", 0, 4096, "Most shared memory per CTA");
+    t.int(
+        "shmem.latency",
+        "core cycles",
+        0,
+        10_000,
+        "Conflict-free access latency",
+    );
+    t.int(
+        "shmem.max_per_sm_kb",
+        "KiB",
+        0,
+        4096,
+        "Most shared memory per SM (the largest carve-out)",
+    );
+    t.int(
+        "shmem.max_per_cta_kb",
+        "KiB",
+        0,
+        4096,
+        "Most shared memory per CTA",
+    );
     // const cache
     t.cache("const_cache", "core cycles", 4096);
     // l2
-    t.int("l2.partitions", "partitions", 1, 256, "Memory partitions (= DRAM channels)");
-    t.int("l2.subpartitions", "slices", 1, 8, "L2 slices per memory partition");
-    t.choice("l2.partition_index", INDEX_FNS, "Address to partition mapping");
-    t.int("l2.interleave_bytes", "bytes", 32, 1 << 20, "Bytes per partition before moving to the next");
-    t.int("l2.atomic_latency", "L2 cycles", 0, 10_000, "Atomic operation latency at L2");
-    t.flag("l2.warm_from_memcpy", "Warm the L2 with MemcpyHtoD data before the kernels");
-    t.flag("l2.flush_at_kernel_end", "Flush dirty L2 lines at kernel end");
+    t.int(
+        "l2.partitions",
+        "partitions",
+        1,
+        256,
+        "Memory partitions (= DRAM channels)",
+    );
+    t.int(
+        "l2.subpartitions",
+        "slices",
+        1,
+        8,
+        "L2 slices per memory partition",
+    );
+    t.choice(
+        "l2.partition_index",
+        INDEX_FNS,
+        "Address to partition mapping",
+    );
+    t.int(
+        "l2.interleave_bytes",
+        "bytes",
+        32,
+        1 << 20,
+        "Bytes per partition before moving to the next",
+    );
+    t.int(
+        "l2.atomic_latency",
+        "L2 cycles",
+        0,
+        10_000,
+        "Atomic operation latency at L2",
+    );
+    t.int(
+        "l2.dram_latency",
+        "L2 cycles",
+        0,
+        10_000,
+        "Fixed latency from an L2 miss to the DRAM controller and back (Accel-Sim -dram_latency)",
+    );
+    t.int(
+        "l2.input_queue",
+        "packets",
+        1,
+        4096,
+        "Requests waiting at each L2 slice's input",
+    );
+    t.flag(
+        "l2.warm_from_memcpy",
+        "Warm the L2 with MemcpyHtoD data before the kernels",
+    );
+    t.flag(
+        "l2.flush_at_kernel_end",
+        "Flush dirty L2 lines at kernel end",
+    );
     t.cache("l2.cache", "L2 cycles", 1 << 20);
     // noc
     t.int("noc.flit_bytes", "bytes", 1, 1024, "Flit size");
     t.int("noc.latency", "icnt cycles", 0, 10_000, "Traversal latency");
-    t.int("noc.port_flits_per_cycle", "flits", 1, 64, "Flits per cycle per port");
-    t.int("noc.buffer_flits", "flits", 1, 1 << 16, "Buffer depth per port");
+    t.int(
+        "noc.port_flits_per_cycle",
+        "flits",
+        1,
+        64,
+        "Flits per cycle per port",
+    );
+    t.int(
+        "noc.buffer_flits",
+        "flits",
+        1,
+        1 << 16,
+        "Buffer depth per port",
+    );
     // dram
     t.choice("dram.kind", DRAM_KINDS, "DRAM technology");
-    t.int("dram.banks", "banks", 1, 256, "Banks per channel; a multiple of dram.bank_groups");
-    t.int("dram.bank_groups", "groups", 1, 64, "Bank groups per channel");
-    t.int("dram.bus_width_bytes", "bytes", 1, 128, "Data bus width per channel");
+    t.int(
+        "dram.banks",
+        "banks",
+        1,
+        256,
+        "Banks per channel; a multiple of dram.bank_groups",
+    );
+    t.int(
+        "dram.bank_groups",
+        "groups",
+        1,
+        64,
+        "Bank groups per channel",
+    );
+    t.int(
+        "dram.bus_width_bytes",
+        "bytes",
+        1,
+        128,
+        "Data bus width per channel",
+    );
     t.int("dram.burst_length", "transfers", 1, 64, "Burst length");
-    t.int("dram.data_rate", "transfers/clock", 1, 16, "Data transfers per command clock (2 = DDR, 4 = GDDR6/6X)");
+    t.int(
+        "dram.data_rate",
+        "transfers/clock",
+        1,
+        16,
+        "Data transfers per command clock (2 = DDR, 4 = GDDR6/6X)",
+    );
     t.int("dram.row_bytes", "bytes", 64, 1 << 16, "Row (page) size");
-    t.int("dram.queue", "requests", 1, 4096, "Request queue per channel");
+    t.int(
+        "dram.queue",
+        "requests",
+        1,
+        4096,
+        "Request queue per channel",
+    );
     t.choice("dram.scheduler", DRAM_SCHEDULERS, "DRAM scheduler");
     for (k, d) in [
         ("t_cl", "CAS latency"),
@@ -281,14 +744,56 @@ pub fn specs() -> Vec<KeyDoc> {
         t.int(&format!("dram.timing.{k}"), "DRAM cycles", 0, 1000, d);
     }
     // analytic
-    t.int("analytic.l1_latency", "core cycles", 0, 100_000, "Analytical model: L1 hit load-to-use latency (Eq. 1 L_L1)");
-    t.int("analytic.l2_latency", "core cycles", 0, 100_000, "Analytical model: L2 hit latency (Eq. 1 L_L2)");
-    t.int("analytic.dram_latency", "core cycles", 0, 100_000, "Analytical model: DRAM latency (Eq. 1 L_DRAM)");
-    t.int("analytic.shmem_latency", "core cycles", 0, 100_000, "Analytical model: shared memory latency");
-    t.int("analytic.const_latency", "core cycles", 0, 100_000, "Analytical model: constant cache hit latency");
+    t.int(
+        "analytic.l1_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: L1 hit load-to-use latency (Eq. 1 L_L1)",
+    );
+    t.int(
+        "analytic.l2_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: L2 hit latency (Eq. 1 L_L2)",
+    );
+    t.int(
+        "analytic.dram_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: DRAM latency (Eq. 1 L_DRAM)",
+    );
+    t.int(
+        "analytic.shmem_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: shared memory latency",
+    );
+    t.int(
+        "analytic.const_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Analytical model: constant cache hit latency",
+    );
     t.float("analytic.l1_hit_rate", "fraction", 0.0, 1.0, "Analytical model: share of global/local requests that hit in L1 (Eq. 1 R_L1) when no per-PC rates are given");
-    t.float("analytic.l2_hit_rate", "fraction", 0.0, 1.0, "Analytical model: share of L1 misses that hit in L2 (Eq. 1 R_L2 / (1 - R_L1))");
-    t.int("analytic.max_outstanding", "requests", 1, 1_000_000, "Analytical model: requests one SM may have in flight before back-pressure");
+    t.float(
+        "analytic.l2_hit_rate",
+        "fraction",
+        0.0,
+        1.0,
+        "Analytical model: share of L1 misses that hit in L2 (Eq. 1 R_L2 / (1 - R_L1))",
+    );
+    t.int(
+        "analytic.max_outstanding",
+        "requests",
+        1,
+        1_000_000,
+        "Analytical model: requests one SM may have in flight before back-pressure",
+    );
     t.rows
 }
 
@@ -310,7 +815,11 @@ mod tests {
     fn leaves(v: &toml::Value, prefix: &str, out: &mut Vec<String>) {
         if let toml::Value::Table(t) = v {
             for (k, sub) in t {
-                let p = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 leaves(sub, &p, out);
             }
         } else {
@@ -337,7 +846,10 @@ mod tests {
         let k = key_doc("l1d.cache.assoc").unwrap();
         assert_eq!(k.range_text(), "1..=1024");
         assert_eq!(k.group, "l1d");
-        assert_eq!(key_doc("clocks.core_mhz").unwrap().range_text(), "1..=10000");
+        assert_eq!(
+            key_doc("clocks.core_mhz").unwrap().range_text(),
+            "1..=10000"
+        );
         let j = serde_json::to_value(key_doc("dram.kind").unwrap()).unwrap();
         assert_eq!(j["kind"]["type"], "choice");
         assert_eq!(j["kind"]["choices"][6], "hbm3");

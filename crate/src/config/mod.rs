@@ -21,6 +21,8 @@ pub mod document;
 pub mod keys;
 pub mod overrides;
 #[cfg(test)]
+mod preset_rows;
+#[cfg(test)]
 mod preset_specs;
 pub mod presets;
 pub mod schema;
@@ -32,14 +34,16 @@ pub use keys::{schema_doc, KeyDoc, KeyKind};
 pub use overrides::{apply_override, apply_overrides};
 #[cfg(not(target_arch = "wasm32"))]
 pub use presets::load_path;
-pub use presets::{load, load_str, preset, preset_ids, preset_text};
+pub use presets::{load, load_str, load_with_overrides, preset, preset_ids, preset_text};
 pub use schema::*;
 pub use validate::cache_sets;
 
 /// Fuzz entry point: parse bytes as a GPU TOML and validate; apply one override when the
 /// input has a `#set key=value` first line. Never panics, whatever the input.
 pub fn fuzz_config(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(mut cfg) = parse_toml("fuzz", text) {
         let _ = to_toml_documented(&cfg);
         if let Some(set) = text.lines().next().and_then(|l| l.strip_prefix("#set ")) {
@@ -68,6 +72,9 @@ mod tests {
             b"S:0:0:0,L:B:m:L:P,A:0:0,0:0,0",
             b"-gpgpu_cache:dl1 S:99999999999:128:64,L:T:m:L:L,A:256:32,16:0,32\n-gpgpu_n_clusters 0",
             b"-gpgpu_clock_domains \"1:2",
+            b"-gpgpu_n_clusters 4000000000\n-gpgpu_n_cores_per_cluster 4000000000\n-gpgpu_compute_capability_major 4294967295\n",
+            b"-gpgpu_cache:dl2 S:4294967295:4294967295:4294967295,L:B:m:L:P,A:192:4\n-gpgpu_l2_rop_latency 4294967295\n-dram_latency 4294967295\n",
+            b"-gpgpu_shmem_size 4294967295\n-gpgpu_cache:dl1 N:4194303:1024:1,L:T:m:L:L,A:256:32\n",
         ] {
             fuzz_config(input);
         }

@@ -41,7 +41,9 @@ fn parse_like(old: &toml::Value, text: &str) -> Option<toml::Value> {
     Some(match old {
         toml::Value::String(_) => toml::Value::String(t.trim_matches('"').to_string()),
         toml::Value::Integer(_) => toml::Value::Integer(parse_int(t)?),
-        toml::Value::Float(_) => toml::Value::Float(t.parse::<f64>().ok().filter(|f| f.is_finite())?),
+        toml::Value::Float(_) => {
+            toml::Value::Float(t.parse::<f64>().ok().filter(|f| f.is_finite())?)
+        }
         toml::Value::Boolean(_) => toml::Value::Boolean(match t {
             "true" | "1" | "on" | "yes" => true,
             "false" | "0" | "off" | "no" => false,
@@ -52,7 +54,10 @@ fn parse_like(old: &toml::Value, text: &str) -> Option<toml::Value> {
             if inner.is_empty() {
                 toml::Value::Array(Vec::new())
             } else {
-                let items: Option<Vec<_>> = inner.split(',').map(|s| parse_int(s.trim()).map(toml::Value::Integer)).collect();
+                let items: Option<Vec<_>> = inner
+                    .split(',')
+                    .map(|s| parse_int(s.trim()).map(toml::Value::Integer))
+                    .collect();
                 toml::Value::Array(items?)
             }
         }
@@ -93,7 +98,11 @@ pub fn apply_override(cfg: &mut GpuConfig, key: &str, value: &str) -> Result<()>
         let hint = super::keys::specs()
             .into_iter()
             .map(|k| k.key)
-            .filter(|k| key.split('.').next_back().is_some_and(|last| k.ends_with(&format!(".{last}"))))
+            .filter(|k| {
+                key.split('.')
+                    .next_back()
+                    .is_some_and(|last| k.ends_with(&format!(".{last}")))
+            })
             .take(6)
             .collect::<Vec<_>>();
         let msg = if hint.is_empty() {
@@ -103,11 +112,18 @@ pub fn apply_override(cfg: &mut GpuConfig, key: &str, value: &str) -> Result<()>
         };
         return Err(Error::config(key, msg));
     };
-    let old = lookup(&root, &path).cloned().unwrap_or(toml::Value::Integer(0));
-    let new = parse_like(&old, value)
-        .ok_or_else(|| Error::config(&path, format!("expected {}, got `{value}`", kind_name(&old))))?;
+    let old = lookup(&root, &path)
+        .cloned()
+        .unwrap_or(toml::Value::Integer(0));
+    let new = parse_like(&old, value).ok_or_else(|| {
+        Error::config(
+            &path,
+            format!("expected {}, got `{value}`", kind_name(&old)),
+        )
+    })?;
     set_leaf(&mut root, &path, new);
-    *cfg = GpuConfig::deserialize(root).map_err(|e| Error::config(&path, format!("`{value}`: {}", e.message().trim())))?;
+    *cfg = GpuConfig::deserialize(root)
+        .map_err(|e| Error::config(&path, format!("`{value}`: {}", e.message().trim())))?;
     Ok(())
 }
 
@@ -116,7 +132,11 @@ pub fn split_assignment(s: &str) -> Result<(&str, &str)> {
     s.split_once('=')
         .map(|(k, v)| (k.trim(), v.trim()))
         .filter(|(k, _)| !k.is_empty())
-        .ok_or_else(|| Error::other(format!("override `{s}`: expected key=value, e.g. l1d.cache.size_kb=64")))
+        .ok_or_else(|| {
+            Error::other(format!(
+                "override `{s}`: expected key=value, e.g. l1d.cache.size_kb=64"
+            ))
+        })
 }
 
 /// Apply `key=value` overrides in order, then validate once.
@@ -159,17 +179,41 @@ mod tests {
     #[test]
     fn errors_name_the_key_and_expectation() {
         let mut c = GpuConfig::default();
-        let e = apply_override(&mut c, "l1d.cache.size_kb", "big").unwrap_err().to_string();
-        assert_eq!(e, "config key `l1d.cache.size_kb`: expected an integer, got `big`");
-        let e = apply_override(&mut c, "features.war_check", "maybe").unwrap_err().to_string();
-        assert_eq!(e, "config key `features.war_check`: expected true or false, got `maybe`");
-        let e = apply_override(&mut c, "l1d.cache.sizekb", "1").unwrap_err().to_string();
-        assert!(e.starts_with("config key `l1d.cache.sizekb`: unknown key"), "{e}");
-        let e = apply_override(&mut c, "l2.cache", "1").unwrap_err().to_string();
+        let e = apply_override(&mut c, "l1d.cache.size_kb", "big")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config key `l1d.cache.size_kb`: expected an integer, got `big`"
+        );
+        let e = apply_override(&mut c, "features.war_check", "maybe")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config key `features.war_check`: expected true or false, got `maybe`"
+        );
+        let e = apply_override(&mut c, "l1d.cache.sizekb", "1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config key `l1d.cache.sizekb`: unknown key"),
+            "{e}"
+        );
+        let e = apply_override(&mut c, "l2.cache", "1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown key"), "{e}");
-        let e = apply_override(&mut c, "scheduler.policy", "random").unwrap_err().to_string();
-        assert!(e.starts_with("config key `scheduler.policy`: `random`: unknown variant `random`"), "{e}");
-        let e = apply_override(&mut c, "gpu.num_sms", "-3").unwrap_err().to_string();
+        let e = apply_override(&mut c, "scheduler.policy", "random")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config key `scheduler.policy`: `random`: unknown variant `random`"),
+            "{e}"
+        );
+        let e = apply_override(&mut c, "gpu.num_sms", "-3")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("config key `gpu.num_sms`: `-3`"), "{e}");
         // the failed overrides left the config unchanged
         assert_eq!(c, GpuConfig::default());
@@ -178,11 +222,20 @@ mod tests {
     #[test]
     fn apply_then_validate_once() {
         let mut c = GpuConfig::default();
-        let e = apply_overrides(&mut c, &["l1d.cache.assoc=0"]).unwrap_err().to_string();
-        assert_eq!(e, "config key `l1d.cache.assoc`: 0 is out of range 1..=1024");
+        let e = apply_overrides(&mut c, &["l1d.cache.assoc=0"])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config key `l1d.cache.assoc`: 0 is out of range 1..=1024"
+        );
         // an intermediate inconsistent state is fine as long as the end state validates
         let mut c = GpuConfig::default();
-        apply_overrides(&mut c, &["l1d.unified_kb=128", "l1d.shmem_options_kb=0,32,64,100"]).unwrap();
+        apply_overrides(
+            &mut c,
+            &["l1d.unified_kb=128", "l1d.shmem_options_kb=0,32,64,100"],
+        )
+        .unwrap();
         assert!(apply_overrides(&mut c, &["nonsense"]).is_err());
     }
 }

@@ -7,21 +7,58 @@
 //!  load("my/gpu.toml")      -> file (native only: load_path)
 //! ```
 
-use super::document::parse_toml;
+use super::document::{parse_toml, parse_toml_unvalidated};
+use super::overrides::apply_overrides;
 use super::schema::GpuConfig;
 use crate::{Error, Result};
 
 /// (id, file name, embedded text), in the order `config list` prints them.
 const PRESETS: &[(&str, &str, &str)] = &[
-    ("rtx2080ti", "configs/rtx2080ti.toml", include_str!("../../../configs/rtx2080ti.toml")),
-    ("rtx2070s", "configs/rtx2070s.toml", include_str!("../../../configs/rtx2070s.toml")),
-    ("rtx3060", "configs/rtx3060.toml", include_str!("../../../configs/rtx3060.toml")),
-    ("rtx3090", "configs/rtx3090.toml", include_str!("../../../configs/rtx3090.toml")),
-    ("rtx3080ti", "configs/rtx3080ti.toml", include_str!("../../../configs/rtx3080ti.toml")),
-    ("titanv", "configs/titanv.toml", include_str!("../../../configs/titanv.toml")),
-    ("a100", "configs/a100.toml", include_str!("../../../configs/a100.toml")),
-    ("h100", "configs/h100.toml", include_str!("../../../configs/h100.toml")),
-    ("teaching", "configs/teaching.toml", include_str!("../../../configs/teaching.toml")),
+    (
+        "rtx2080ti",
+        "configs/rtx2080ti.toml",
+        include_str!("../../../configs/rtx2080ti.toml"),
+    ),
+    (
+        "rtx2070s",
+        "configs/rtx2070s.toml",
+        include_str!("../../../configs/rtx2070s.toml"),
+    ),
+    (
+        "rtx3060",
+        "configs/rtx3060.toml",
+        include_str!("../../../configs/rtx3060.toml"),
+    ),
+    (
+        "rtx3090",
+        "configs/rtx3090.toml",
+        include_str!("../../../configs/rtx3090.toml"),
+    ),
+    (
+        "rtx3080ti",
+        "configs/rtx3080ti.toml",
+        include_str!("../../../configs/rtx3080ti.toml"),
+    ),
+    (
+        "titanv",
+        "configs/titanv.toml",
+        include_str!("../../../configs/titanv.toml"),
+    ),
+    (
+        "a100",
+        "configs/a100.toml",
+        include_str!("../../../configs/a100.toml"),
+    ),
+    (
+        "h100",
+        "configs/h100.toml",
+        include_str!("../../../configs/h100.toml"),
+    ),
+    (
+        "teaching",
+        "configs/teaching.toml",
+        include_str!("../../../configs/teaching.toml"),
+    ),
 ];
 
 /// Ids of every preset (`rtx2080ti`, `a100`, `teaching`, ...).
@@ -35,7 +72,15 @@ pub fn preset_text(id: &str) -> Result<&'static str> {
         .iter()
         .find(|p| p.0 == id)
         .map(|p| p.2)
-        .ok_or_else(|| Error::config("gpu", format!("unknown GPU preset `{id}`; valid: {}", preset_ids().join(", "))))
+        .ok_or_else(|| {
+            Error::config(
+                "gpu",
+                format!(
+                    "unknown GPU preset `{id}`; valid: {}",
+                    preset_ids().join(", ")
+                ),
+            )
+        })
 }
 
 /// A preset by id, parsed and validated.
@@ -54,13 +99,20 @@ pub fn load_str(spec: &str) -> Result<GpuConfig> {
     if s.contains('\n') || s.contains('=') || s.starts_with('[') {
         return parse_toml("<config text>", spec);
     }
-    Err(Error::config("gpu", format!("unknown GPU preset `{s}`; valid: {}", preset_ids().join(", "))))
+    Err(Error::config(
+        "gpu",
+        format!(
+            "unknown GPU preset `{s}`; valid: {}",
+            preset_ids().join(", ")
+        ),
+    ))
 }
 
 /// A TOML file (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_path(path: &std::path::Path) -> Result<GpuConfig> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
     parse_toml(&path.display().to_string(), &text)
 }
 
@@ -75,4 +127,322 @@ pub fn load(spec: &str) -> Result<GpuConfig> {
         }
     }
     load_str(spec)
+}
+
+/// [`load`] followed by `key=value` overrides, validated once at the end (so an override may
+/// repair a file that is inconsistent on its own).
+pub fn load_with_overrides<S: AsRef<str>>(spec: &str, sets: &[S]) -> Result<GpuConfig> {
+    let s = spec.trim();
+    let mut cfg = if PRESETS.iter().any(|p| p.0 == s) {
+        preset(s)?
+    } else if s.contains('\n') || s.contains('=') || s.starts_with('[') {
+        parse_toml_unvalidated("<config text>", spec)?
+    } else {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let looks_like_path = s.ends_with(".toml") || s.contains('/') || s.contains('\\');
+            if !looks_like_path && !std::path::Path::new(s).exists() {
+                return Err(Error::config(
+                    "gpu",
+                    format!(
+                        "unknown GPU preset `{s}`; valid: {} (or a path to a .toml file)",
+                        preset_ids().join(", ")
+                    ),
+                ));
+            }
+            let text = std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?;
+            parse_toml_unvalidated(s, &text)?
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            return load_str(spec);
+        }
+    };
+    apply_overrides(&mut cfg, sets)?;
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_id_lists_the_valid_ones() {
+        let e = preset("rtx9999").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "config key `gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti, rtx2070s, rtx3060, rtx3090, rtx3080ti, titanv, a100, h100, teaching"
+        );
+        assert!(load_str("rtx9999")
+            .unwrap_err()
+            .to_string()
+            .contains("valid: rtx2080ti"));
+    }
+
+    #[test]
+    fn load_accepts_ids_text_and_paths() {
+        assert_eq!(load("a100").unwrap().gpu.num_sms, 108);
+        let c = load("[gpu]\nid = \"mine\"\nnum_sms = 4\n").unwrap();
+        assert_eq!((c.gpu.id.as_str(), c.gpu.num_sms), ("mine", 4));
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/teaching.toml");
+        assert_eq!(load(path.to_str().unwrap()).unwrap().gpu.num_sms, 1);
+        let e = load("/nonexistent/gpu.toml").unwrap_err().to_string();
+        assert!(e.starts_with("/nonexistent/gpu.toml: "), "{e}");
+        // overrides validated once, at the end
+        let c = load_with_overrides("rtx2080ti", &["gpu.num_sms=34", "l1d.size_kb=64"]).unwrap();
+        assert_eq!((c.gpu.num_sms, c.l1d.cache.size_kb), (34, 64));
+        let e = load_with_overrides("rtx9999", &["a=1"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("config key `gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti,"),
+            "{e}"
+        );
+        let e = load_with_overrides("rtx2080ti", &["l1d.cache.assoc=0"])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config key `l1d.cache.assoc`: 0 is out of range 1..=1024"
+        );
+    }
+
+    /// (id, SMs, sub-cores, core MHz, L1+shared KiB, L2 total KiB, L1 latency, L2 latency, source)
+    type Headline = (
+        &'static str,
+        u32,
+        u32,
+        f64,
+        u32,
+        u32,
+        u32,
+        u32,
+        &'static str,
+    );
+    const HEADLINES: &[Headline] = &[
+        (
+            "rtx2080ti",
+            68,
+            4,
+            1350.0,
+            96,
+            5632,
+            32,
+            188,
+            "seed 000 Tables I, II",
+        ),
+        (
+            "rtx2070s",
+            40,
+            4,
+            1605.0,
+            96,
+            4096,
+            32,
+            188,
+            "seed 001 Table 1",
+        ),
+        (
+            "rtx3060",
+            28,
+            4,
+            1320.0,
+            128,
+            3072,
+            39,
+            187,
+            "seed 000 Table I",
+        ),
+        (
+            "rtx3090",
+            82,
+            4,
+            1395.0,
+            128,
+            6144,
+            39,
+            187,
+            "seed 000 Table I",
+        ),
+        ("rtx3080ti", 80, 4, 1365.0, 128, 6144, 39, 187, "seed 002"),
+        (
+            "titanv",
+            80,
+            4,
+            1200.0,
+            128,
+            4608,
+            28,
+            160,
+            "seed 004 Table 3",
+        ),
+        (
+            "a100",
+            108,
+            4,
+            1410.0,
+            192,
+            40960,
+            37,
+            224,
+            "seed 004 sec. 5.4",
+        ),
+        (
+            "h100",
+            132,
+            4,
+            1980.0,
+            256,
+            51200,
+            37,
+            224,
+            "H100 whitepaper",
+        ),
+        ("teaching", 1, 2, 1000.0, 16, 64, 3, 3, "seed 003"),
+    ];
+
+    #[test]
+    fn every_preset_loads_and_matches_its_table() {
+        assert_eq!(
+            preset_ids(),
+            HEADLINES.iter().map(|h| h.0).collect::<Vec<_>>()
+        );
+        for &(id, sms, sub, mhz, unified, l2_kb, l1_lat, l2_lat, src) in HEADLINES {
+            let c = preset(id).unwrap();
+            c.validate().unwrap();
+            assert_eq!(c.gpu.id, id);
+            let l2_total = c.l2.partitions * c.l2.subpartitions * c.l2.cache.size_kb;
+            let got = (
+                c.gpu.num_sms,
+                c.sm.subcores,
+                c.clocks.core_mhz,
+                c.l1d.unified_kb,
+                l2_total,
+                c.l1d.cache.latency,
+                c.l2.cache.latency,
+            );
+            assert_eq!(
+                got,
+                (sms, sub, mhz, unified, l2_kb, l1_lat, l2_lat),
+                "{id} ({src})"
+            );
+            // every preset sets every key, each line with its unit and source
+            let text = preset_text(id).unwrap();
+            let keys = text
+                .lines()
+                .filter(|l| !l.starts_with('#') && l.contains(" = "))
+                .count();
+            assert_eq!(keys, crate::config::schema_doc().len(), "{id}");
+            assert!(
+                text.lines()
+                    .filter(|l| !l.starts_with('#') && l.contains(" = "))
+                    .all(|l| l.contains(" # ") && l.contains(" | ")),
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
+    fn paper_details_per_preset() {
+        use crate::config::schema::{IndexFn, SchedPolicy, WritePolicy};
+        // seed 000 Table II: RTX 2080 Ti
+        let c = preset("rtx2080ti").unwrap();
+        let l1 = &c.l1d.cache;
+        assert_eq!(
+            (
+                l1.line_bytes,
+                l1.sector_bytes,
+                l1.mshr_entries,
+                l1.mshr_merge,
+                c.l1d.banks
+            ),
+            (128, 32, 256, 8, 4)
+        );
+        assert!(c.l1d.streaming && l1.write_policy == WritePolicy::WriteThrough);
+        let l2 = &c.l2.cache;
+        assert_eq!(
+            (
+                l2.line_bytes,
+                l2.sector_bytes,
+                l2.mshr_entries,
+                l2.mshr_merge
+            ),
+            (128, 32, 192, 4)
+        );
+        assert_eq!(
+            (l2.write_policy, c.l2.partitions, c.analytic.dram_latency),
+            (WritePolicy::WriteBack, 22, 227)
+        );
+        assert_eq!(
+            (
+                c.units.int.width,
+                c.units.sp.width,
+                c.units.sfu.width,
+                c.units.mem.width
+            ),
+            (16, 16, 4, 4)
+        );
+        assert_eq!(
+            (c.units.dp.width, c.units.dp.shared, c.scheduler.policy),
+            (2, true, SchedPolicy::Gto)
+        );
+        // seed 001 Table 1: RTX 2070 SUPER
+        let c = preset("rtx2070s").unwrap();
+        assert_eq!(
+            (c.sm.max_warps, c.sm.registers, c.l2.partitions),
+            (32, 65536, 16)
+        );
+        assert_eq!(
+            (
+                c.regfile.collector_units,
+                c.regfile.ports_per_bank,
+                c.frontend.l0i.mshr
+            ),
+            (2, 2, 1)
+        );
+        assert_eq!(
+            (
+                c.units.sp.count,
+                c.units.int.count,
+                c.units.sfu.count,
+                c.units.tensor.count
+            ),
+            (1, 1, 1, 1)
+        );
+        // seed 004 Table 3: TITAN V
+        let c = preset("titanv").unwrap();
+        assert_eq!(c.l1d.shmem_options_kb, vec![0, 8, 16, 32, 64, 96]);
+        assert_eq!(
+            (c.l1d.cache.size_kb, c.l1d.cache.assoc, c.l2.cache.assoc),
+            (32, 4, 32)
+        );
+        assert_eq!(
+            (c.l1d.cache.write_policy, c.l1d.cache.write_allocate),
+            (WritePolicy::WriteThrough, true)
+        );
+        assert_eq!(
+            (c.l2.cache.write_policy, c.l2.cache.write_allocate),
+            (WritePolicy::WriteBack, true)
+        );
+        assert_eq!(
+            (c.l1d.cache.index, c.gpu.compute_capability),
+            (IndexFn::Hash, 70)
+        );
+        // seed 003: the teaching SM
+        let c = preset("teaching").unwrap();
+        assert_eq!(
+            (
+                c.latency.int.latency,
+                c.latency.fp32.latency,
+                c.analytic.l1_latency,
+                c.analytic.dram_latency
+            ),
+            (2, 3, 3, 3)
+        );
+        assert_eq!(
+            (c.sm.max_warps / c.sm.subcores, c.scheduler.issue_width),
+            (4, 1)
+        );
+    }
 }

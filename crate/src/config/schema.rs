@@ -363,6 +363,11 @@ pub struct L2Config {
     pub warm_from_memcpy: bool,
     /// Flush dirty L2 lines at kernel end.
     pub flush_at_kernel_end: bool,
+    /// Fixed latency of the path from an L2 miss to the DRAM controller and back, L2 cycles
+    /// (Accel-Sim's `-dram_latency`).
+    pub dram_latency: u32,
+    /// Requests waiting at each L2 slice's input, packets.
+    pub input_queue: u32,
 }
 
 /// Crossbar between SMs and L2 slices.
@@ -738,6 +743,8 @@ impl Default for L2Config {
             atomic_latency: 4,
             warm_from_memcpy: true,
             flush_at_kernel_end: false,
+            dram_latency: 100,
+            input_queue: 8,
         }
     }
 }

@@ -12,11 +12,13 @@ use crate::{Error, Result};
 
 /// The value at a dotted path in a serialised config.
 pub(crate) fn lookup<'a>(root: &'a toml::Value, key: &str) -> Option<&'a toml::Value> {
-    key.split('.').try_fold(root, |v, part| v.as_table()?.get(part))
+    key.split('.')
+        .try_fold(root, |v, part| v.as_table()?.get(part))
 }
 
 pub(crate) fn to_value(cfg: &GpuConfig) -> Result<toml::Value> {
-    toml::Value::try_from(cfg).map_err(|e| Error::other(format!("config cannot be serialised: {e}")))
+    toml::Value::try_from(cfg)
+        .map_err(|e| Error::other(format!("config cannot be serialised: {e}")))
 }
 
 fn show(v: &toml::Value) -> String {
@@ -27,7 +29,10 @@ fn show(v: &toml::Value) -> String {
 }
 
 fn out_of_range(k: &KeyDoc, v: &toml::Value) -> Error {
-    Error::config(&k.key, format!("{} is out of range {}", show(v), k.range_text()))
+    Error::config(
+        &k.key,
+        format!("{} is out of range {}", show(v), k.range_text()),
+    )
 }
 
 /// Check one value against its row of the key table.
@@ -52,14 +57,23 @@ pub(crate) fn check_value(k: &KeyDoc, v: &toml::Value) -> Result<()> {
         (KeyKind::Bool, toml::Value::Boolean(_)) => {}
         (KeyKind::Choice { choices }, toml::Value::String(s)) => {
             if !choices.contains(&s.as_str()) {
-                return Err(Error::config(&k.key, format!("`{s}` is not allowed ({})", k.range_text())));
+                return Err(Error::config(
+                    &k.key,
+                    format!("`{s}` is not allowed ({})", k.range_text()),
+                ));
             }
         }
         (KeyKind::Text, toml::Value::String(s)) => {
             if k.key == "gpu.id"
-                && (s.is_empty() || !s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'))
+                && (s.is_empty()
+                    || !s.bytes().all(|b| {
+                        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-'
+                    }))
             {
-                return Err(Error::config(&k.key, format!("`{s}` must be non-empty lower-case [a-z0-9_-]")));
+                return Err(Error::config(
+                    &k.key,
+                    format!("`{s}` must be non-empty lower-case [a-z0-9_-]"),
+                ));
             }
         }
         (KeyKind::IntList, toml::Value::Array(a)) => {
@@ -71,7 +85,12 @@ pub(crate) fn check_value(k: &KeyDoc, v: &toml::Value) -> Result<()> {
                 }
             }
         }
-        _ => return Err(Error::config(&k.key, format!("{} has the wrong type (expected {:?})", show(v), k.kind))),
+        _ => {
+            return Err(Error::config(
+                &k.key,
+                format!("{} has the wrong type (expected {:?})", show(v), k.kind),
+            ))
+        }
     }
     Ok(())
 }
@@ -92,22 +111,32 @@ impl GpuConfig {
 
     fn cross_checks(&self) -> Result<()> {
         let sm = &self.sm;
-        if sm.max_warps % sm.subcores != 0 {
+        if !sm.max_warps.is_multiple_of(sm.subcores) {
             return Err(Error::config(
                 "sm.subcores",
-                format!("{} does not divide sm.max_warps = {}", sm.subcores, sm.max_warps),
+                format!(
+                    "{} does not divide sm.max_warps = {}",
+                    sm.subcores, sm.max_warps
+                ),
             ));
         }
-        if sm.max_threads % 32 != 0 || sm.max_threads > sm.max_warps * 32 {
+        if !sm.max_threads.is_multiple_of(32) || sm.max_threads > sm.max_warps * 32 {
             return Err(Error::config(
                 "sm.max_threads",
-                format!("{} must be a multiple of 32 and at most sm.max_warps * 32 = {}", sm.max_threads, sm.max_warps * 32),
+                format!(
+                    "{} must be a multiple of 32 and at most sm.max_warps * 32 = {}",
+                    sm.max_threads,
+                    sm.max_warps * 32
+                ),
             ));
         }
-        if sm.registers % sm.reg_alloc_granularity != 0 {
+        if !sm.registers.is_multiple_of(sm.reg_alloc_granularity) {
             return Err(Error::config(
                 "sm.registers",
-                format!("{} is not a multiple of sm.reg_alloc_granularity = {}", sm.registers, sm.reg_alloc_granularity),
+                format!(
+                    "{} is not a multiple of sm.reg_alloc_granularity = {}",
+                    sm.registers, sm.reg_alloc_granularity
+                ),
             ));
         }
         if self.scheduler.two_level_active > sm.max_warps / sm.subcores {
@@ -133,14 +162,23 @@ impl GpuConfig {
             ("units.mem", &self.units.mem),
         ] {
             if 32 % u.width != 0 {
-                return Err(Error::config(format!("{name}.width"), format!("{} does not divide the warp size 32", u.width)));
+                return Err(Error::config(
+                    format!("{name}.width"),
+                    format!("{} does not divide the warp size 32", u.width),
+                ));
             }
         }
         if self.units.int.count == 0 {
-            return Err(Error::config("units.int.count", "0 is out of range 1..=16 (ops of missing units run on int)"));
+            return Err(Error::config(
+                "units.int.count",
+                "0 is out of range 1..=16 (ops of missing units run on int)",
+            ));
         }
         if self.units.mem.count == 0 {
-            return Err(Error::config("units.mem.count", "0 is out of range 1..=16 (memory instructions need a port)"));
+            return Err(Error::config(
+                "units.mem.count",
+                "0 is out of range 1..=16 (memory instructions need a port)",
+            ));
         }
         check_cache("l1d.cache", &self.l1d.cache)?;
         check_cache("const_cache", &self.const_cache)?;
@@ -150,20 +188,32 @@ impl GpuConfig {
         if !l2.interleave_bytes.is_power_of_two() || l2.interleave_bytes < l2.cache.line_bytes {
             return Err(Error::config(
                 "l2.interleave_bytes",
-                format!("{} must be a power of two >= l2.cache.line_bytes = {}", l2.interleave_bytes, l2.cache.line_bytes),
+                format!(
+                    "{} must be a power of two >= l2.cache.line_bytes = {}",
+                    l2.interleave_bytes, l2.cache.line_bytes
+                ),
             ));
         }
         let d = &self.dram;
-        if d.banks % d.bank_groups != 0 {
-            return Err(Error::config("dram.bank_groups", format!("{} does not divide dram.banks = {}", d.bank_groups, d.banks)));
+        if !d.banks.is_multiple_of(d.bank_groups) {
+            return Err(Error::config(
+                "dram.bank_groups",
+                format!("{} does not divide dram.banks = {}", d.bank_groups, d.banks),
+            ));
         }
         if !d.row_bytes.is_power_of_two() {
-            return Err(Error::config("dram.row_bytes", format!("{} is not a power of two", d.row_bytes)));
+            return Err(Error::config(
+                "dram.row_bytes",
+                format!("{} is not a power of two", d.row_bytes),
+            ));
         }
         if d.timing.t_rc < d.timing.t_ras {
             return Err(Error::config(
                 "dram.timing.t_rc",
-                format!("{} is below dram.timing.t_ras = {}", d.timing.t_rc, d.timing.t_ras),
+                format!(
+                    "{} is below dram.timing.t_ras = {}",
+                    d.timing.t_rc, d.timing.t_ras
+                ),
             ));
         }
         Ok(())
@@ -173,22 +223,34 @@ impl GpuConfig {
         let l1 = &self.l1d;
         let opts = &l1.shmem_options_kb;
         if opts.is_empty() {
-            return Err(Error::config("l1d.shmem_options_kb", "needs at least one carve-out option"));
+            return Err(Error::config(
+                "l1d.shmem_options_kb",
+                "needs at least one carve-out option",
+            ));
         }
         if opts.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(Error::config("l1d.shmem_options_kb", format!("{opts:?} must be strictly ascending")));
+            return Err(Error::config(
+                "l1d.shmem_options_kb",
+                format!("{opts:?} must be strictly ascending"),
+            ));
         }
         let largest = *opts.last().unwrap_or(&0);
         if largest > l1.unified_kb {
             return Err(Error::config(
                 "l1d.shmem_options_kb",
-                format!("option {largest} KiB does not fit in l1d.unified_kb = {}", l1.unified_kb),
+                format!(
+                    "option {largest} KiB does not fit in l1d.unified_kb = {}",
+                    l1.unified_kb
+                ),
             ));
         }
         if l1.cache.size_kb > l1.unified_kb {
             return Err(Error::config(
                 "l1d.cache.size_kb",
-                format!("{} exceeds l1d.unified_kb = {}", l1.cache.size_kb, l1.unified_kb),
+                format!(
+                    "{} exceeds l1d.unified_kb = {}",
+                    l1.cache.size_kb, l1.unified_kb
+                ),
             ));
         }
         if !l1.adaptive_carveout && l1.cache.size_kb + self.shmem.max_per_sm_kb > l1.unified_kb {
@@ -203,13 +265,19 @@ impl GpuConfig {
         if self.shmem.max_per_sm_kb > largest {
             return Err(Error::config(
                 "shmem.max_per_sm_kb",
-                format!("{} exceeds the largest carve-out option {largest} KiB", self.shmem.max_per_sm_kb),
+                format!(
+                    "{} exceeds the largest carve-out option {largest} KiB",
+                    self.shmem.max_per_sm_kb
+                ),
             ));
         }
         if self.shmem.max_per_cta_kb > self.shmem.max_per_sm_kb {
             return Err(Error::config(
                 "shmem.max_per_cta_kb",
-                format!("{} exceeds shmem.max_per_sm_kb = {}", self.shmem.max_per_cta_kb, self.shmem.max_per_sm_kb),
+                format!(
+                    "{} exceeds shmem.max_per_sm_kb = {}",
+                    self.shmem.max_per_cta_kb, self.shmem.max_per_sm_kb
+                ),
             ));
         }
         Ok(())
@@ -218,12 +286,18 @@ impl GpuConfig {
 
 fn check_icache(p: &str, c: &ICacheConfig) -> Result<()> {
     if !c.line_bytes.is_power_of_two() {
-        return Err(Error::config(format!("{p}.line_bytes"), format!("{} is not a power of two", c.line_bytes)));
+        return Err(Error::config(
+            format!("{p}.line_bytes"),
+            format!("{} is not a power of two", c.line_bytes),
+        ));
     }
-    if c.size_kb > 0 && (c.size_kb * 1024) % (c.line_bytes * c.assoc) != 0 {
+    if c.size_kb > 0 && !(c.size_kb * 1024).is_multiple_of(c.line_bytes * c.assoc) {
         return Err(Error::config(
             format!("{p}.size_kb"),
-            format!("{} KiB is not a whole number of sets of {} ways x {} B", c.size_kb, c.assoc, c.line_bytes),
+            format!(
+                "{} KiB is not a whole number of sets of {} ways x {} B",
+                c.size_kb, c.assoc, c.line_bytes
+            ),
         ));
     }
     Ok(())
@@ -233,23 +307,32 @@ fn check_icache(p: &str, c: &ICacheConfig) -> Result<()> {
 pub fn cache_sets(c: &CacheConfig) -> Option<u32> {
     let bytes = u64::from(c.size_kb) * 1024;
     let way = u64::from(c.line_bytes) * u64::from(c.assoc);
-    (way > 0 && bytes % way == 0 && bytes >= way).then(|| (bytes / way) as u32)
+    (way > 0 && bytes.is_multiple_of(way) && bytes >= way).then(|| (bytes / way) as u32)
 }
 
 fn check_cache(p: &str, c: &CacheConfig) -> Result<()> {
     if !c.line_bytes.is_power_of_two() {
-        return Err(Error::config(format!("{p}.line_bytes"), format!("{} is not a power of two", c.line_bytes)));
+        return Err(Error::config(
+            format!("{p}.line_bytes"),
+            format!("{} is not a power of two", c.line_bytes),
+        ));
     }
-    if !c.sector_bytes.is_power_of_two() || c.line_bytes % c.sector_bytes != 0 {
+    if !c.sector_bytes.is_power_of_two() || !c.line_bytes.is_multiple_of(c.sector_bytes) {
         return Err(Error::config(
             format!("{p}.sector_bytes"),
-            format!("{} must be a power of two dividing {p}.line_bytes = {}", c.sector_bytes, c.line_bytes),
+            format!(
+                "{} must be a power of two dividing {p}.line_bytes = {}",
+                c.sector_bytes, c.line_bytes
+            ),
         ));
     }
     if c.line_bytes / c.sector_bytes > 32 {
         return Err(Error::config(
             format!("{p}.sector_bytes"),
-            format!("{} gives more than 32 sectors per {} B line", c.sector_bytes, c.line_bytes),
+            format!(
+                "{} gives more than 32 sectors per {} B line",
+                c.sector_bytes, c.line_bytes
+            ),
         ));
     }
     let Some(sets) = cache_sets(c) else {
@@ -287,37 +370,58 @@ mod tests {
     fn out_of_range_names_key_and_range() {
         let mut c = GpuConfig::default();
         c.l1d.cache.assoc = 0;
-        assert_eq!(err(&c), "config key `l1d.cache.assoc`: 0 is out of range 1..=1024");
+        assert_eq!(
+            err(&c),
+            "config key `l1d.cache.assoc`: 0 is out of range 1..=1024"
+        );
         let mut c = GpuConfig::default();
         c.gpu.num_sms = 5000;
-        assert_eq!(err(&c), "config key `gpu.num_sms`: 5000 is out of range 1..=1024");
+        assert_eq!(
+            err(&c),
+            "config key `gpu.num_sms`: 5000 is out of range 1..=1024"
+        );
         let mut c = GpuConfig::default();
         c.clocks.core_mhz = 0.5;
-        assert_eq!(err(&c), "config key `clocks.core_mhz`: 0.5 is out of range 1..=10000");
+        assert_eq!(
+            err(&c),
+            "config key `clocks.core_mhz`: 0.5 is out of range 1..=10000"
+        );
         let mut c = GpuConfig::default();
         c.dram.kind = "sdram".into();
-        assert!(err(&c).starts_with("config key `dram.kind`: `sdram` is not allowed (one of gddr5,"));
+        assert!(
+            err(&c).starts_with("config key `dram.kind`: `sdram` is not allowed (one of gddr5,")
+        );
         let mut c = GpuConfig::default();
         c.gpu.id = "RTX".into();
         assert!(err(&c).contains("`gpu.id`"));
         let mut c = GpuConfig::default();
         c.l1d.shmem_options_kb = vec![0, 9000];
-        assert_eq!(err(&c), "config key `l1d.shmem_options_kb`: 9000 is out of range 0..=4096");
+        assert_eq!(
+            err(&c),
+            "config key `l1d.shmem_options_kb`: 9000 is out of range 0..=4096"
+        );
     }
 
     #[test]
     fn cross_field_rules() {
         let mut c = GpuConfig::default();
         c.sm.subcores = 3;
-        assert_eq!(err(&c), "config key `sm.subcores`: 3 does not divide sm.max_warps = 32");
+        assert_eq!(
+            err(&c),
+            "config key `sm.subcores`: 3 does not divide sm.max_warps = 32"
+        );
 
         let mut c = GpuConfig::default();
         c.l2.cache.sector_bytes = 48;
-        assert!(err(&c).starts_with("config key `l2.cache.sector_bytes`: 48 must be a power of two"));
+        assert!(
+            err(&c).starts_with("config key `l2.cache.sector_bytes`: 48 must be a power of two")
+        );
 
         let mut c = GpuConfig::default();
         c.l1d.cache.size_kb = 33; // 33 KiB / (256 ways * 128 B) is not whole
-        assert!(err(&c).starts_with("config key `l1d.cache.size_kb`: 33 KiB is not a positive whole number of sets"));
+        assert!(err(&c).starts_with(
+            "config key `l1d.cache.size_kb`: 33 KiB is not a positive whole number of sets"
+        ));
 
         let mut c = GpuConfig::default();
         c.l1d.shmem_options_kb = vec![32, 128];
@@ -336,20 +440,79 @@ mod tests {
 
         let mut c = GpuConfig::default();
         c.units.sp.width = 12;
-        assert_eq!(err(&c), "config key `units.sp.width`: 12 does not divide the warp size 32");
+        assert_eq!(
+            err(&c),
+            "config key `units.sp.width`: 12 does not divide the warp size 32"
+        );
 
         let mut c = GpuConfig::default();
         c.dram.bank_groups = 3;
-        assert_eq!(err(&c), "config key `dram.bank_groups`: 3 does not divide dram.banks = 16");
+        assert_eq!(
+            err(&c),
+            "config key `dram.bank_groups`: 3 does not divide dram.banks = 16"
+        );
+    }
+
+    /// Single source of truth: for every numeric key of the table, one past either end of its
+    /// range is rejected by `validate` with exactly the table's range text.
+    #[test]
+    fn every_range_of_the_table_is_enforced() {
+        use crate::config::apply_override;
+        let mut checked = 0;
+        for k in specs() {
+            if !matches!(k.kind, KeyKind::Int | KeyKind::Float) {
+                continue;
+            }
+            let (lo, hi) = (k.min.unwrap(), k.max.unwrap());
+            let step = if k.kind == KeyKind::Int { 1.0 } else { 0.5 };
+            for bad in [lo - step, hi + step] {
+                if bad < 0.0 || bad > f64::from(u32::MAX) {
+                    continue; // not representable in the field's type: serde rejects it
+                }
+                let text = if k.kind == KeyKind::Int {
+                    format!("{}", bad as i64)
+                } else {
+                    format!("{bad}")
+                };
+                let mut c = GpuConfig::default();
+                apply_override(&mut c, &k.key, &text).unwrap();
+                let e = c.validate().unwrap_err().to_string();
+                assert_eq!(
+                    e,
+                    format!(
+                        "config key `{}`: {text} is out of range {}",
+                        k.key,
+                        k.range_text()
+                    )
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 150, "{checked}");
     }
 
     #[test]
     fn sets_are_computed() {
-        let c = CacheConfig { size_kb: 128, line_bytes: 128, assoc: 16, ..CacheConfig::default() };
+        let c = CacheConfig {
+            size_kb: 128,
+            line_bytes: 128,
+            assoc: 16,
+            ..CacheConfig::default()
+        };
         assert_eq!(cache_sets(&c), Some(64));
-        let c = CacheConfig { size_kb: 96, line_bytes: 128, assoc: 32, ..CacheConfig::default() };
+        let c = CacheConfig {
+            size_kb: 96,
+            line_bytes: 128,
+            assoc: 32,
+            ..CacheConfig::default()
+        };
         assert_eq!(cache_sets(&c), Some(24));
-        let c = CacheConfig { size_kb: 1, line_bytes: 128, assoc: 16, ..CacheConfig::default() };
+        let c = CacheConfig {
+            size_kb: 1,
+            line_bytes: 128,
+            assoc: 16,
+            ..CacheConfig::default()
+        };
         assert_eq!(cache_sets(&c), None);
     }
 }

@@ -13,7 +13,8 @@
 //!  ...                                 ┘
 //! ```
 //! `features.subcore_frontend = false` gives Accel-Sim's front end: no L0, every sub-core's
-//! fetch goes straight to the L1I (which then serves several accesses per cycle), fetch groups
+//! fetch goes straight to the L1I (which then serves several accesses per cycle, a hit
+//! delivering with the L0 hit latency as GPGPU-Sim's fetch completes at once), fetch groups
 //! are the next trace entries whatever their lines, and all kernels share code address 0.
 
 use super::icache::{ICache, Probe};
@@ -164,7 +165,9 @@ impl FetchUnit {
                     }
                 };
             }
-            let (ready, hit) = l1_access(l1i, self.addr, now, p.miss_penalty);
+            // Accel-Sim's single-level I-cache: a hit delivers like an L0 hit would.
+            let hit_lat = self.l0.latency;
+            let (ready, hit) = l1_access(l1i, self.addr, now, hit_lat, p.miss_penalty);
             self.state = FetchState::Wait { ready };
             return if hit {
                 FetchOutcome::L1Hit
@@ -194,10 +197,17 @@ pub enum FetchOutcome {
     L1Miss,
 }
 
-/// One L1I access: (cycle the data is back, hit?). A miss allocates the line.
-pub fn l1_access(l1i: &mut ICache, addr: u64, now: Cycle, miss_penalty: u32) -> (Cycle, bool) {
+/// One L1I access: (cycle the data is back, hit?). A hit costs `hit_lat`; a miss costs the
+/// L1I latency plus the miss penalty and allocates the line.
+pub fn l1_access(
+    l1i: &mut ICache,
+    addr: u64,
+    now: Cycle,
+    hit_lat: u32,
+    miss_penalty: u32,
+) -> (Cycle, bool) {
     match l1i.probe(addr, now) {
-        Probe::Hit(t) => (t + l1i.latency as u64, true),
+        Probe::Hit(t) => (t + hit_lat as u64, true),
         Probe::Miss => {
             let ready = now + l1i.latency as u64 + miss_penalty as u64;
             l1i.fill(addr, ready);
@@ -219,7 +229,7 @@ pub fn l1i_arbiter(
     for k in 0..n {
         let s = (*rr + k) % n;
         if units[s].state == FetchState::Arb {
-            let (ready, hit) = l1_access(l1i, units[s].addr, now, miss_penalty);
+            let (ready, hit) = l1_access(l1i, units[s].addr, now, l1i.latency, miss_penalty);
             let addr = units[s].addr;
             units[s].l0.fill(addr, ready);
             units[s].state = FetchState::Wait { ready };

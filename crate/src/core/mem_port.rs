@@ -19,6 +19,8 @@ use crate::Cycle;
 pub enum SmMem {
     /// Fixed latencies from `cfg.analytic` (seed 000 Equation 1).
     Analytic(AnalyticSmMem),
+    /// The cycle memory system: L1D, shared memory, constant cache; misses go out as packets.
+    Cycle(Box<crate::mem::SmMemory>),
 }
 
 impl SmMem {
@@ -27,6 +29,7 @@ impl SmMem {
     pub fn try_request(&mut self, now: Cycle, req: MemRequest) -> Result<(), MemRequest> {
         match self {
             SmMem::Analytic(m) => m.try_request(now, req),
+            SmMem::Cycle(m) => m.try_request(now, req),
         }
     }
 
@@ -35,21 +38,24 @@ impl SmMem {
     pub fn pop_response(&mut self, now: Cycle) -> Option<MemResponse> {
         match self {
             SmMem::Analytic(m) => m.pop_response(now),
+            SmMem::Cycle(m) => m.pop_response(now),
         }
     }
 
     /// Advances one core cycle; packets for the interconnect go to `outbox`.
     #[inline]
-    pub fn tick(&mut self, _now: Cycle, _outbox: &mut Vec<NocPacket>) {
+    pub fn tick(&mut self, now: Cycle, outbox: &mut Vec<NocPacket>) {
         match self {
             SmMem::Analytic(_) => {}
+            SmMem::Cycle(m) => m.tick(now, outbox),
         }
     }
 
     /// A packet from the interconnect (a reply from an L2 slice).
-    pub fn deliver(&mut self, _now: Cycle, _pkt: NocPacket) {
+    pub fn deliver(&mut self, now: Cycle, pkt: NocPacket) {
         match self {
             SmMem::Analytic(_) => debug_assert!(false, "the analytical memory sends no packets"),
+            SmMem::Cycle(m) => m.deliver(now, pkt),
         }
     }
 
@@ -58,13 +64,15 @@ impl SmMem {
     pub fn next_event(&self) -> Option<Cycle> {
         match self {
             SmMem::Analytic(m) => m.next_event(),
+            SmMem::Cycle(m) => m.next_event(),
         }
     }
 
     /// A kernel starts on this SM (L1 / shared-memory carve-out).
-    pub fn begin_kernel(&mut self, _info: &KernelInfo, _cfg: &GpuConfig) {
+    pub fn begin_kernel(&mut self, info: &KernelInfo, cfg: &GpuConfig) {
         match self {
             SmMem::Analytic(_) => {}
+            SmMem::Cycle(m) => m.begin_kernel(info, cfg),
         }
     }
 
@@ -72,6 +80,15 @@ impl SmMem {
     pub fn outstanding(&self) -> usize {
         match self {
             SmMem::Analytic(m) => m.outstanding(),
+            SmMem::Cycle(m) => m.outstanding(),
+        }
+    }
+
+    /// The cycle memory system's counters (None for the analytical model).
+    pub fn cycle_stats(&self) -> Option<crate::mem::SmMemStats> {
+        match self {
+            SmMem::Analytic(_) => None,
+            SmMem::Cycle(m) => Some(m.stats()),
         }
     }
 }

@@ -31,9 +31,6 @@ pub mod sm;
 pub mod subcore;
 pub mod warp;
 
-#[cfg(test)]
-mod tests;
-
 pub use ctx::{KernelCtx, OpClass, StepCtx};
 pub use mem_port::SmMem;
 pub use sm::{IssueEvent, Sm, SmParams, SmShared};

@@ -81,8 +81,8 @@ impl RegFile {
         if (0..self.banks.min(64)).any(|b| need[b] > self.free[b]) {
             return false;
         }
-        for b in 0..self.banks.min(64) {
-            self.free[b] -= need[b];
+        for (f, n) in self.free.iter_mut().zip(need.iter()) {
+            *f -= *n;
         }
         true
     }

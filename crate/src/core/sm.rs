@@ -9,18 +9,14 @@
 //! ```
 
 use super::barrier;
-use super::collector::Collectors;
 use super::ctx::{KernelCtx, StepCtx, NUM_UNITS};
 use super::decode::group_limit;
-use super::exec::{pool_next_event, ExecUnits};
-use super::fetch::{l1i_arbiter, FetchParams, FetchUnit};
+use super::exec::pool_next_event;
+use super::fetch::{l1i_arbiter, FetchParams};
 use super::ibuffer::IBuffer;
 use super::icache::ICache;
 use super::ldst::{coalesce, CoalesceParams, MemPipe};
 use super::mem_port::SmMem;
-use super::regfile::RegFile;
-use super::result_bus::ResultBus;
-use super::scheduler::Scheduler;
 use super::subcore::SubCore;
 use super::warp::{CtaSlot, Warp};
 use crate::config::GpuConfig;
@@ -214,31 +210,7 @@ impl Sm {
         .unwrap_or(4);
         let per_warp = p.max_warps.div_ceil(p.subcores);
         let subcores = (0..p.subcores)
-            .map(|s| {
-                SubCore::new(
-                    s,
-                    Scheduler::new(
-                        cfg.scheduler.policy,
-                        per_warp,
-                        cfg.scheduler.two_level_active,
-                    ),
-                    FetchUnit::new(ICache::new(&cfg.frontend.l0i)),
-                    Collectors::new(cfg.regfile.collector_units),
-                    ExecUnits::new(counts),
-                    RegFile::new(
-                        cfg.regfile.banks,
-                        cfg.regfile.ports_per_bank,
-                        cfg.features.result_bus_ports,
-                    ),
-                    ResultBus::new(
-                        cfg.regfile.banks.max(1) as usize,
-                        cfg.regfile.ports_per_bank.clamp(1, 255) as u8,
-                        horizon,
-                        cfg.features.result_bus_ports,
-                    ),
-                    per_warp,
-                )
-            })
+            .map(|s| SubCore::new(s, cfg, counts, horizon, per_warp))
             .collect();
         let npipes = if p.subcore_mem { p.subcores } else { 1 };
         let baseline = !p.subcore_mem;

@@ -8,15 +8,17 @@
 //! ```
 
 use super::collector::{Block, Collectors};
-use super::ctx::{OpClass, StepCtx, U_DP, U_MEM};
+use super::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP, U_MEM};
 use super::exec::{completion, ExecUnits, InFlight};
 use super::fetch::{FetchOutcome, FetchUnit};
+use super::icache::ICache;
 use super::ldst::MemInst;
 use super::regfile::RegFile;
 use super::result_bus::{dst_banks, ResultBus};
 use super::scheduler::Scheduler;
 use super::scoreboard::Hazard;
 use super::{barrier, IssueEvent, SmShared};
+use crate::config::GpuConfig;
 use crate::stats::StallKind;
 use crate::trace::{OpKind, TraceInst};
 use crate::Cycle;
@@ -48,24 +50,30 @@ enum Check {
 }
 
 impl SubCore {
+    /// Sub-core `id` as `cfg` describes it; `counts` are pipelines per unit kind and `horizon`
+    /// the longest fixed latency (sizes the result-bus ring).
     pub fn new(
         id: usize,
-        sched: Scheduler,
-        fetch: FetchUnit,
-        cus: Collectors,
-        exec: ExecUnits,
-        rf: RegFile,
-        rb: ResultBus,
+        cfg: &GpuConfig,
+        counts: [u32; NUM_UNITS],
+        horizon: u32,
         max_warps: usize,
     ) -> Self {
+        let banks = cfg.regfile.banks.max(1);
+        let ports = cfg.regfile.ports_per_bank.clamp(1, 255);
+        let rb_on = cfg.features.result_bus_ports;
         SubCore {
             id,
-            sched,
-            fetch,
-            cus,
-            exec,
-            rf,
-            rb,
+            sched: Scheduler::new(
+                cfg.scheduler.policy,
+                max_warps,
+                cfg.scheduler.two_level_active,
+            ),
+            fetch: FetchUnit::new(ICache::new(&cfg.frontend.l0i)),
+            cus: Collectors::new(cfg.regfile.collector_units),
+            exec: ExecUnits::new(counts),
+            rf: RegFile::new(banks, ports, rb_on),
+            rb: ResultBus::new(banks as usize, ports as u8, horizon, rb_on),
             order: Vec::with_capacity(max_warps),
             last_stall: StallKind::Idle,
             last_stall_pc: None,
@@ -106,10 +114,6 @@ impl SubCore {
         changed |= self.dispatch(now, sh, ctx);
         changed |= self.issue(now, sh, ctx);
         if self.fetch.decode(now, &mut sh.warps) {
-            let w = &mut sh.warps[self.fetch.warp as usize];
-            if w.ib.head >= w.n_insts {
-                w.ib.len = 0; // fetched past an EXIT
-            }
             sh.note_maybe_done(self.fetch.warp);
             changed = true;
         }
@@ -426,9 +430,13 @@ impl SubCore {
                 barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
             }
             OpKind::Exit => {
+                // `@P0 EXIT` taken by only some lanes (a bounds check) leaves the others running:
+                // the trace goes on with them. Only the warp's last traced instruction ends it.
                 let w = &mut sh.warps[wi];
-                w.n_insts = idx + 1;
-                w.ib.len = 0;
+                if idx + 1 >= w.n_insts {
+                    w.n_insts = idx + 1;
+                    w.ib.len = 0;
+                }
             }
             _ => {}
         }

@@ -63,24 +63,76 @@ pub enum Executor {
     Parallel,
 }
 
-/// The global memory side (NoC, L2 slices, DRAM). Stepped after the SMs in the icnt, L2 and
-/// DRAM clock domains once the cycle memory system lands; with the analytical model every
-/// request is answered inside the SM's `SmMem`, so there is nothing here.
-#[derive(Debug, Default)]
+/// The global memory side (NoC, L2 slices, DRAM), stepped after the SMs in its own clock
+/// domains. With the analytical model every request is answered inside the SM's `SmMem`, so
+/// there is nothing here.
+#[derive(Default)]
 pub enum MemPartitions {
     #[default]
     None,
+    /// The cycle memory system (`model.memory = cycle`).
+    Cycle(Box<crate::mem::MemPartitions>),
+}
+
+impl std::fmt::Debug for MemPartitions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MemPartitions::None => f.write_str("None"),
+            MemPartitions::Cycle(_) => f.write_str("Cycle"),
+        }
+    }
 }
 
 impl MemPartitions {
-    fn accept(&mut self, _now: Cycle, pkt: &NocPacket) {
+    /// Takes the merged outboxes (what is refused stays in `pending`, in order, for the next
+    /// cycle), steps the memory side to `now` and returns the replies in SM order.
+    fn exchange(&mut self, now: Cycle, pending: &mut Vec<NocPacket>, replies: &mut Vec<NocPacket>) {
         match self {
-            MemPartitions::None => debug_assert!(false, "packet {pkt:?} without a memory system"),
+            MemPartitions::None => {
+                debug_assert!(pending.is_empty(), "packets without a memory system");
+                pending.clear();
+            }
+            MemPartitions::Cycle(m) => {
+                m.inject(now, pending);
+                m.tick(now, replies);
+            }
+        }
+    }
+    /// `ticks` cycles of clock domain `d` that fall in the current core cycle. The cycle memory
+    /// system converts core cycles to its own domains inside `exchange` (it keeps per-domain
+    /// clocks from `cfg.clocks`), so this hook only keeps the domain clocks advancing.
+    fn tick(&mut self, _d: clocks::Domain, _ticks: u64) {
+        match self {
+            MemPartitions::None | MemPartitions::Cycle(_) => {}
         }
     }
     fn next_event(&self) -> Option<Cycle> {
         match self {
             MemPartitions::None => None,
+            MemPartitions::Cycle(m) => m.next_event(),
+        }
+    }
+    fn is_idle(&self) -> bool {
+        match self {
+            MemPartitions::None => true,
+            MemPartitions::Cycle(m) => m.is_idle(),
+        }
+    }
+    fn warm(&mut self, addr: u64, bytes: u64) {
+        if let MemPartitions::Cycle(m) = self {
+            m.warm(addr, bytes);
+        }
+    }
+    fn end_kernel(&mut self) {
+        if let MemPartitions::Cycle(m) = self {
+            m.end_kernel();
+        }
+    }
+    /// Counters of the L2 slices, DRAM channels and crossbars (None for the analytical model).
+    pub fn stats(&self) -> Option<crate::mem::PartitionStats> {
+        match self {
+            MemPartitions::None => None,
+            MemPartitions::Cycle(m) => Some(m.stats()),
         }
     }
 }
@@ -100,7 +152,9 @@ pub struct Gpu {
     /// Distinct code slots handed out (one per distinct kernel name).
     code_slots: Vec<String>,
     outbox: Vec<NocPacket>,
+    replies: Vec<NocPacket>,
     pub memcpys: u64,
+    pub warnings: Vec<String>,
 }
 
 impl Gpu {
@@ -123,27 +177,52 @@ impl Gpu {
         if cfg.sm.max_warps == 0 || cfg.sm.max_warps > 1024 {
             return Err(Error::config("sm.max_warps", "must be 1..=1024"));
         }
+        let cycle_mem = model.memory == ModuleModel::Cycle;
         let sms = (0..cfg.gpu.num_sms)
-            .map(|i| Sm::new(i, &cfg, SmMem::Analytic(AnalyticSmMem::new(&cfg.analytic))))
-            .collect();
+            .map(|i| {
+                let mem = if cycle_mem {
+                    SmMem::Cycle(Box::new(crate::mem::SmMemory::new(&cfg, i)?))
+                } else {
+                    SmMem::Analytic(AnalyticSmMem::new(&cfg.analytic))
+                };
+                Ok(Sm::new(i, &cfg, mem))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let partitions = if cycle_mem {
+            MemPartitions::Cycle(Box::new(crate::mem::MemPartitions::try_new(&cfg)?))
+        } else {
+            MemPartitions::None
+        };
         Ok(Gpu {
             clocks: ClockDomains::new(&cfg.clocks),
             sms,
             kernels: Vec::new(),
             sched: BlockScheduler::default(),
-            partitions: MemPartitions::None,
+            partitions,
             executor: Executor::Serial,
             now: 0,
             last_progress: 0,
             code_slots: Vec::new(),
             outbox: Vec::new(),
+            replies: Vec::new(),
             memcpys: 0,
+            warnings: Vec::new(),
             cfg,
         })
     }
 
     /// Starts a kernel: occupancy, opcode classes, code address, CTAs queued.
-    fn start_kernel(&mut self, k: KernelTrace, trace_index: usize, stream: u64) -> Result<()> {
+    fn start_kernel(&mut self, mut k: KernelTrace, trace_index: usize, stream: u64) -> Result<()> {
+        if k.info.nregs > self.cfg.sm.max_regs_per_thread.max(1) {
+            // Some real traces carry garbage here (accelsim-my_app says 21955): run the kernel
+            // without a register limit rather than refuse it, and say so.
+            self.warnings.push(format!(
+                "kernel `{}`: header says {} registers per thread (more than sm.max_regs_per_thread = {}); \
+                 occupancy ignores registers for it",
+                k.info.name, k.info.nregs, self.cfg.sm.max_regs_per_thread
+            ));
+            k.info.nregs = 0;
+        }
         let occ = occupancy(&k.info, &self.cfg)?;
         let launch = self.kernels.len() as u32;
         let slot = match self.code_slots.iter().position(|n| *n == k.info.name) {
@@ -253,8 +332,25 @@ impl Gpu {
         for sm in &mut self.sms {
             self.outbox.append(&mut sm.sh.outbox);
         }
-        for pkt in self.outbox.drain(..) {
-            self.partitions.accept(now, &pkt);
+        // The memory side, after the SMs: accept packets, step, deliver replies in SM order.
+        self.partitions
+            .exchange(now, &mut self.outbox, &mut self.replies);
+        progress |= !self.replies.is_empty();
+        for r in self.replies.drain(..) {
+            if let Some(sm) = self.sms.get_mut(r.src_sm as usize) {
+                sm.sh.mem.deliver(now, r);
+            }
+        }
+        // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
+        for d in [
+            clocks::Domain::Icnt,
+            clocks::Domain::L2,
+            clocks::Domain::Dram,
+        ] {
+            let t = self.clocks.ticks_in(d, now);
+            if t > 0 {
+                self.partitions.tick(d, t);
+            }
         }
         for sm in &mut self.sms {
             for k in sm.sh.done_ctas.drain(..) {
@@ -262,6 +358,7 @@ impl Gpu {
                 run.ctas_done += 1;
                 if run.ctas_done == run.ctas_total {
                     run.end_at = Some(now);
+                    self.partitions.end_kernel();
                 }
                 progress = true;
             }
@@ -269,10 +366,20 @@ impl Gpu {
         progress
     }
 
+    /// No packet in flight and no SM memory side with work left.
+    fn mem_idle(&self) -> bool {
+        self.outbox.is_empty()
+            && self.partitions.is_idle()
+            && self.sms.iter().all(|sm| sm.sh.mem.next_event().is_none())
+    }
+
     /// Earliest cycle after `now` at which anything can change.
     fn next_event(&self) -> Option<Cycle> {
         let now = self.now;
         let mut best = self.partitions.next_event();
+        if !self.outbox.is_empty() {
+            best = Some(now + 1);
+        }
         let mut take = |c: Option<Cycle>| {
             if let Some(c) = c {
                 best = Some(best.map_or(c, |b| b.min(c)));
@@ -394,7 +501,12 @@ impl<'a> Simulator<'a> {
                     let stream = self.src.kernel_info(index).stream_id;
                     self.gpu.sched.queue.push_back((index, stream));
                 }
-                Command::MemcpyHtoD { .. } => self.gpu.memcpys += 1,
+                Command::MemcpyHtoD { addr, bytes } => {
+                    self.gpu.memcpys += 1;
+                    if self.gpu.cfg.l2.warm_from_memcpy {
+                        self.gpu.partitions.warm(addr, bytes);
+                    }
+                }
             }
             self.commands.pop_front();
         }
@@ -422,7 +534,8 @@ impl<'a> Simulator<'a> {
         let end = self.gpu.now.saturating_add(max_cycles);
         while self.gpu.now < end {
             let mut progress = self.admit()?;
-            if self.gpu.sched.all_done() && self.commands.is_empty() {
+            // Done when every CTA finished and the memory system has drained (posted stores).
+            if self.gpu.sched.all_done() && self.commands.is_empty() && self.gpu.mem_idle() {
                 let c = self.gpu.now;
                 self.done_at = Some(c);
                 return Ok(RunStatus::Done { cycle: c });

@@ -85,10 +85,10 @@ impl ModelChoice {
                 "only `cycle` is available in this build",
             ));
         }
-        if self.memory != ModuleModel::Analytical {
+        if self.memory == ModuleModel::Perfect {
             return Err(Error::config(
                 "model.memory",
-                "only `analytical` is available until the cycle memory system lands",
+                "only `analytical` and `cycle` are available",
             ));
         }
         Ok(())

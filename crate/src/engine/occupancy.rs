@@ -104,11 +104,9 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
             ),
         ));
     }
-    let limit_shmem = if shmem_per_cta == 0 {
-        u32::MAX
-    } else {
-        cfg.shmem.max_per_sm_kb * 1024 / shmem_per_cta
-    };
+    let limit_shmem = (cfg.shmem.max_per_sm_kb * 1024)
+        .checked_div(shmem_per_cta)
+        .unwrap_or(u32::MAX);
     let pairs = [
         (limit_ctas, Limiter::Ctas),
         (limit_warps, Limiter::Warps),

@@ -76,7 +76,31 @@ pub struct SimResult {
     pub totals: SmStats,
     pub per_sm: Vec<SmSummary>,
     pub memcpys: u64,
+    /// The cycle memory system's counters (absent with the analytical memory model).
+    pub memory: Option<MemSystemResult>,
+    /// Input problems worked around (e.g. an impossible register count in a trace header).
+    pub warnings: Vec<String>,
     pub config: GpuConfig,
+}
+
+/// Counters of the cycle memory system: the SMs' side merged in SM order, and the partitions.
+#[derive(Clone, Debug, Serialize)]
+pub struct MemSystemResult {
+    pub sm: crate::mem::SmMemStats,
+    pub partitions: crate::mem::PartitionStats,
+}
+
+impl MemSystemResult {
+    fn of(gpu: &Gpu) -> Option<MemSystemResult> {
+        let partitions = gpu.partitions.stats()?;
+        let mut sm = crate::mem::SmMemStats::default();
+        for s in &gpu.sms {
+            if let Some(st) = s.sh.mem.cycle_stats() {
+                sm.merge(&st);
+            }
+        }
+        Some(MemSystemResult { sm, partitions })
+    }
 }
 
 fn ratio(a: u64, b: u64) -> f64 {
@@ -174,6 +198,8 @@ impl SimResult {
             stall_stack: totals.stalls(),
             per_sm,
             memcpys: gpu.memcpys,
+            memory: MemSystemResult::of(gpu),
+            warnings: gpu.warnings.clone(),
             config: gpu.cfg.clone(),
             totals,
         }
@@ -204,6 +230,9 @@ impl SimResult {
             self.thread_insts,
             self.ipc
         );
+        for w in &self.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
         let _ = writeln!(s, "\nkernels:");
         for k in &self.kernels {
             let _ = writeln!(
@@ -237,7 +266,7 @@ impl SimResult {
         }
         let _ = writeln!(
             s,
-            "\nunits (dispatches, busy %% of active SM-cycles x sub-cores):"
+            "\nunits (dispatches, busy % of active SM-cycles x sub-cores):"
         );
         let denom = (t.active_cycles * self.config.sm.subcores as u64).max(1);
         for (name, u) in t.units.all() {
@@ -273,6 +302,21 @@ impl SimResult {
             m.const_reqs,
             m.tex_reqs
         );
+        if let Some(ms) = &self.memory {
+            let (l1, l2, d) = (&ms.sm.l1, &ms.partitions.l2, &ms.partitions.dram);
+            let _ = writeln!(
+                s,
+                "L1D hit rate {:.3} ({} accesses)   L2 hit rate {:.3} ({} accesses)   DRAM reads {} writes {} row hits {:.3}   {:.1} B/cycle",
+                l1.hit_rate(),
+                l1.accesses,
+                l2.hit_rate(),
+                l2.accesses,
+                d.reads,
+                d.writes,
+                d.row_hit_rate(),
+                ms.partitions.dram_bytes_per_cycle
+            );
+        }
         s
     }
 }

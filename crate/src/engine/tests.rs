@@ -700,3 +700,53 @@ fn parallel_stepping_equals_serial() {
         serde_json::to_string(&serial).unwrap()
     );
 }
+
+/// Every built-in workload runs to completion with every warp instruction issued once, and
+/// skipping idle cycles changes nothing (the per-PC tables included).
+#[test]
+fn builtin_workloads_run_and_skip_exactly() {
+    use crate::workload::{generate, list, Params};
+    let mut c = GpuConfig::default();
+    c.gpu.num_sms = 4;
+    c.analytic.l1_hit_rate = 0.5;
+    let mut covered = 0;
+    for w in list() {
+        let t = generate(w.name, &Params::new()).unwrap();
+        let expect: u64 = t
+            .commands
+            .iter()
+            .map(|c| match c {
+                Command::Kernel { index } => t.kernels[*index].warp_insts(),
+                _ => 0,
+            })
+            .sum();
+        if expect > 20_000 {
+            continue; // keep the suite fast: the small ones cover every kernel shape
+        }
+        covered += 1;
+        c.features.skip_idle_cycles = true;
+        let on = Simulator::new(c.clone(), ModelChoice::default(), Box::new(t.clone()))
+            .unwrap()
+            .run_to_end()
+            .unwrap();
+        c.features.skip_idle_cycles = false;
+        let mut off = Simulator::new(c.clone(), ModelChoice::default(), Box::new(t))
+            .unwrap()
+            .run_to_end()
+            .unwrap();
+        assert_eq!(on.warp_insts, expect, "{}", w.name);
+        assert!(
+            on.cycles > 0 && on.kernels.iter().all(|k| k.end_at <= on.cycles),
+            "{}",
+            w.name
+        );
+        off.config.features.skip_idle_cycles = true;
+        assert_eq!(
+            serde_json::to_string(&on).unwrap(),
+            serde_json::to_string(&off).unwrap(),
+            "{}",
+            w.name
+        );
+    }
+    assert!(covered >= 8, "only {covered} workloads small enough");
+}

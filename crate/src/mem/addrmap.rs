@@ -56,15 +56,25 @@ mod tests {
 
     #[test]
     fn linear_mapping_interleaves_chunks() {
-        let m = AddrMap { partitions: 4, subpartitions: 2, interleave: 256, index: IndexFn::Linear };
+        let m = AddrMap {
+            partitions: 4,
+            subpartitions: 2,
+            interleave: 256,
+            index: IndexFn::Linear,
+        };
         let slices: Vec<u32> = (0..10u64).map(|k| m.slice(k * 256)).collect();
         assert_eq!(slices, vec![0, 2, 4, 6, 1, 3, 5, 7, 0, 2]);
         assert_eq!(m.channel_addr(5 * 256 + 17), 256 + 17);
         // Hashed mapping covers every partition for a power-of-two stride.
-        let h = AddrMap { index: IndexFn::Ipoly, ..m };
-        let parts: std::collections::BTreeSet<u32> = (0..64u64).map(|k| h.partition(k * 4096)).collect();
+        let h = AddrMap {
+            index: IndexFn::Ipoly,
+            ..m
+        };
+        let parts: std::collections::BTreeSet<u32> =
+            (0..64u64).map(|k| h.partition(k * 4096)).collect();
         assert_eq!(parts.len(), 4);
-        let l: std::collections::BTreeSet<u32> = (0..64u64).map(|k| m.partition(k * 4096)).collect();
+        let l: std::collections::BTreeSet<u32> =
+            (0..64u64).map(|k| m.partition(k * 4096)).collect();
         assert_eq!(l.len(), 1);
     }
 }

@@ -45,7 +45,14 @@ impl LineReq {
 
 /// Coalesces the active lanes' addresses (`addrs[k]` belongs to the k-th set bit of `mask`, as in
 /// [`crate::trace::WarpTrace::addrs`]) into line requests, appended to `out` after clearing it.
-pub fn coalesce(mask: u32, addrs: &[u64], width: u32, line_bytes: u32, sector_bytes: u32, out: &mut Vec<LineReq>) {
+pub fn coalesce(
+    mask: u32,
+    addrs: &[u64],
+    width: u32,
+    line_bytes: u32,
+    sector_bytes: u32,
+    out: &mut Vec<LineReq>,
+) {
     out.clear();
     let w = width.max(1) as u64;
     let lb = line_bytes as u64;
@@ -69,7 +76,12 @@ pub fn coalesce(mask: u32, addrs: &[u64], width: u32, line_bytes: u32, sector_by
                     r.bytes += bytes;
                     r.lanes |= 1 << lane;
                 }
-                None => out.push(LineReq { addr: line, sectors: secs, bytes, lanes: 1 << lane }),
+                None => out.push(LineReq {
+                    addr: line,
+                    sectors: secs,
+                    bytes,
+                    lanes: 1 << lane,
+                }),
             }
             if seg_end == u64::MAX {
                 break;
@@ -85,13 +97,13 @@ pub fn coalesce(mask: u32, addrs: &[u64], width: u32, line_bytes: u32, sector_by
 pub fn shmem_wavefronts(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_width: u32) -> u32 {
     let banks = banks.max(1) as u64;
     let bw = bank_width.max(1) as u64;
-    let words_per_lane = (width.max(1) as u64).div_ceil(bw).min(8);
-    // (bank, word) pairs, at most 32 lanes * 8 words.
-    let mut pairs = [0u64; 256];
+    let w = width.max(1) as u64;
+    // Words touched, at most 32 lanes * 9 words (an unaligned 32 B access).
+    let mut pairs = [0u64; 288];
     let mut n = 0;
     for &a in addrs.iter().take(mask.count_ones() as usize) {
-        for k in 0..words_per_lane {
-            let word = a / bw + k;
+        let (first, last) = (a / bw, (a + w - 1) / bw);
+        for word in first..=last.min(first + 8) {
             if n < pairs.len() {
                 pairs[n] = word;
                 n += 1;
@@ -148,8 +160,24 @@ mod tests {
         let mut out = Vec::new();
         coalesce(0b1111, &addrs, 8, 128, 32, &mut out);
         assert_eq!(out.len(), 2);
-        assert_eq!(out[0], LineReq { addr: 0x1000, sectors: 0b0101, bytes: 16, lanes: 0b0011 });
-        assert_eq!(out[1], LineReq { addr: 0x1080, sectors: 0b0101, bytes: 16, lanes: 0b1100 });
+        assert_eq!(
+            out[0],
+            LineReq {
+                addr: 0x1000,
+                sectors: 0b0101,
+                bytes: 16,
+                lanes: 0b0011
+            }
+        );
+        assert_eq!(
+            out[1],
+            LineReq {
+                addr: 0x1080,
+                sectors: 0b0101,
+                bytes: 16,
+                lanes: 0b1100
+            }
+        );
         let sectors: u32 = out.iter().map(|r| r.sectors.count_ones()).sum();
         assert_eq!(sectors * 32, 128);
         // Without sectors (sector = line): 2 lines, 256 B.
@@ -163,14 +191,32 @@ mod tests {
         let addrs: Vec<u64> = (0..32).map(|i| 0x2000 + 4 * i).collect();
         let mut out = Vec::new();
         coalesce(u32::MAX, &addrs, 4, 128, 32, &mut out);
-        assert_eq!(out, vec![LineReq { addr: 0x2000, sectors: 0xf, bytes: 128, lanes: u32::MAX }]);
+        assert_eq!(
+            out,
+            vec![LineReq {
+                addr: 0x2000,
+                sectors: 0xf,
+                bytes: 128,
+                lanes: u32::MAX
+            }]
+        );
         // A 16 B access starting 8 B before a line boundary touches two lines; sparse mask.
         coalesce(0b100, &[0x207f8], 16, 128, 32, &mut out);
         assert_eq!(
             out,
             vec![
-                LineReq { addr: 0x20780, sectors: 0b1000, bytes: 8, lanes: 0b100 },
-                LineReq { addr: 0x20800, sectors: 0b0001, bytes: 8, lanes: 0b100 },
+                LineReq {
+                    addr: 0x20780,
+                    sectors: 0b1000,
+                    bytes: 8,
+                    lanes: 0b100
+                },
+                LineReq {
+                    addr: 0x20800,
+                    sectors: 0b0001,
+                    bytes: 8,
+                    lanes: 0b100
+                },
             ]
         );
     }

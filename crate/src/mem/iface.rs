@@ -91,4 +91,10 @@ pub struct NocPacket {
     /// true on the way back (data or write ack).
     pub reply: bool,
     pub level: HitLevel,
+    /// The sender wants a reply (loads, atomics, non-posted stores); posted write-through
+    /// stores from the L1 get none.
+    pub ack: bool,
+    /// An L1 line fill: the reply completes the SM's MSHR entry for `req.addr` instead of
+    /// answering `req.tag` directly.
+    pub fill: bool,
 }

@@ -8,14 +8,26 @@
 //!  functional::run: the same coalescer and SectorCache, no timing (seed 004)
 //! ```
 
+pub mod addrmap;
 pub mod cache;
 pub mod carveout;
+pub mod clock;
 pub mod coalesce;
-pub mod addrmap;
+pub mod dram;
+#[cfg(test)]
+mod engine_tests;
 pub mod functional;
 pub mod iface;
+pub mod l2;
+pub mod noc;
+pub mod partitions;
 pub mod reuse;
+pub mod sm;
+#[cfg(test)]
+mod timing_tests;
 
 pub use cache::{CacheStats, SectorCache};
 pub use coalesce::{coalesce, shmem_wavefronts, LineReq};
 pub use iface::*;
+pub use partitions::{nominal_latencies, MemPartitions, Nominal, PartitionStats};
+pub use sm::{SmMemStats, SmMemory};

@@ -113,7 +113,13 @@ impl ReuseProfile {
         if n == 0 {
             return 0.0;
         }
-        let hits: f64 = self.hist.iter().enumerate().filter(|(_, &c)| c > 0).map(|(d, &c)| c as f64 * p_hit(d as u64, a, b)).sum();
+        let hits: f64 = self
+            .hist
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(d, &c)| c as f64 * p_hit(d as u64, a, b))
+            .sum();
         hits / n as f64
     }
 }
@@ -166,7 +172,10 @@ mod tests {
     fn seed004_table1_distances() {
         // Table 1: addresses 2 4 6 2 3 6 with line size 2 -> lines 1 2 3 1 1 3.
         let mut r = ReuseProfile::new();
-        let d: Vec<Option<u64>> = [2u64, 4, 6, 2, 3, 6].iter().map(|a| r.access(a / 2)).collect();
+        let d: Vec<Option<u64>> = [2u64, 4, 6, 2, 3, 6]
+            .iter()
+            .map(|a| r.access(a / 2))
+            .collect();
         assert_eq!(d, vec![None, None, None, Some(2), Some(0), Some(1)]);
     }
 

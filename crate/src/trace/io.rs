@@ -61,10 +61,19 @@ pub fn decompress(raw: Box<dyn Read + Send>, name: &str) -> Result<Input> {
     let magic = peek(&mut br, 6).map_err(|e| Error::io(name, e))?;
     Ok(match Compression::detect(&magic) {
         Compression::None => Box::new(br),
-        Compression::Gzip => Box::new(BufReader::with_capacity(BUF, flate2::bufread::MultiGzDecoder::new(br))),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            BUF,
+            flate2::bufread::MultiGzDecoder::new(br),
+        )),
         Compression::Zstd => {
-            let d = ruzstd::decoding::StreamingDecoder::new(br)
-                .map_err(|e| Error::parse(name, 0, "zstd frame", format!("not a valid zstd stream: {e}")))?;
+            let d = ruzstd::decoding::StreamingDecoder::new(br).map_err(|e| {
+                Error::parse(
+                    name,
+                    0,
+                    "zstd frame",
+                    format!("not a valid zstd stream: {e}"),
+                )
+            })?;
             Box::new(BufReader::with_capacity(BUF, d))
         }
         Compression::Xz => xz_reader(br, name)?,
@@ -89,18 +98,31 @@ fn xz_reader(br: BufReader<Box<dyn Read + Send>>, name: &str) -> Result<Input> {
         .name("xz-decode".into())
         .spawn(move || {
             let mut br = br;
-            let mut w = ChunkSender { tx: tx.clone(), buf: Vec::with_capacity(BUF) };
+            let mut w = ChunkSender {
+                tx: tx.clone(),
+                buf: Vec::with_capacity(BUF),
+            };
             let r = lzma_rs::xz_decompress(&mut br, &mut w);
             let r = match r {
                 Ok(()) => io::Write::flush(&mut w),
-                Err(e) => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{name_owned}: xz: {e}"))),
+                Err(e) => Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{name_owned}: xz: {e}"),
+                )),
             };
             if let Err(e) = r {
                 let _ = tx.send(Err(e));
             }
         })
         .map_err(|e| Error::io(name, e))?;
-    Ok(Box::new(BufReader::with_capacity(BUF, ChunkReader { rx, cur: Vec::new(), pos: 0 })))
+    Ok(Box::new(BufReader::with_capacity(
+        BUF,
+        ChunkReader {
+            rx,
+            cur: Vec::new(),
+            pos: 0,
+        },
+    )))
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -133,7 +155,9 @@ impl io::Write for ChunkSender {
         }
         let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(BUF));
         // The reader went away: stop decoding.
-        self.tx.send(Ok(chunk)).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "reader closed"))
+        self.tx
+            .send(Ok(chunk))
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "reader closed"))
     }
 }
 
@@ -225,7 +249,8 @@ mod tests {
         assert_eq!(Compression::detect(&gz), Compression::Gzip);
         assert_eq!(read_all(open_bytes(gz.into(), "g").unwrap()), TEXT);
 
-        let zst = ruzstd::encoding::compress_to_vec(TEXT, ruzstd::encoding::CompressionLevel::Fastest);
+        let zst =
+            ruzstd::encoding::compress_to_vec(TEXT, ruzstd::encoding::CompressionLevel::Fastest);
         assert_eq!(Compression::detect(&zst), Compression::Zstd);
         assert_eq!(read_all(open_bytes(zst.into(), "z").unwrap()), TEXT);
 
@@ -238,7 +263,9 @@ mod tests {
     #[test]
     fn large_xz_streams_through_the_channel_in_order() {
         // More than a few channel chunks, so ordering and end-of-stream are exercised.
-        let data: Vec<u8> = (0..400_000u32).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let data: Vec<u8> = (0..400_000u32)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
         let mut xz = Vec::new();
         lzma_rs::xz_compress(&mut &data[..], &mut xz).unwrap();
         assert_eq!(read_all(open_bytes(xz.into(), "x").unwrap()), data);
@@ -266,8 +293,17 @@ mod tests {
 
     #[test]
     fn suffixes_are_stripped() {
-        assert_eq!(strip_compression_suffix("kernel-1.traceg.xz"), "kernel-1.traceg");
-        assert_eq!(strip_compression_suffix("kernel-1.trace.zst"), "kernel-1.trace");
-        assert_eq!(strip_compression_suffix("kernel-1.traceg"), "kernel-1.traceg");
+        assert_eq!(
+            strip_compression_suffix("kernel-1.traceg.xz"),
+            "kernel-1.traceg"
+        );
+        assert_eq!(
+            strip_compression_suffix("kernel-1.trace.zst"),
+            "kernel-1.trace"
+        );
+        assert_eq!(
+            strip_compression_suffix("kernel-1.traceg"),
+            "kernel-1.traceg"
+        );
     }
 }

@@ -45,7 +45,11 @@ pub struct Counts {
 
 impl Counts {
     fn finish(&mut self) {
-        self.bytes_per_inst = if self.warp_insts == 0 { 0.0 } else { self.bytes_accessed as f64 / self.warp_insts as f64 };
+        self.bytes_per_inst = if self.warp_insts == 0 {
+            0.0
+        } else {
+            self.bytes_accessed as f64 / self.warp_insts as f64
+        };
     }
     fn add(&mut self, o: &Counts) {
         self.warp_insts += o.warp_insts;
@@ -109,7 +113,11 @@ pub fn kind_name(k: OpKind) -> &'static str {
 
 /// Reads every kernel of `src` once and counts.
 pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
-    let mut out = TraceSummary { name: src.name().to_string(), trace_hash: src.trace_hash(), ..Default::default() };
+    let mut out = TraceSummary {
+        name: src.name().to_string(),
+        trace_hash: src.trace_hash(),
+        ..Default::default()
+    };
     for c in src.commands() {
         if let Command::MemcpyHtoD { bytes, .. } = c {
             out.memcpy_count += 1;
@@ -144,9 +152,13 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
                         c.mem_insts += 1;
                         c.bytes_accessed += i.mem_width as u64 * i.active_lanes() as u64;
                         for (_, a) in w.lane_addrs(i) {
-                            if matches!(space_of(op, &windows, a), MemSpace::Global | MemSpace::Local) {
+                            if matches!(
+                                space_of(op, &windows, a),
+                                MemSpace::Global | MemSpace::Local
+                            ) {
                                 let first = a / LINE_BYTES;
-                                let last = a.saturating_add((i.mem_width as u64).max(1) - 1) / LINE_BYTES;
+                                let last =
+                                    a.saturating_add((i.mem_width as u64).max(1) - 1) / LINE_BYTES;
                                 for l in first..=last {
                                     lines.insert(l);
                                 }
@@ -161,7 +173,10 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
                 c.by_unit.insert(u.name().to_string(), n);
             }
         }
-        c.by_kind = kind_n.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        c.by_kind = kind_n
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
         c.footprint_lines = lines.len() as u64;
         c.finish();
         all_lines.extend(lines);
@@ -207,11 +222,26 @@ fn short(name: &str, n: usize) -> String {
 pub fn render_table(s: &TraceSummary) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "trace {}  (hash {})", s.name, s.trace_hash);
-    let _ = writeln!(o, "{} kernel(s), {} host-to-device copies ({} bytes)\n", s.kernels.len(), s.memcpy_count, s.memcpy_bytes);
+    let _ = writeln!(
+        o,
+        "{} kernel(s), {} host-to-device copies ({} bytes)\n",
+        s.kernels.len(),
+        s.memcpy_count,
+        s.memcpy_bytes
+    );
     let _ = writeln!(
         o,
         "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8}",
-        "#", "kernel", "grid", "block", "bin", "warp insts", "thread insts", "mem insts", "footprint B", "B/inst"
+        "#",
+        "kernel",
+        "grid",
+        "block",
+        "bin",
+        "warp insts",
+        "thread insts",
+        "mem insts",
+        "footprint B",
+        "B/inst"
     );
     for k in &s.kernels {
         let _ = writeln!(
@@ -246,12 +276,143 @@ pub fn render_table(s: &TraceSummary) -> String {
     );
     let _ = writeln!(o, "mix by unit: {}", mix(&t.by_unit, t.warp_insts));
     let _ = writeln!(o, "mix by kind: {}", mix(&t.by_kind, t.warp_insts));
-    let _ = writeln!(o, "bytes accessed: {}  distinct 128 B lines: {}", t.bytes_accessed, t.footprint_lines);
+    let _ = writeln!(
+        o,
+        "bytes accessed: {}  distinct 128 B lines: {}",
+        t.bytes_accessed, t.footprint_lines
+    );
     if t.unknown_insts == 0 {
         let _ = writeln!(o, "unknown opcodes: none");
     } else {
-        let names: Vec<String> = t.unknown_opcodes.iter().map(|(k, v)| format!("{k} x{v}")).collect();
-        let _ = writeln!(o, "unknown opcodes: {} warp instructions ({})", t.unknown_insts, names.join(", "));
+        let names: Vec<String> = t
+            .unknown_opcodes
+            .iter()
+            .map(|(k, v)| format!("{k} x{v}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "unknown opcodes: {} warp instructions ({})",
+            t.unknown_insts,
+            names.join(", ")
+        );
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::accelsim::{AccelSimTrace, OpenOptions};
+    use crate::trace::opcodes::Arch;
+
+    fn real(dir: &str) -> std::path::PathBuf {
+        let m = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        ["../../shared/real-traces", "../../../shared/real-traces"]
+            .iter()
+            .map(|u| m.join(u).join(dir))
+            .find(|p| p.is_dir())
+            .expect("real traces next to the repository")
+    }
+
+    fn sum(dir: &str) -> TraceSummary {
+        let mut t = AccelSimTrace::open(
+            real(dir),
+            OpenOptions {
+                default_arch: Arch::Volta,
+            },
+        )
+        .unwrap();
+        summarize(&mut t).unwrap()
+    }
+
+    fn map(v: &[(&str, u64)]) -> BTreeMap<String, u64> {
+        v.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn vectoradd_summary_matches_hand_counts() {
+        // Counted from the file: 4 warps x 23 + 28 x 9 lines; opcodes XMAD 96, S2R 64, NOP 36,
+        // EXIT 36, MOV 32, ISETP 32, IADD 24, LDG 8, SHL 4, SHR 4, FADD 4, STG 4.
+        let s = sum("microgpusim-vectoradd-100-32");
+        assert_eq!((s.memcpy_count, s.memcpy_bytes), (3, 1200));
+        let k = &s.kernels[0];
+        assert_eq!((k.ctas, k.warps_per_cta, k.binary_version), (1, 32, 61));
+        let c = &k.counts;
+        assert_eq!(
+            (c.warp_insts, c.thread_insts, c.mem_insts),
+            (344, 10516, 12)
+        );
+        // 100 floats read twice and written once: 1200 bytes, 3 arrays x 400 B = 12 lines.
+        assert_eq!((c.bytes_accessed, c.footprint_lines), (1200, 12));
+        assert_eq!(c.bytes_per_inst, 1200.0 / 344.0);
+        assert_eq!(
+            c.by_unit,
+            map(&[("int", 292), ("branch", 36), ("mem", 12), ("sp", 4)])
+        );
+        assert_eq!(
+            c.by_kind,
+            map(&[
+                ("alu", 260),
+                ("nop", 36),
+                ("exit", 36),
+                ("load", 8),
+                ("store", 4)
+            ])
+        );
+        assert_eq!(c.unknown_insts, 0);
+        assert_eq!(s.total, *c);
+        let table = render_table(&s);
+        assert!(table.contains("unknown opcodes: none"), "{table}");
+        assert!(
+            table.contains("mix by unit: int 84.9%, branch 10.5%, mem 3.5%, sp 1.2%"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn matrixmul_and_my_app_summaries() {
+        let s = sum("microgpusim-matrixmul-32-32");
+        let c = &s.kernels[0].counts;
+        // Shared-memory accesses (LDS/STS, 1344 of the 1440) do not count towards the footprint.
+        assert_eq!(
+            (
+                c.warp_insts,
+                c.thread_insts,
+                c.mem_insts,
+                c.bytes_accessed,
+                c.footprint_lines
+            ),
+            (4416, 139264, 1440, 282624, 96)
+        );
+        let s = sum("accelsim-my_app");
+        let c = &s.kernels[0].counts;
+        assert_eq!(
+            (
+                c.warp_insts,
+                c.thread_insts,
+                c.mem_insts,
+                c.bytes_accessed,
+                c.footprint_lines
+            ),
+            (7260, 225280, 880, 450560, 3520)
+        );
+        let j = serde_json::to_value(&s).unwrap();
+        assert_eq!(j["kernels"][0]["warp_insts"], 7260);
+        assert_eq!(j["total"]["footprint_lines"], 3520);
+    }
+
+    #[test]
+    fn unknown_opcodes_are_counted() {
+        let text = "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-binary version = 70\n-accelsim tracer version = 4\n\n#traces format\n\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n0000 ffffffff 0 FROB.X 0 0\n0010 0000ffff 0 FROB.X 0 0\n0020 ffffffff 0 EXIT 0 0\n#END_TB\n";
+        let files = vec![(
+            "kernel-1.traceg".to_string(),
+            std::sync::Arc::from(text.as_bytes()),
+        )];
+        let mut t = AccelSimTrace::from_files("t", files, OpenOptions::default()).unwrap();
+        let s = summarize(&mut t).unwrap();
+        assert_eq!(s.total.unknown_insts, 2);
+        assert_eq!(s.total.unknown_opcodes, map(&[("FROB.X", 2)]));
+        assert_eq!(s.total.thread_insts, 32 + 16 + 32);
+        assert!(render_table(&s).contains("unknown opcodes: 2 warp instructions (FROB.X x2)"));
+    }
 }

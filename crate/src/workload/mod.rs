@@ -26,12 +26,14 @@ mod histogram;
 mod matmul;
 mod micro;
 mod ops;
+pub mod output;
 mod reduction;
 mod stencil;
 mod transpose;
 mod vecadd;
 
 pub use builder::{KernelBuilder, Layout, Thread, WarpBuilder};
+pub use output::OutFormat;
 pub use params::{Args, ParamDesc, Params};
 
 use crate::trace::model::MemTrace;

@@ -561,3 +561,37 @@ fn registry_lists_every_workload_with_valid_defaults() {
     let t = gen("vecadd", &["n=100"]);
     assert_eq!(t.name, "vecadd:n=100,block=128,vec=1,binary_version=80");
 }
+
+#[test]
+fn every_workload_round_trips_through_accelsim_text() {
+    use crate::trace::accelsim::{kernel_to_text, read_kernel_bytes};
+    use crate::trace::opcodes::Arch;
+    for d in list() {
+        let t = generate(d.name, &Params::new()).unwrap();
+        let k = &t.kernels[0];
+        let text = kernel_to_text(k).unwrap();
+        let back = read_kernel_bytes(&text, "kernel-1.traceg", Arch::Ampere)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        assert_eq!(back.info, k.info, "{}", d.name);
+        assert_eq!(back.ctas.len(), k.ctas.len());
+        for (ca, cb) in k.ctas.iter().zip(&back.ctas) {
+            for (wa, wb) in ca.warps.iter().zip(&cb.warps) {
+                assert_eq!(wa.addrs, wb.addrs, "{}", d.name);
+                for (ia, ib) in wa.insts.iter().zip(&wb.insts) {
+                    assert_eq!(k.ops.get(ia.op), back.ops.get(ib.op), "{}", d.name);
+                    assert_eq!(
+                        (ia.pc, ia.mask, ia.dsts(), ia.srcs(), ia.mem_width),
+                        (ib.pc, ib.mask, ib.dsts(), ib.srcs(), ib.mem_width)
+                    );
+                    assert_eq!(
+                        (ia.has_imm(), ia.imm),
+                        (ib.has_imm(), ib.imm),
+                        "{} pc {:#x}",
+                        d.name,
+                        ia.pc
+                    );
+                }
+            }
+        }
+    }
+}

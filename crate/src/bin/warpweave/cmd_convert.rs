@@ -14,7 +14,9 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use warpweave::trace::accelsim::{write_dir, AccelSimTrace, OpenOptions};
-use warpweave::trace::compact::{decode_all_count, decode_chunk, is_compact, write_compact, CompactReader, WriteOptions};
+use warpweave::trace::compact::{
+    decode_all_count, decode_chunk, is_compact, write_compact, CompactReader, WriteOptions,
+};
 use warpweave::trace::model::{Command, CtaTrace, KernelInfo, KernelStream, OpTable, TraceSource};
 use warpweave::trace::opcodes::Arch;
 use warpweave::{Error, Result};
@@ -92,19 +94,28 @@ fn path_is_compact(path: &Path) -> bool {
         return false;
     }
     let mut head = [0u8; 8];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && is_compact(&head)
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && is_compact(&head)
 }
 
 fn open_source(path: &Path, arch: Arch) -> Result<Box<dyn TraceSource + Send>> {
     if path_is_compact(path) {
         Ok(Box::new(CompactReader::open(path)?))
     } else {
-        Ok(Box::new(AccelSimTrace::open(path, OpenOptions { default_arch: arch })?))
+        Ok(Box::new(AccelSimTrace::open(
+            path,
+            OpenOptions { default_arch: arch },
+        )?))
     }
 }
 
 fn default_output(input: &Path, to: Format) -> PathBuf {
-    let name = input.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into());
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "trace".into());
     let stem = name.strip_suffix(".wwt").unwrap_or(&name).to_string();
     let parent = input.parent().unwrap_or(Path::new(""));
     match to {
@@ -155,7 +166,10 @@ impl TraceSource for Counted<'_> {
     }
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
         let bar = self.bar.clone();
-        Ok(Box::new(CountedStream { inner: self.inner.open_kernel(k)?, bar }))
+        Ok(Box::new(CountedStream {
+            inner: self.inner.open_kernel(k)?,
+            bar,
+        }))
     }
     fn trace_hash(&self) -> String {
         self.inner.trace_hash()
@@ -163,12 +177,16 @@ impl TraceSource for Counted<'_> {
 }
 
 fn progress_bar(src: &dyn TraceSource, quiet: bool, verb: &str) -> ProgressBar {
-    let total: u64 = (0..src.kernel_count()).map(|k| src.kernel_info(k).num_ctas()).sum();
+    let total: u64 = (0..src.kernel_count())
+        .map(|k| src.kernel_info(k).num_ctas())
+        .sum();
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template(&format!("{verb} {{bar:40}} {{pos}}/{{len}} CTAs ({{elapsed}}, eta {{eta}})"));
+    let style = ProgressStyle::with_template(&format!(
+        "{verb} {{bar:40}} {{pos}}/{{len}} CTAs ({{elapsed}}, eta {{eta}})"
+    ));
     if let Ok(s) = style {
         bar.set_style(s);
     }
@@ -180,21 +198,37 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     let input_compact = path_is_compact(&args.input);
     if args.bench_decode.is_some() && args.output.is_none() && args.to.is_none() {
         if !input_compact {
-            return Err(Error::other(format!("{}: --bench-decode needs a compact file", args.input.display())));
+            return Err(Error::other(format!(
+                "{}: --bench-decode needs a compact file",
+                args.input.display()
+            )));
         }
         return bench_decode(&args.input, args.bench_decode.unwrap_or(1.0));
     }
-    let to = args.to.unwrap_or(if input_compact { Format::Text } else { Format::Compact });
-    let out = args.output.clone().unwrap_or_else(|| default_output(&args.input, to));
+    let to = args.to.unwrap_or(if input_compact {
+        Format::Text
+    } else {
+        Format::Compact
+    });
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&args.input, to));
     let mut src = open_source(&args.input, arch)?;
     let t0 = Instant::now();
     let bar = progress_bar(&*src, args.quiet, "converting");
-    let mut counted = Counted { inner: &mut *src, bar: &bar };
+    let mut counted = Counted {
+        inner: &mut *src,
+        bar: &bar,
+    };
     match to {
         Format::Compact => {
             let shown = out.display().to_string();
             let f = std::fs::File::create(&out).map_err(|e| Error::io(&shown, e))?;
-            let opts = WriteOptions { level: args.level, chunk_insts: args.chunk_insts };
+            let opts = WriteOptions {
+                level: args.level,
+                chunk_insts: args.chunk_insts,
+            };
             let s = write_compact(&mut counted, std::io::BufWriter::new(f), &opts, &mut |_| {})
                 .map_err(|e| rename_output(e, &shown))?;
             bar.finish_and_clear();
@@ -212,17 +246,30 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         Format::Text => {
             let names = write_dir(&out, &mut counted)?;
             bar.finish_and_clear();
-            eprintln!("wrote {}: kernelslist.g and {} kernel files ({:.2} s)", out.display(), names.len(), t0.elapsed().as_secs_f64());
+            eprintln!(
+                "wrote {}: kernelslist.g and {} kernel files ({:.2} s)",
+                out.display(),
+                names.len(),
+                t0.elapsed().as_secs_f64()
+            );
         }
     }
     if args.verify {
         let mut a = open_source(&args.input, arch)?;
         let mut b = open_source(&out, arch)?;
         verify(&mut *a, &mut *b)?;
-        eprintln!("verified: {} and {} hold the same kernels, CTAs and instructions", args.input.display(), out.display());
+        eprintln!(
+            "verified: {} and {} hold the same kernels, CTAs and instructions",
+            args.input.display(),
+            out.display()
+        );
     }
     if let Some(secs) = args.bench_decode {
-        let target = if to == Format::Compact { &out } else { &args.input };
+        let target = if to == Format::Compact {
+            &out
+        } else {
+            &args.input
+        };
         bench_decode(target, secs)?;
     }
     Ok(())
@@ -242,7 +289,11 @@ fn verify(a: &mut dyn TraceSource, b: &mut dyn TraceSource) -> Result<()> {
         return fail("the command lists differ".into());
     }
     if a.kernel_count() != b.kernel_count() {
-        return fail(format!("{} kernels against {}", a.kernel_count(), b.kernel_count()));
+        return fail(format!(
+            "{} kernels against {}",
+            a.kernel_count(),
+            b.kernel_count()
+        ));
     }
     for k in 0..a.kernel_count() {
         let mut sa = a.open_kernel(k)?;
@@ -259,13 +310,18 @@ fn verify(a: &mut dyn TraceSource, b: &mut dyn TraceSource) -> Result<()> {
                     for (wx, wy) in x.warps.iter().zip(&y.warps) {
                         for (ix, iy) in wx.insts.iter().zip(&wy.insts) {
                             if sa.ops().get(ix.op).name != sb.ops().get(iy.op).name {
-                                return fail(format!("kernel {k} CTA {i}: opcode names differ at pc {:#x}", ix.pc));
+                                return fail(format!(
+                                    "kernel {k} CTA {i}: opcode names differ at pc {:#x}",
+                                    ix.pc
+                                ));
                             }
                         }
                     }
                     let strip = |c: &CtaTrace| {
                         let mut c = c.clone();
-                        c.warps.iter_mut().for_each(|w| w.insts.iter_mut().for_each(|x| x.op = Default::default()));
+                        c.warps.iter_mut().for_each(|w| {
+                            w.insts.iter_mut().for_each(|x| x.op = Default::default())
+                        });
                         c
                     };
                     if strip(&x) != strip(&y) {
@@ -303,7 +359,10 @@ fn bench_decode(path: &Path, secs: f64) -> Result<()> {
         }
         let (n, rounds, dt) = repeat(secs, || {
             raws.par_iter()
-                .map(|(k, c, raw)| decode_chunk(&rd, *k, *c, raw).map(|v| v.iter().map(|x| x.warp_insts()).sum::<u64>()))
+                .map(|(k, c, raw)| {
+                    decode_chunk(&rd, *k, *c, raw)
+                        .map(|v| v.iter().map(|x| x.warp_insts()).sum::<u64>())
+                })
                 .try_reduce(|| 0, |a, b| Ok(a + b))
         })?;
         println!(

@@ -1,26 +1,47 @@
-//! The `warpweave` command-line tool.
+//! The `warpweave` command-line tool: one subcommand per job, each in its own `cmd_*.rs`.
+//! Every error is printed as one plain line naming the file, line or key, with exit status 1.
 
 use clap::{Parser, Subcommand};
 
+mod cmd_config;
 mod cmd_convert;
+mod cmd_gen;
+mod cmd_info;
+mod cmd_sweep;
 
-#[derive(Parser, Debug)]
-#[command(name = "warpweave", version, about = "A trace-driven GPU architecture simulator")]
+#[derive(Parser)]
+#[command(
+    name = "warpweave",
+    version,
+    about = "A trace-driven GPU architecture simulator"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
 }
 
-#[derive(Subcommand, Debug)]
+#[derive(Subcommand)]
 enum Cmd {
+    /// What is in a trace: kernels, shapes, instruction mix, footprint.
+    Info(cmd_info::InfoArgs),
     /// Convert traces between Accel-Sim text and the compact binary format.
     Convert(cmd_convert::ConvertArgs),
+    /// Generate a trace from a built-in workload model.
+    Gen(cmd_gen::GenArgs),
+    /// GPU presets: list, show the effective config, import an Accel-Sim config.
+    Config(cmd_config::ConfigArgs),
+    /// Design-space sweeps over config keys and workloads, locally or on SLURM.
+    Sweep(cmd_sweep::SweepArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
-    let r = match &cli.cmd {
-        Cmd::Convert(a) => cmd_convert::run(a),
+    let r = match cli.cmd {
+        Cmd::Info(a) => cmd_info::run(&a),
+        Cmd::Convert(a) => cmd_convert::run(&a),
+        Cmd::Gen(a) => cmd_gen::run(&a),
+        Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
+        Cmd::Sweep(a) => cmd_sweep::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");

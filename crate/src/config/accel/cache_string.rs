@@ -52,12 +52,22 @@ fn letter(field: &str, what: &str, allowed: &str) -> Result<char, String> {
     let mut cs = field.trim().chars();
     match (cs.next(), cs.next()) {
         (Some(c), None) if allowed.contains(c) => Ok(c),
-        _ => Err(format!("{what} `{field}` is not one of {}", allowed.chars().map(String::from).collect::<Vec<_>>().join(", "))),
+        _ => Err(format!(
+            "{what} `{field}` is not one of {}",
+            allowed
+                .chars()
+                .map(String::from)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 
 fn number(field: &str, what: &str) -> Result<u32, String> {
-    field.trim().parse::<u32>().map_err(|_| format!("{what} `{field}` is not a whole number"))
+    field
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| format!("{what} `{field}` is not a whole number"))
 }
 
 /// Parse a cache string such as `S:4:128:64,L:T:m:L:L,A:512:8,16:0,32`.
@@ -71,9 +81,18 @@ pub fn parse_cache_string(s: &str) -> Result<AccelCache, String> {
     let g1: Vec<&str> = groups[1].split(':').collect();
     let g2: Vec<&str> = groups[2].split(':').collect();
     if g0.len() != 4 || g1.len() != 5 || g2.len() != 3 {
-        return Err(format!("`{s}`: expected 4, 5 and 3 fields in the first three groups, found {}, {} and {}", g0.len(), g1.len(), g2.len()));
+        return Err(format!(
+            "`{s}`: expected 4, 5 and 3 fields in the first three groups, found {}, {} and {}",
+            g0.len(),
+            g1.len(),
+            g2.len()
+        ));
     }
-    let tail: Vec<&str> = groups[3..].iter().flat_map(|g| g.split(':')).filter(|t| !t.trim().is_empty()).collect();
+    let tail: Vec<&str> = groups[3..]
+        .iter()
+        .flat_map(|g| g.split(':'))
+        .filter(|t| !t.trim().is_empty())
+        .collect();
     if tail.len() > 3 {
         return Err(format!("`{s}`: too many fields after the MSHR group"));
     }
@@ -96,10 +115,15 @@ pub fn parse_cache_string(s: &str) -> Result<AccelCache, String> {
         data_port_width: opt(2, "data port width")?,
     };
     if c.sets == 0 || c.line_bytes == 0 || c.assoc == 0 {
-        return Err(format!("`{s}`: sets, line size and associativity must be positive"));
+        return Err(format!(
+            "`{s}`: sets, line size and associativity must be positive"
+        ));
     }
     if c.sectored && c.line_bytes != 128 {
-        return Err(format!("`{s}`: a sectored cache has four 32 B sectors, so a 128 B line (found {})", c.line_bytes));
+        return Err(format!(
+            "`{s}`: a sectored cache has four 32 B sectors, so a 128 B line (found {})",
+            c.line_bytes
+        ));
     }
     Ok(c)
 }
@@ -107,14 +131,19 @@ pub fn parse_cache_string(s: &str) -> Result<AccelCache, String> {
 impl AccelCache {
     /// Capacity in bytes.
     pub fn bytes(&self) -> u64 {
-        u64::from(self.sets) * u64::from(self.line_bytes) * u64::from(self.assoc)
+        u64::from(self.sets)
+            .saturating_mul(u64::from(self.line_bytes))
+            .saturating_mul(u64::from(self.assoc))
     }
 
     /// Map onto our cache section, starting from `base` (latency, seed kept). Returns notes on
     /// what GPGPU-Sim models differently, for the import warnings.
-    pub fn to_cache_config(&self, base: &CacheConfig) -> Result<(CacheConfig, Vec<String>), String> {
+    pub fn to_cache_config(
+        &self,
+        base: &CacheConfig,
+    ) -> Result<(CacheConfig, Vec<String>), String> {
         let bytes = self.bytes();
-        if bytes % 1024 != 0 || bytes / 1024 > u64::from(u32::MAX) {
+        if !bytes.is_multiple_of(1024) || bytes / 1024 > u64::from(u32::MAX) {
             return Err(format!("capacity {bytes} B is not a whole number of KiB"));
         }
         let mut notes = Vec::new();
@@ -123,7 +152,11 @@ impl AccelCache {
         c.line_bytes = self.line_bytes;
         c.sector_bytes = if self.sectored { 32 } else { self.line_bytes };
         c.assoc = self.assoc;
-        c.replacement = if self.replacement == 'F' { Replacement::Fifo } else { Replacement::Lru };
+        c.replacement = if self.replacement == 'F' {
+            Replacement::Fifo
+        } else {
+            Replacement::Lru
+        };
         c.write_policy = match self.write {
             'B' => WritePolicy::WriteBack,
             'E' => WritePolicy::WriteEvict,
@@ -133,7 +166,10 @@ impl AccelCache {
                 WritePolicy::WriteThrough
             }
             _ => {
-                notes.push("local write-back / global write-through (L) modelled as write-through".to_string());
+                notes.push(
+                    "local write-back / global write-through (L) modelled as write-through"
+                        .to_string(),
+                );
                 WritePolicy::WriteThrough
             }
         };
@@ -147,7 +183,9 @@ impl AccelCache {
             'L' => IndexFn::Linear,
             'P' => IndexFn::Ipoly,
             other => {
-                notes.push(format!("set index `{other}` modelled as the multiplicative hash"));
+                notes.push(format!(
+                    "set index `{other}` modelled as the multiplicative hash"
+                ));
                 IndexFn::Hash
             }
         };
@@ -155,7 +193,10 @@ impl AccelCache {
             notes.push("allocate-on-fill (f) modelled as allocate-on-miss".into());
         }
         if matches!(self.mshr_type, 'F' | 'T') {
-            notes.push(format!("texture FIFO MSHR (`{}`) modelled as an associative MSHR", self.mshr_type));
+            notes.push(format!(
+                "texture FIFO MSHR (`{}`) modelled as an associative MSHR",
+                self.mshr_type
+            ));
         }
         c.mshr_entries = self.mshr_entries.max(1);
         c.mshr_merge = self.mshr_merge.max(1);
@@ -175,10 +216,19 @@ mod tests {
         // RTX 2060 L1D (Accel-Sim SM75_RTX2060): 4 sets x 128 B x 64 ways = 32 KiB
         let c = parse_cache_string("S:4:128:64,L:T:m:L:L,A:256:32,16:0,32").unwrap();
         assert!(c.sectored);
-        assert_eq!((c.sets, c.line_bytes, c.assoc, c.bytes()), (4, 128, 64, 32 * 1024));
-        assert_eq!((c.replacement, c.write, c.alloc, c.write_alloc, c.index), ('L', 'T', 'm', 'L', 'L'));
+        assert_eq!(
+            (c.sets, c.line_bytes, c.assoc, c.bytes()),
+            (4, 128, 64, 32 * 1024)
+        );
+        assert_eq!(
+            (c.replacement, c.write, c.alloc, c.write_alloc, c.index),
+            ('L', 'T', 'm', 'L', 'L')
+        );
         assert_eq!((c.mshr_type, c.mshr_entries, c.mshr_merge), ('A', 256, 32));
-        assert_eq!((c.miss_queue, c.result_fifo, c.data_port_width), (Some(16), Some(0), Some(32)));
+        assert_eq!(
+            (c.miss_queue, c.result_fifo, c.data_port_width),
+            (Some(16), Some(0), Some(32))
+        );
 
         // the example: 4 x 128 x 64, 512 MSHRs merging 8
         let c = parse_cache_string("S:4:128:64,L:T:m:L:L,A:512:8,16:0,32").unwrap();
@@ -188,25 +238,46 @@ mod tests {
         let c = parse_cache_string("S:64:128:16,L:B:m:L:P,A:192:4,32:0,32").unwrap();
         let (cfg, notes) = c.to_cache_config(&CacheConfig::default()).unwrap();
         assert_eq!((cfg.size_kb, cfg.sector_bytes, cfg.assoc), (128, 32, 16));
-        assert_eq!((cfg.write_policy, cfg.write_allocate, cfg.index), (WritePolicy::WriteBack, true, IndexFn::Ipoly));
+        assert_eq!(
+            (cfg.write_policy, cfg.write_allocate, cfg.index),
+            (WritePolicy::WriteBack, true, IndexFn::Ipoly)
+        );
         assert_eq!((cfg.mshr_entries, cfg.mshr_merge), (192, 4));
-        assert_eq!(notes, vec!["lazy fetch-on-read (L) modelled as write-allocate", "miss queue / result FIFO / data port width not modelled"]);
+        assert_eq!(
+            notes,
+            vec![
+                "lazy fetch-on-read (L) modelled as write-allocate",
+                "miss queue / result FIFO / data port width not modelled"
+            ]
+        );
 
         // instruction cache: normal, only 13 fields (no result FIFO, no port width)
         let c = parse_cache_string("N:64:128:16,L:R:f:N:L,S:2:48,4").unwrap();
         assert!(!c.sectored);
-        assert_eq!((c.bytes(), c.miss_queue, c.result_fifo), (128 * 1024, Some(4), None));
+        assert_eq!(
+            (c.bytes(), c.miss_queue, c.result_fifo),
+            (128 * 1024, Some(4), None)
+        );
         let (cfg, _) = c.to_cache_config(&CacheConfig::default()).unwrap();
         assert_eq!((cfg.sector_bytes, cfg.write_allocate), (128, false));
 
         // TITAN V streaming L1 (1 set, 256 ways), FIFO replacement variant, xor index
         let c = parse_cache_string("S:1:128:256,F:L:s:N:X,A:256:8,16:0,32").unwrap();
         let (cfg, notes) = c.to_cache_config(&CacheConfig::default()).unwrap();
-        assert_eq!((cfg.size_kb, cfg.replacement, cfg.index), (32, Replacement::Fifo, IndexFn::Hash));
-        assert_eq!(notes[0], "local write-back / global write-through (L) modelled as write-through");
+        assert_eq!(
+            (cfg.size_kb, cfg.replacement, cfg.index),
+            (32, Replacement::Fifo, IndexFn::Hash)
+        );
+        assert_eq!(
+            notes[0],
+            "local write-back / global write-through (L) modelled as write-through"
+        );
         // texture cache with FIFO MSHR
         let c = parse_cache_string("N:4:128:256,L:R:m:N:L,T:512:8,128:2").unwrap();
-        assert_eq!((c.mshr_type, c.miss_queue, c.result_fifo), ('T', Some(128), Some(2)));
+        assert_eq!(
+            (c.mshr_type, c.miss_queue, c.result_fifo),
+            ('T', Some(128), Some(2))
+        );
     }
 
     #[test]
@@ -217,7 +288,10 @@ mod tests {
             ("Q:4:128:64,L:T:m:L:L,A:256:32", "cache type `Q`"),
             ("S:4:128:64,L:T:m:L:Z,A:256:32", "set index function `Z`"),
             ("S:four:128:64,L:T:m:L:L,A:256:32", "sets `four`"),
-            ("S:4:64:64,L:T:m:L:L,A:256:32", "a sectored cache has four 32 B sectors"),
+            (
+                "S:4:64:64,L:T:m:L:L,A:256:32",
+                "a sectored cache has four 32 B sectors",
+            ),
             ("S:0:128:64,L:T:m:L:L,A:256:32", "must be positive"),
             ("N:4:128:4,L:T:m:L:L,A:256:32,1:2:3:4", "too many fields"),
         ] {

@@ -48,7 +48,11 @@ pub struct ImportWarning {
 
 impl fmt::Display for ImportWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: -{} {}: {}", self.file, self.line, self.option, self.value, self.reason)
+        write!(
+            f,
+            "{}:{}: -{} {}: {}",
+            self.file, self.line, self.option, self.value, self.reason
+        )
     }
 }
 
@@ -115,27 +119,54 @@ impl<'a> Importer<'a> {
     }
 
     fn uint(&mut self, name: &str) -> Result<Option<(u32, &'a AccelOption)>> {
-        let Some(o) = self.get(name) else { return Ok(None) };
+        let Some(o) = self.get(name) else {
+            return Ok(None);
+        };
         let v = o.value.trim();
-        let n = v.parse::<u32>().map_err(|_| Self::err(o, format!("expected a whole number, got `{v}`")))?;
+        let n = v
+            .parse::<u32>()
+            .map_err(|_| Self::err(o, format!("expected a whole number, got `{v}`")))?;
         Ok(Some((n, o)))
     }
 
     fn list(&mut self, name: &str) -> Result<Option<(Vec<f64>, &'a AccelOption)>> {
-        let Some(o) = self.get(name) else { return Ok(None) };
-        let v: std::result::Result<Vec<f64>, _> =
-            o.value.split([',', ':']).map(str::trim).filter(|s| !s.is_empty()).map(str::parse::<f64>).collect();
-        let v = v.map_err(|_| Self::err(o, format!("expected numbers separated by , or :, got `{}`", o.value)))?;
+        let Some(o) = self.get(name) else {
+            return Ok(None);
+        };
+        let v: std::result::Result<Vec<f64>, _> = o
+            .value
+            .split([',', ':'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::parse::<f64>)
+            .collect();
+        let v = v.map_err(|_| {
+            Self::err(
+                o,
+                format!("expected numbers separated by , or :, got `{}`", o.value),
+            )
+        })?;
         if v.iter().any(|x| !x.is_finite() || *x < 0.0) {
-            return Err(Self::err(o, format!("expected non-negative numbers, got `{}`", o.value)));
+            return Err(Self::err(
+                o,
+                format!("expected non-negative numbers, got `{}`", o.value),
+            ));
         }
         Ok(Some((v, o)))
     }
 
     fn timing(&mut self, name: &str) -> Result<Option<OpTiming>> {
-        let Some((v, o)) = self.list(name)? else { return Ok(None) };
+        let Some((v, o)) = self.list(name)? else {
+            return Ok(None);
+        };
         if v.len() < 2 {
-            return Err(Self::err(o, format!("expected <latency>,<initiation interval>, got `{}`", o.value)));
+            return Err(Self::err(
+                o,
+                format!(
+                    "expected <latency>,<initiation interval>, got `{}`",
+                    o.value
+                ),
+            ));
         }
         Ok(Some(self.op_timing(v[0], v[1], o)))
     }
@@ -145,13 +176,25 @@ impl<'a> Importer<'a> {
         if ii == 0 || lat == 0 {
             self.warn(o, "a latency or initiation interval of 0 is raised to 1");
         }
-        OpTiming { latency: lat.max(1), interval: ii.max(1) }
+        OpTiming {
+            latency: lat.max(1),
+            interval: ii.max(1),
+        }
     }
 
-    fn cache(&mut self, name: &str, base: &super::schema::CacheConfig) -> Result<Option<super::schema::CacheConfig>> {
-        let Some(o) = self.get(name) else { return Ok(None) };
+    fn cache(
+        &mut self,
+        name: &str,
+        base: &super::schema::CacheConfig,
+    ) -> Result<Option<super::schema::CacheConfig>> {
+        let Some(o) = self.get(name) else {
+            return Ok(None);
+        };
         if o.value.trim() == "none" {
-            self.warn(o, "disabled cache (none) is not modelled; the cache is kept");
+            self.warn(
+                o,
+                "disabled cache (none) is not modelled; the cache is kept",
+            );
             return Ok(None);
         }
         let c = parse_cache_string(&o.value).map_err(|m| Self::err(o, m))?;
@@ -165,9 +208,14 @@ impl<'a> Importer<'a> {
 
 /// Import `(file name, text)` of a gpgpusim.config and a trace.config (either may be empty).
 pub fn import_accel_sim(gpgpusim: (&str, &str), trace: (&str, &str)) -> Result<ImportResult> {
-    let mut opts = lex(gpgpusim.0, gpgpusim.1).map_err(|(l, m)| Error::parse(gpgpusim.0, l, "option", m))?;
+    let mut opts =
+        lex(gpgpusim.0, gpgpusim.1).map_err(|(l, m)| Error::parse(gpgpusim.0, l, "option", m))?;
     opts.extend(lex(trace.0, trace.1).map_err(|(l, m)| Error::parse(trace.0, l, "option", m))?);
-    let mut im = Importer { opts: &opts, used: HashSet::new(), warnings: Vec::new() };
+    let mut im = Importer {
+        opts: &opts,
+        used: HashSet::new(),
+        warnings: Vec::new(),
+    };
     let mut c = GpuConfig::default();
     c.gpu.id = "imported".into();
     c.gpu.name = format!("Imported from Accel-Sim {}", gpgpusim.0);
@@ -186,27 +234,37 @@ pub fn import_accel_sim(gpgpusim: (&str, &str), trace: (&str, &str)) -> Result<I
         im.warn(o, reason);
     }
     let mut warnings = im.warnings;
-    warnings.sort_by(|a, b| (a.file != gpgpusim.0, a.line, &a.option).cmp(&(b.file != gpgpusim.0, b.line, &b.option)));
+    warnings.sort_by(|a, b| {
+        (a.file != gpgpusim.0, a.line, &a.option).cmp(&(b.file != gpgpusim.0, b.line, &b.option))
+    });
     c.validate()?;
-    Ok(ImportResult { config: c, warnings })
+    Ok(ImportResult {
+        config: c,
+        warnings,
+    })
 }
 
 fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     let clusters = im.uint("gpgpu_n_clusters")?.map(|x| x.0);
     let per = im.uint("gpgpu_n_cores_per_cluster")?.map(|x| x.0);
     if clusters.is_some() || per.is_some() {
-        c.gpu.num_sms = clusters.unwrap_or(1) * per.unwrap_or(1);
+        c.gpu.num_sms = clusters.unwrap_or(1).saturating_mul(per.unwrap_or(1));
     }
     if let Some((v, o)) = im.list("gpgpu_clock_domains")? {
         if v.len() != 4 {
             return Err(Importer::err(o, "expected <core>:<icnt>:<l2>:<dram> MHz"));
         }
-        (c.clocks.core_mhz, c.clocks.icnt_mhz, c.clocks.l2_mhz, c.clocks.dram_mhz) = (v[0], v[1], v[2], v[3]);
+        (
+            c.clocks.core_mhz,
+            c.clocks.icnt_mhz,
+            c.clocks.l2_mhz,
+            c.clocks.dram_mhz,
+        ) = (v[0], v[1], v[2], v[3]);
     }
     let major = im.uint("gpgpu_compute_capability_major")?.map(|x| x.0);
     let minor = im.uint("gpgpu_compute_capability_minor")?.map(|x| x.0);
     if let Some(ma) = major {
-        let cc = ma * 10 + minor.unwrap_or(0);
+        let cc = ma.saturating_mul(10).saturating_add(minor.unwrap_or(0));
         c.gpu.compute_capability = cc;
         c.gpu.arch = match cc {
             0..=69 => "pascal",
@@ -229,16 +287,34 @@ fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
         }
         _ => true,
     };
-    let per_sub = |n: u32, subcores: u32| if sub_core { (n / subcores).max(u32::from(n > 0)) } else { n };
+    let per_sub = |n: u32, subcores: u32| {
+        if sub_core {
+            (n / subcores).max(u32::from(n > 0))
+        } else {
+            n
+        }
+    };
     if let Some((n, _)) = im.uint("gpgpu_shader_registers")? {
         c.sm.registers = n;
     }
     if let Some(o) = im.get("gpgpu_shader_core_pipeline") {
-        let (t, w) = o.value.split_once(':').ok_or_else(|| Importer::err(o, "expected <threads>:<warp size>"))?;
-        let t: u32 = t.trim().parse().map_err(|_| Importer::err(o, "threads is not a whole number"))?;
-        let w: u32 = w.trim().parse().map_err(|_| Importer::err(o, "warp size is not a whole number"))?;
+        let (t, w) = o
+            .value
+            .split_once(':')
+            .ok_or_else(|| Importer::err(o, "expected <threads>:<warp size>"))?;
+        let t: u32 = t
+            .trim()
+            .parse()
+            .map_err(|_| Importer::err(o, "threads is not a whole number"))?;
+        let w: u32 = w
+            .trim()
+            .parse()
+            .map_err(|_| Importer::err(o, "warp size is not a whole number"))?;
         if w != 32 {
-            return Err(Importer::err(o, format!("warp size {w} is not supported (32 expected)")));
+            return Err(Importer::err(
+                o,
+                format!("warp size {w} is not supported (32 expected)"),
+            ));
         }
         c.sm.max_threads = t;
         c.sm.max_warps = t / 32;
@@ -300,7 +376,9 @@ fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     }
     // PTX-mode latencies: a fallback that trace.config's trace_opcode_* values override.
     let ptx = |im: &mut Importer, lat: &str, ii: &str, idx: usize| -> Result<Option<OpTiming>> {
-        let (Some((l, lo)), Some((i, _))) = (im.list(lat)?, im.list(ii)?) else { return Ok(None) };
+        let (Some((l, lo)), Some((i, _))) = (im.list(lat)?, im.list(ii)?) else {
+            return Ok(None);
+        };
         match (l.get(idx), i.get(idx)) {
             (Some(&a), Some(&b)) => Ok(Some(im.op_timing(a, b, lo))),
             _ => Ok(None),
@@ -321,10 +399,18 @@ fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some(t) = ptx(im, "ptx_opcode_latency_sfu", "ptx_opcode_initiation_sfu", 0)? {
         c.latency.sfu = t;
     }
-    if let Some(t) = ptx(im, "ptx_opcode_latency_tesnor", "ptx_opcode_initiation_tensor", 0)? {
+    if let Some(t) = ptx(
+        im,
+        "ptx_opcode_latency_tesnor",
+        "ptx_opcode_initiation_tensor",
+        0,
+    )? {
         c.latency.tensor = t;
     }
-    if let Some(c2) = im.cache("gpgpu_cache:il1", &crate::config::schema::CacheConfig::default())? {
+    if let Some(c2) = im.cache(
+        "gpgpu_cache:il1",
+        &crate::config::schema::CacheConfig::default(),
+    )? {
         c.frontend.l1i.size_kb = c2.size_kb;
         c.frontend.l1i.line_bytes = c2.line_bytes;
         c.frontend.l1i.assoc = c2.assoc;
@@ -348,7 +434,10 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some((v, o)) = im.list("gpgpu_shmem_option")? {
         c.l1d.shmem_options_kb = v.iter().map(|x| *x as u32).collect();
         if c.l1d.shmem_options_kb.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(Importer::err(o, "carve-out options must be strictly ascending"));
+            return Err(Importer::err(
+                o,
+                "carve-out options must be strictly ascending",
+            ));
         }
     }
     let unified_given = match im.uint("gpgpu_unified_l1d_size")? {
@@ -396,7 +485,11 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
         c.l1d.shmem_options_kb.push(need);
     }
     // Without an explicit unified size, the storage is the L1 string's size plus the shared memory.
-    let least = if unified_given { need.max(c.l1d.cache.size_kb) } else { need + c.l1d.cache.size_kb };
+    let least = if unified_given {
+        need.max(c.l1d.cache.size_kb)
+    } else {
+        need.saturating_add(c.l1d.cache.size_kb)
+    };
     c.l1d.unified_kb = c.l1d.unified_kb.max(least);
     c.shmem.max_per_cta_kb = c.shmem.max_per_cta_kb.min(c.shmem.max_per_sm_kb);
 
@@ -415,7 +508,10 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
             0 => IndexFn::Linear,
             2 => IndexFn::Ipoly,
             _ => {
-                im.warn(o, format!("partition indexing {v} modelled as the multiplicative hash"));
+                im.warn(
+                    o,
+                    format!("partition indexing {v} modelled as the multiplicative hash"),
+                );
                 IndexFn::Hash
             }
         };
@@ -440,7 +536,7 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
         c.analytic.l2_latency = r;
     }
     if let Some(d) = dram {
-        c.analytic.dram_latency = rop.unwrap_or(c.analytic.l2_latency) + d;
+        c.analytic.dram_latency = rop.unwrap_or(c.analytic.l2_latency).saturating_add(d);
     }
     if let Some((v, o)) = im.uint("gpgpu_dram_scheduler")? {
         c.dram.scheduler = if v == 0 { "fifo" } else { "frfcfs" }.into();
@@ -474,12 +570,20 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
 }
 
 fn map_dram_timing(im: &mut Importer, c: &mut GpuConfig, o: &AccelOption) -> Result<()> {
-    let compact: String = o.value.chars().filter(|ch| !ch.is_whitespace() && *ch != '"').collect();
+    let compact: String = o
+        .value
+        .chars()
+        .filter(|ch| !ch.is_whitespace() && *ch != '"')
+        .collect();
     let t = &mut c.dram.timing;
     let mut unknown = Vec::new();
     for kv in compact.split(':').filter(|s| !s.is_empty()) {
-        let (k, v) = kv.split_once('=').ok_or_else(|| Importer::err(o, format!("`{kv}` is not name=value")))?;
-        let v: u32 = v.parse().map_err(|_| Importer::err(o, format!("{k}: `{v}` is not a whole number")))?;
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| Importer::err(o, format!("`{kv}` is not name=value")))?;
+        let v: u32 = v
+            .parse()
+            .map_err(|_| Importer::err(o, format!("{k}: `{v}` is not a whole number")))?;
         match k {
             "nbk" => c.dram.banks = v,
             "nbkgrp" => c.dram.bank_groups = v.max(1),
@@ -520,13 +624,20 @@ fn map_trace(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
         c.latency.tensor = t;
     }
     for n in 1..=8 {
-        let Some(o) = im.get(&format!("specialized_unit_{n}")) else { continue };
+        let Some(o) = im.get(&format!("specialized_unit_{n}")) else {
+            continue;
+        };
         // <enabled>,<num_units>,<max_latency>,<ID_OC_SPEC>,<OC_EX_SPEC>,<NAME>
         let f: Vec<&str> = o.value.split(',').map(str::trim).collect();
         if f.len() != 6 {
-            return Err(Importer::err(o, "expected <enabled>,<num_units>,<max_latency>,<ID_OC>,<OC_EX>,<NAME>"));
+            return Err(Importer::err(
+                o,
+                "expected <enabled>,<num_units>,<max_latency>,<ID_OC>,<OC_EX>,<NAME>",
+            ));
         }
-        let units: u32 = f[1].parse().map_err(|_| Importer::err(o, format!("num_units `{}` is not a whole number", f[1])))?;
+        let units: u32 = f[1]
+            .parse()
+            .map_err(|_| Importer::err(o, format!("num_units `{}` is not a whole number", f[1])))?;
         if f[0] != "1" {
             im.warn(o, "disabled specialised unit; ignored");
             continue;
@@ -537,7 +648,10 @@ fn map_trace(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
             "UDP" => 2,
             other => {
                 let other = other.to_string();
-                im.warn(o, format!("specialised unit {other} not modelled (texture and others); ignored"));
+                im.warn(
+                    o,
+                    format!("specialised unit {other} not modelled (texture and others); ignored"),
+                );
                 continue;
             }
         };

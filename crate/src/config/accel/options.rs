@@ -64,7 +64,13 @@ pub fn lex(file: &str, text: &str) -> Result<Vec<AccelOption>, (u64, String)> {
     Ok(out)
 }
 
-fn flush(file: &str, out: &mut Vec<AccelOption>, tok: &mut String, line: u64, quoted: &mut bool) -> Result<(), (u64, String)> {
+fn flush(
+    file: &str,
+    out: &mut Vec<AccelOption>,
+    tok: &mut String,
+    line: u64,
+    quoted: &mut bool,
+) -> Result<(), (u64, String)> {
     if tok.is_empty() && !*quoted {
         return Ok(());
     }
@@ -72,7 +78,12 @@ fn flush(file: &str, out: &mut Vec<AccelOption>, tok: &mut String, line: u64, qu
     let was_quoted = std::mem::replace(quoted, false);
     let mut cs = t.chars();
     if !was_quoted && cs.next() == Some('-') && cs.next().is_some_and(|c| c.is_ascii_alphabetic()) {
-        out.push(AccelOption { name: t[1..].to_string(), value: String::new(), file: file.to_string(), line });
+        out.push(AccelOption {
+            name: t[1..].to_string(),
+            value: String::new(),
+            file: file.to_string(),
+            line,
+        });
         return Ok(());
     }
     let Some(last) = out.last_mut() else {
@@ -95,7 +106,10 @@ mod tests {
         let text = "# comment\n-gpgpu_n_clusters 30  # thirty\n-gpgpu_clock_domains 1365:1365:1365:3500.5\n\
                     -gpgpu_dram_timing_opt \"nbk=16:CCD=1:\n      CL=12:WL=2\"\n-flag\n-a -b 1\n";
         let o = lex("g.config", text).unwrap();
-        let got: Vec<(&str, &str, u64)> = o.iter().map(|o| (o.name.as_str(), o.value.as_str(), o.line)).collect();
+        let got: Vec<(&str, &str, u64)> = o
+            .iter()
+            .map(|o| (o.name.as_str(), o.value.as_str(), o.line))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -112,7 +126,10 @@ mod tests {
     #[test]
     fn reports_stray_text_and_open_quotes() {
         assert_eq!(lex("f", "\n30\n").unwrap_err().0, 2);
-        assert_eq!(lex("f", "-x \"abc\n\n").unwrap_err(), (1, "unterminated quoted value".to_string()));
+        assert_eq!(
+            lex("f", "-x \"abc\n\n").unwrap_err(),
+            (1, "unterminated quoted value".to_string())
+        );
         // negative numbers are values, not options
         let o = lex("f", "-gpgpu_max_cycle -1\n").unwrap();
         assert_eq!(o[0].value, "-1");

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //!  line number ──┬─ linear:  n mod sets
-//!                ├─ ipoly:   (n(x) mod P(x)) as bits, then mod sets   (P of degree ceil(log2 sets))
+//!                ├─ ipoly:   n(x) mod P(x), P of degree log2(sets)  (other set counts:
+//!                │           degree + 8, then mod sets)
 //!                └─ hash:    hi64((n * 0x9E3779B97F4A7C15) * sets)   (golden ratio, multiply-high)
 //! ```
 
@@ -15,10 +16,27 @@ pub const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Irreducible polynomials over GF(2) of degree 1..=20 (bit d set = x^d); from Peterson's table.
 const IRREDUCIBLE: [u32; 21] = [
-    0, 0b11, 0b111, 0b1011, 0b10011, 0b100101, 0b1000011, 0b10001001, 0b100011101,
-    0b1000010001, 0b10000001001, 0b100000000101, 0b1000001010011, 0b10000000011011,
-    0b100000000101011, 0b1000000000000011, 0b10001000000001011, 0b100000000000001001,
-    0b1000000000010000001, 0b10000000000000100111, 0b100000000000000001001,
+    0,
+    0b11,
+    0b111,
+    0b1011,
+    0b10011,
+    0b100101,
+    0b1000011,
+    0b10001001,
+    0b100011101,
+    0b1000010001,
+    0b10000001001,
+    0b100000000101,
+    0b1000001010011,
+    0b10000000011011,
+    0b100000000101011,
+    0b1000000000000011,
+    0b10001000000001011,
+    0b100000000000001001,
+    0b1000000000010000001,
+    0b10000000000000100111,
+    0b100000000000000001001,
 ];
 
 /// Remainder of `n(x)` divided by the irreducible polynomial of degree `deg`.
@@ -44,8 +62,15 @@ pub fn set_index(f: IndexFn, n: u64, sets: u32) -> u32 {
     match f {
         IndexFn::Linear => (n % sets as u64) as u32,
         IndexFn::Ipoly => {
-            let deg = (32 - (sets - 1).leading_zeros()).min(20);
-            (gf2_mod(n, deg) % sets as u64) as u32
+            let bits = 32 - (sets - 1).leading_zeros();
+            if sets.is_power_of_two() {
+                gf2_mod(n, bits.min(20)) as u32 & (sets - 1)
+            } else {
+                // Not a power of two: a remainder 8 bits wider, then modulo, so every set gets
+                // within 1/256 of its share (a plain remainder mod 11 would give sets 0-4
+                // twice the lines of sets 5-10).
+                (gf2_mod(n, (bits + 8).min(20)) % sets as u64) as u32
+            }
         }
         IndexFn::Hash => ((n.wrapping_mul(GOLDEN) as u128 * sets as u128) >> 64) as u32,
     }
@@ -78,6 +103,12 @@ mod tests {
             assert_eq!(set_index(IndexFn::Linear, k * 64, 64), 0);
         }
         assert!(seen.iter().all(|&c| c == 1), "{seen:?}");
+        // 11 sets (11 memory partitions): every set within 2% of its share.
+        let mut n11 = [0u32; 11];
+        for c in 0..110_000u64 {
+            n11[set_index(IndexFn::Ipoly, c, 11) as usize] += 1;
+        }
+        assert!(n11.iter().all(|&c| c.abs_diff(10_000) < 200), "{n11:?}");
         // GF(2): x^6 mod (x^6 + x + 1) = x + 1.
         assert_eq!(gf2_mod(64, 6), 3);
     }

@@ -74,25 +74,42 @@ impl Geometry {
     pub fn new(c: &CacheConfig, bytes: u64, key: &str) -> Result<Geometry> {
         let pow2 = |v: u32| v != 0 && v.is_power_of_two();
         if !pow2(c.line_bytes) {
-            return Err(Error::config(format!("{key}.line_bytes"), "expected a power of two"));
+            return Err(Error::config(
+                format!("{key}.line_bytes"),
+                "expected a power of two",
+            ));
         }
-        if !pow2(c.sector_bytes) || c.sector_bytes > c.line_bytes || c.line_bytes / c.sector_bytes > 8 {
+        if !pow2(c.sector_bytes)
+            || c.sector_bytes > c.line_bytes
+            || c.line_bytes / c.sector_bytes > 8
+        {
             return Err(Error::config(
                 format!("{key}.sector_bytes"),
                 "expected a power of two dividing line_bytes into at most 8 sectors",
             ));
         }
         if c.assoc == 0 {
-            return Err(Error::config(format!("{key}.assoc"), "expected at least 1 way"));
+            return Err(Error::config(
+                format!("{key}.assoc"),
+                "expected at least 1 way",
+            ));
         }
         let sets = bytes / (c.line_bytes as u64 * c.assoc as u64);
         if bytes > 0 && sets == 0 {
-            return Err(Error::config(format!("{key}.size_kb"), "smaller than one set (line_bytes * assoc)"));
+            return Err(Error::config(
+                format!("{key}.size_kb"),
+                "smaller than one set (line_bytes * assoc)",
+            ));
         }
         if sets > u32::MAX as u64 / c.assoc as u64 {
             return Err(Error::config(format!("{key}.size_kb"), "too large"));
         }
-        Ok(Geometry { sets: sets as u32, assoc: c.assoc, line_bytes: c.line_bytes, sector_bytes: c.sector_bytes })
+        Ok(Geometry {
+            sets: sets as u32,
+            assoc: c.assoc,
+            line_bytes: c.line_bytes,
+            sector_bytes: c.sector_bytes,
+        })
     }
     pub fn sectors_per_line(&self) -> u32 {
         self.line_bytes / self.sector_bytes
@@ -285,7 +302,10 @@ impl SectorCache {
             self.stats.evictions += 1;
             self.map.remove(&self.tag[v]);
             if self.dirty[v] != 0 {
-                ev = Some(Evicted { addr: self.tag[v], dirty: self.dirty[v] });
+                ev = Some(Evicted {
+                    addr: self.tag[v],
+                    dirty: self.dirty[v],
+                });
                 self.stats.writeback_sectors += self.dirty[v].count_ones() as u64;
             }
         }
@@ -326,7 +346,8 @@ impl SectorCache {
 
     /// True when every sector of `sectors` is valid in `addr`'s line.
     pub fn contains(&self, addr: u64, sectors: u8) -> bool {
-        self.lookup(self.line_addr(addr)).is_some_and(|i| self.valid[i as usize] & sectors == sectors)
+        self.lookup(self.line_addr(addr))
+            .is_some_and(|i| self.valid[i as usize] & sectors == sectors)
     }
 
     /// One line request: `sectors` of the line at `addr`, a read or a write.
@@ -336,7 +357,11 @@ impl SectorCache {
         let slot = self.lookup(line);
         let valid = slot.map_or(0, |i| self.valid[i as usize]);
         let missing = sectors & !valid;
-        let mut o = Outcome { hit: slot.is_some() && missing == 0, tag_present: slot.is_some(), ..Outcome::default() };
+        let mut o = Outcome {
+            hit: slot.is_some() && missing == 0,
+            tag_present: slot.is_some(),
+            ..Outcome::default()
+        };
         let st = &mut self.stats;
         st.accesses += 1;
         st.sectors += nsec;
@@ -430,7 +455,10 @@ impl SectorCache {
                 if let Some(i) = slot {
                     let d = self.dirty[i as usize];
                     if d != 0 {
-                        o.evicted = Some(Evicted { addr: line, dirty: d });
+                        o.evicted = Some(Evicted {
+                            addr: line,
+                            dirty: d,
+                        });
                         self.stats.writeback_sectors += d.count_ones() as u64;
                     }
                     self.invalidate_slot(i);

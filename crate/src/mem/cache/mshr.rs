@@ -31,9 +31,18 @@ impl<W: Copy> Mshr<W> {
     pub fn new(entries: u32, merge: u32) -> Self {
         let merge = merge.max(1) as usize;
         let e = (0..entries.max(1))
-            .map(|_| Entry { line: 0, pending: 0, waiters: Vec::with_capacity(merge), busy: false })
+            .map(|_| Entry {
+                line: 0,
+                pending: 0,
+                waiters: Vec::with_capacity(merge),
+                busy: false,
+            })
             .collect();
-        Mshr { entries: e, merge, used: 0 }
+        Mshr {
+            entries: e,
+            merge,
+            used: 0,
+        }
     }
 
     fn find(&self, line: u64) -> Option<usize> {
@@ -58,7 +67,9 @@ impl<W: Copy> Mshr<W> {
     /// Could `line` take one more waiter (`waiter`) or a new entry?
     pub fn can_reserve(&self, line: u64, waiter: bool) -> Result<(), MshrFail> {
         match self.find(line) {
-            Some(i) if waiter && self.entries[i].waiters.len() >= self.merge => Err(MshrFail::MergeLimit),
+            Some(i) if waiter && self.entries[i].waiters.len() >= self.merge => {
+                Err(MshrFail::MergeLimit)
+            }
             Some(_) => Ok(()),
             None if self.used >= self.entries.len() => Err(MshrFail::Full),
             None => Ok(()),
@@ -72,7 +83,11 @@ impl<W: Copy> Mshr<W> {
         let (i, merged) = match self.find(line) {
             Some(i) => (i, true),
             None => {
-                let i = self.entries.iter().position(|e| !e.busy).expect("can_reserve checked");
+                let i = self
+                    .entries
+                    .iter()
+                    .position(|e| !e.busy)
+                    .expect("can_reserve checked");
                 let e = &mut self.entries[i];
                 e.busy = true;
                 e.line = line;
@@ -94,7 +109,9 @@ impl<W: Copy> Mshr<W> {
     /// Sectors of `line` arrived. When none is pending any more, the entry is freed and its
     /// waiters are handed to `f` in arrival order; returns true then.
     pub fn fill(&mut self, line: u64, sectors: u8, mut f: impl FnMut(W)) -> bool {
-        let Some(i) = self.find(line) else { return false };
+        let Some(i) = self.find(line) else {
+            return false;
+        };
         let e = &mut self.entries[i];
         e.pending &= !sectors;
         if e.pending != 0 {

@@ -23,7 +23,12 @@ fn run(c: &mut SectorCache, s: &[(u64, u8, bool)]) -> (u64, u64, u64, u64) {
         c.access(a, m, w);
     }
     let st = c.stats;
-    (st.fetch_sectors, st.write_sectors, st.writeback_sectors, st.hits)
+    (
+        st.fetch_sectors,
+        st.write_sectors,
+        st.writeback_sectors,
+        st.hits,
+    )
 }
 
 /// 4 sets x 2 ways; lines 0x000, 0x200, 0x400 share set 0 (linear index).
@@ -49,7 +54,13 @@ fn write_back_write_allocate() {
     assert_eq!(seen, vec![(0x000, 0b0011)]);
     // Evicting a dirty line writes it back.
     let mut c = SectorCache::new(&cfg(WritePolicy::WriteBack, true), "t").unwrap();
-    assert_eq!(run(&mut c, &[(0x000, 0b1111, true), (0x200, 1, false), (0x400, 1, false)]), (6, 0, 4, 0));
+    assert_eq!(
+        run(
+            &mut c,
+            &[(0x000, 0b1111, true), (0x200, 1, false), (0x400, 1, false)]
+        ),
+        (6, 0, 4, 0)
+    );
 }
 
 #[test]
@@ -86,11 +97,19 @@ fn replacement_policies() {
         SectorCache::new(&c, "t").unwrap()
     };
     // Set 0: A B A C -> LRU evicts B (A hits after), FIFO evicts A (A misses after).
-    let s = [(0x000, 1, false), (0x200, 1, false), (0x000, 1, false), (0x400, 1, false), (0x000, 1, false)];
+    let s = [
+        (0x000, 1, false),
+        (0x200, 1, false),
+        (0x000, 1, false),
+        (0x400, 1, false),
+        (0x000, 1, false),
+    ];
     assert_eq!(run(&mut mk(Replacement::Lru), &s).3, 2);
     assert_eq!(run(&mut mk(Replacement::Fifo), &s).3, 1);
     // Random is seeded: same seed, same hits.
-    let long: Vec<(u64, u8, bool)> = (0..200u64).map(|i| ((i * 7919 % 13) * 0x200, 1, false)).collect();
+    let long: Vec<(u64, u8, bool)> = (0..200u64)
+        .map(|i| ((i * 7919 % 13) * 0x200, 1, false))
+        .collect();
     let a = run(&mut mk(Replacement::Random), &long);
     assert_eq!(a, run(&mut mk(Replacement::Random), &long));
 }
@@ -99,7 +118,12 @@ fn replacement_policies() {
 fn power_of_two_stride_thrashes_linear_and_spreads_under_hashes() {
     // 32 KiB, 4-way, 64 sets; 16 lines 8 KiB apart, read 10 times.
     let mk = |f| {
-        let c = CacheConfig { size_kb: 32, assoc: 4, index: f, ..CacheConfig::default() };
+        let c = CacheConfig {
+            size_kb: 32,
+            assoc: 4,
+            index: f,
+            ..CacheConfig::default()
+        };
         SectorCache::new(&c, "t").unwrap()
     };
     let mut s = Vec::new();
@@ -121,12 +145,21 @@ fn power_of_two_stride_thrashes_linear_and_spreads_under_hashes() {
 
 #[test]
 fn non_power_of_two_sets_and_bad_config() {
-    let c = CacheConfig { size_kb: 24, assoc: 4, ..CacheConfig::default() }; // 48 sets
+    let c = CacheConfig {
+        size_kb: 24,
+        assoc: 4,
+        ..CacheConfig::default()
+    }; // 48 sets
     let mut sc = SectorCache::new(&c, "l1d.cache").unwrap();
     assert_eq!(sc.geometry().sets, 48);
-    let s: Vec<(u64, u8, bool)> = (0..2).flat_map(|_| (0..192u64).map(|k| (k * 128, 1, false))).collect();
+    let s: Vec<(u64, u8, bool)> = (0..2)
+        .flat_map(|_| (0..192u64).map(|k| (k * 128, 1, false)))
+        .collect();
     assert_eq!(run(&mut sc, &s).3, 192);
-    let bad = CacheConfig { line_bytes: 96, ..CacheConfig::default() };
+    let bad = CacheConfig {
+        line_bytes: 96,
+        ..CacheConfig::default()
+    };
     let e = SectorCache::new(&bad, "l1d.cache").unwrap_err().to_string();
     assert!(e.contains("l1d.cache.line_bytes"), "{e}");
 }

@@ -94,7 +94,15 @@ impl FuncMem {
 
     /// One coalesced line request from SM `sm`; returns where it was served.
     pub fn access(&mut self, sm: usize, r: &MemRequest) -> HitLevel {
-        let MemRequest { addr, sectors, kind, space, bypass_l1, pc, .. } = *r;
+        let MemRequest {
+            addr,
+            sectors,
+            kind,
+            space,
+            bypass_l1,
+            pc,
+            ..
+        } = *r;
         let write = kind.is_write();
         let level = if space == MemSpace::Constant {
             let o = self.konst[sm].access(addr, sectors, false);

@@ -49,13 +49,23 @@ struct SmSched {
 
 /// Runs every kernel of `src` through the functional memory hierarchy.
 pub fn run(cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<FunctionalReport> {
-    let first = if src.kernel_count() > 0 { carveout::choose(cfg, src.kernel_info(0)) } else { carveout::Carveout::default() };
+    let first = if src.kernel_count() > 0 {
+        carveout::choose(cfg, src.kernel_info(0))
+    } else {
+        carveout::Carveout::default()
+    };
     let mut fm = FuncMem::new(cfg, first.l1_kb as u64 * 1024)?;
     let mut cmds = src.commands().to_vec();
     if cmds.is_empty() {
-        cmds = (0..src.kernel_count()).map(|index| Command::Kernel { index }).collect();
+        cmds = (0..src.kernel_count())
+            .map(|index| Command::Kernel { index })
+            .collect();
     }
-    let mut rep = FunctionalReport { trace: src.name().to_string(), gpu: cfg.gpu.id.clone(), kernels: Vec::new() };
+    let mut rep = FunctionalReport {
+        trace: src.name().to_string(),
+        gpu: cfg.gpu.id.clone(),
+        kernels: Vec::new(),
+    };
     for c in cmds {
         match c {
             Command::MemcpyHtoD { addr, bytes } => {
@@ -65,11 +75,17 @@ pub fn run(cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<FunctionalRepor
             }
             Command::Kernel { index } => {
                 if index >= src.kernel_count() {
-                    return Err(Error::parse(src.name(), 0, "kernelslist", format!("kernel index {index} out of range")));
+                    return Err(Error::parse(
+                        src.name(),
+                        0,
+                        "kernelslist",
+                        format!("kernel index {index} out of range"),
+                    ));
                 }
                 let trace_name = src.name().to_string();
                 let mut stream = src.open_kernel(index)?;
-                rep.kernels.push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name)?);
+                rep.kernels
+                    .push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name)?);
             }
         }
     }
@@ -137,13 +153,19 @@ impl KernelRun<'_> {
             if self.sms[sm].slots[slot].is_some() {
                 continue;
             }
-            let Some(cta) = self.next_cta(sm, stream)? else { break };
+            let Some(cta) = self.next_cta(sm, stream)? else {
+                break;
+            };
             let n = cta.warps.len() as u32;
             let s = &mut self.sms[sm];
             for w in 0..n {
                 s.warps.push((slot as u32, w));
             }
-            s.slots[slot] = Some(ActiveCta { cursor: vec![0; n as usize], live: n, cta });
+            s.slots[slot] = Some(ActiveCta {
+                cursor: vec![0; n as usize],
+                live: n,
+                cta,
+            });
         }
         Ok(!self.sms[sm].warps.is_empty())
     }
@@ -159,7 +181,9 @@ impl KernelRun<'_> {
                 s.rr = 0;
             }
             let (slot, w) = s.warps[s.rr];
-            let a = s.slots[slot as usize].as_mut().expect("live warp has a CTA");
+            let a = s.slots[slot as usize]
+                .as_mut()
+                .expect("live warp has a CTA");
             let wt = &a.cta.warps[w as usize];
             let cur = a.cursor[w as usize] as usize;
             let found = wt.insts[cur.min(wt.insts.len())..]
@@ -179,7 +203,10 @@ impl KernelRun<'_> {
                             self.trace,
                             0,
                             "addresses",
-                            format!("warp {} pc {:#x}: {} addresses expected, trace has fewer", w, inst.pc, n),
+                            format!(
+                                "warp {} pc {:#x}: {} addresses expected, trace has fewer",
+                                w, inst.pc, n
+                            ),
                         ));
                     }
                     let mut addrs = [0u64; 32];
@@ -206,10 +233,20 @@ impl KernelRun<'_> {
         let mut space = op.space;
         if space == MemSpace::Generic {
             let a = addrs.first().copied().unwrap_or(0);
-            space = if a >= self.shmem_lo && a < self.shmem_hi { MemSpace::Shared } else { MemSpace::Global };
+            space = if a >= self.shmem_lo && a < self.shmem_hi {
+                MemSpace::Shared
+            } else {
+                MemSpace::Global
+            };
         }
         if space == MemSpace::Shared {
-            let wf = shmem_wavefronts(mask, addrs, width, self.cfg.shmem.banks, self.cfg.shmem.bank_width_bytes) as u64;
+            let wf = shmem_wavefronts(
+                mask,
+                addrs,
+                width,
+                self.cfg.shmem.banks,
+                self.cfg.shmem.bank_width_bytes,
+            ) as u64;
             self.shared.instructions += 1;
             self.shared.wavefronts += wf;
             self.shared.bank_conflicts += wf - 1;
@@ -220,7 +257,14 @@ impl KernelRun<'_> {
         }
         self.mem_insts += 1;
         let c = &self.cfg.l1d.cache;
-        coalesce(mask, addrs, width, c.line_bytes, c.sector_bytes, &mut self.lines);
+        coalesce(
+            mask,
+            addrs,
+            width,
+            c.line_bytes,
+            c.sector_bytes,
+            &mut self.lines,
+        );
         let sb = c.sector_bytes.max(1) as u64;
         for k in 0..self.lines.len() {
             let l = self.lines[k];
@@ -243,7 +287,12 @@ impl KernelRun<'_> {
     }
 }
 
-fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, trace: &str) -> Result<KernelMemReport> {
+fn run_kernel(
+    cfg: &GpuConfig,
+    fm: &mut FuncMem,
+    stream: &mut dyn KernelStream,
+    trace: &str,
+) -> Result<KernelMemReport> {
     let info = stream.info().clone();
     let co = carveout::choose(cfg, &info);
     fm.resize_l1(cfg, co.l1_kb as u64 * 1024)?;
@@ -271,7 +320,11 @@ fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, 
         sectors: 0,
         reuse_l1: vec![ReuseProfile::new(); n],
         reuse_l2: ReuseProfile::new(),
-        shmem_lo: if info.shmem_base != 0 { info.shmem_base } else { u64::MAX },
+        shmem_lo: if info.shmem_base != 0 {
+            info.shmem_base
+        } else {
+            u64::MAX
+        },
         shmem_hi: info.shmem_base.saturating_add(1 << 24),
         trace,
     };
@@ -279,9 +332,9 @@ fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, 
     let mut busy = vec![true; n];
     let mut live = n;
     while live > 0 {
-        for sm in 0..n {
-            if busy[sm] && !kr.step(sm, fm, stream)? {
-                busy[sm] = false;
+        for (sm, b) in busy.iter_mut().enumerate() {
+            if *b && !kr.step(sm, fm, stream)? {
+                *b = false;
                 live -= 1;
             }
         }
@@ -298,13 +351,17 @@ fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, 
         hits += r.hit_rate(l1c.assoc as u64, l1_blocks) * a as f64;
         total += a;
     }
-    let l2_blocks = fm.l2.iter().map(|c| c.capacity_bytes()).sum::<u64>() / cfg.l2.cache.sector_bytes.max(1) as u64;
+    let l2_blocks = fm.l2.iter().map(|c| c.capacity_bytes()).sum::<u64>()
+        / cfg.l2.cache.sector_bytes.max(1) as u64;
     let sdcm = SdcmReport {
         l1_hit_rate: if total == 0 { 0.0 } else { hits / total as f64 },
         l2_hit_rate: kr.reuse_l2.hit_rate(cfg.l2.cache.assoc as u64, l2_blocks),
     };
-    let mut per_pc: Vec<PcReport> =
-        fm.per_pc.iter().map(|(&pc, c)| PcReport::new(pc, c.requests, c.l1_hits, c.l2_hits, c.dram)).collect();
+    let mut per_pc: Vec<PcReport> = fm
+        .per_pc
+        .iter()
+        .map(|(&pc, c)| PcReport::new(pc, c.requests, c.l1_hits, c.l2_hits, c.dram))
+        .collect();
     per_pc.sort_unstable_by_key(|p| p.pc);
     let l1 = fm.l1_stats();
     let mi = kr.mem_insts.max(1) as f64;
@@ -316,8 +373,16 @@ fn run_kernel(cfg: &GpuConfig, fm: &mut FuncMem, stream: &mut dyn KernelStream, 
         mem_instructions: kr.mem_insts,
         requests: kr.requests,
         sectors: kr.sectors,
-        sectors_per_instruction: if kr.mem_insts == 0 { 0.0 } else { kr.sectors as f64 / mi },
-        requests_per_instruction: if kr.mem_insts == 0 { 0.0 } else { kr.requests as f64 / mi },
+        sectors_per_instruction: if kr.mem_insts == 0 {
+            0.0
+        } else {
+            kr.sectors as f64 / mi
+        },
+        requests_per_instruction: if kr.mem_insts == 0 {
+            0.0
+        } else {
+            kr.requests as f64 / mi
+        },
         l1: LevelReport::from(&l1),
         l1_global_load_hit_rate: crate::mem::cache::ratio(fm.global_load_hits, fm.global_loads),
         constant: LevelReport::from(&fm.const_stats()),

@@ -34,7 +34,12 @@ pub struct Lines {
 
 impl Lines {
     pub fn new(input: Input, file: impl Into<String>) -> Self {
-        Lines { input, buf: Vec::with_capacity(256), line: 0, file: file.into() }
+        Lines {
+            input,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            file: file.into(),
+        }
     }
 
     /// Advances to the next line; `false` at end of input.
@@ -42,7 +47,12 @@ impl Lines {
     pub fn next_line(&mut self) -> Result<bool> {
         self.buf.clear();
         let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| {
-            Error::parse(&self.file, self.line + 1, "input", format!("read failed: {e}"))
+            Error::parse(
+                &self.file,
+                self.line + 1,
+                "input",
+                format!("read failed: {e}"),
+            )
         })?;
         if n == 0 {
             return Ok(false);
@@ -55,7 +65,10 @@ impl Lines {
     }
 
     pub fn ctx(&self) -> Ctx<'_> {
-        Ctx { file: &self.file, line: self.line }
+        Ctx {
+            file: &self.file,
+            line: self.line,
+        }
     }
 }
 
@@ -71,7 +84,9 @@ pub enum HeaderEnd {
 }
 
 fn text(v: &[u8], ctx: &Ctx, field: &str) -> Result<String> {
-    std::str::from_utf8(v).map(str::to_string).map_err(|_| ctx.err(field, "not valid UTF-8"))
+    std::str::from_utf8(v)
+        .map(str::to_string)
+        .map_err(|_| ctx.err(field, "not valid UTF-8"))
 }
 
 fn num32(v: &[u8], ctx: &Ctx, field: &str) -> Result<u32> {
@@ -81,7 +96,10 @@ fn num32(v: &[u8], ctx: &Ctx, field: &str) -> Result<u32> {
 /// `(x,y,z)`.
 fn dim3(v: &[u8], ctx: &Ctx, field: &str) -> Result<Dim3> {
     let bad = || ctx.err(field, format!("expected (x,y,z), found {}", show(v)));
-    let inner = v.strip_prefix(b"(").and_then(|s| s.strip_suffix(b")")).ok_or_else(bad)?;
+    let inner = v
+        .strip_prefix(b"(")
+        .and_then(|s| s.strip_suffix(b")"))
+        .ok_or_else(bad)?;
     let mut parts = inner.split(|&c| c == b',');
     let mut next = || -> Result<u32> {
         let p = parts.next().ok_or_else(bad)?;
@@ -97,10 +115,12 @@ fn dim3(v: &[u8], ctx: &Ctx, field: &str) -> Result<Dim3> {
 /// Parses one `-key = value` line into `k`.
 pub fn parse_header_line(line: &[u8], ctx: &Ctx, k: &mut KernelInfo) -> Result<()> {
     let body = &line[1..];
-    let eq = body
-        .iter()
-        .position(|&c| c == b'=')
-        .ok_or_else(|| ctx.err("header", format!("expected `-key = value`, found {}", show(line))))?;
+    let eq = body.iter().position(|&c| c == b'=').ok_or_else(|| {
+        ctx.err(
+            "header",
+            format!("expected `-key = value`, found {}", show(line)),
+        )
+    })?;
     let key = trim(&body[..eq]);
     let val = trim(&body[eq + 1..]);
     match key {
@@ -115,9 +135,14 @@ pub fn parse_header_line(line: &[u8], ctx: &Ctx, k: &mut KernelInfo) -> Result<(
         b"shmem base_addr" => k.shmem_base = hex(val, ctx, "shmem base_addr")?,
         b"local mem base_addr" => k.local_base = hex(val, ctx, "local mem base_addr")?,
         b"nvbit version" => k.nvbit_version = text(val, ctx, "nvbit version")?,
-        b"accelsim tracer version" => k.tracer_version = num32(val, ctx, "accelsim tracer version")?,
+        b"accelsim tracer version" => {
+            k.tracer_version = num32(val, ctx, "accelsim tracer version")?
+        }
         b"enable lineinfo" => k.lineinfo = num32(val, ctx, "enable lineinfo")? != 0,
-        _ => k.extra.push((text(key, ctx, "header key")?, text(val, ctx, "header value")?)),
+        _ => k.extra.push((
+            text(key, ctx, "header key")?,
+            text(val, ctx, "header value")?,
+        )),
     }
     Ok(())
 }
@@ -132,11 +157,18 @@ pub fn read_header(lines: &mut Lines) -> Result<(KernelInfo, HeaderEnd)> {
             break HeaderEnd::Eof;
         }
         let l = trim(&lines.buf);
-        let ctx = Ctx { file: &lines.file, line: lines.line };
+        let ctx = Ctx {
+            file: &lines.file,
+            line: lines.line,
+        };
         match l.first() {
             None => continue,
             Some(b'#') => {
-                break if l.starts_with(b"#BEGIN_TB") { HeaderEnd::BeginTb } else { HeaderEnd::Comment };
+                break if l.starts_with(b"#BEGIN_TB") {
+                    HeaderEnd::BeginTb
+                } else {
+                    HeaderEnd::Comment
+                };
             }
             Some(b'-') => {
                 if l.starts_with(b"-grid dim") {
@@ -147,13 +179,24 @@ pub fn read_header(lines: &mut Lines) -> Result<(KernelInfo, HeaderEnd)> {
                 parse_header_line(l, &ctx, &mut k)?;
             }
             Some(_) => {
-                return Err(ctx.err("header", format!("expected `-key = value` or `#traces format`, found {}", show(l))))
+                return Err(ctx.err(
+                    "header",
+                    format!(
+                        "expected `-key = value` or `#traces format`, found {}",
+                        show(l)
+                    ),
+                ))
             }
         }
     };
     let file = &lines.file;
     if k.grid.count() == 0 {
-        return Err(Error::parse(file, grid_line, "grid dim", "missing or zero: expected (x,y,z) with x, y, z >= 1"));
+        return Err(Error::parse(
+            file,
+            grid_line,
+            "grid dim",
+            "missing or zero: expected (x,y,z) with x, y, z >= 1",
+        ));
     }
     let threads = k.block.count();
     if threads == 0 || threads > MAX_BLOCK_THREADS {
@@ -161,7 +204,10 @@ pub fn read_header(lines: &mut Lines) -> Result<(KernelInfo, HeaderEnd)> {
             file,
             block_line,
             "block dim",
-            format!("{} threads per block: expected 1..={MAX_BLOCK_THREADS}", threads),
+            format!(
+                "{} threads per block: expected 1..={MAX_BLOCK_THREADS}",
+                threads
+            ),
         ));
     }
     Ok((k, end))

@@ -16,7 +16,9 @@
 //! Tracer version 5 appends the immediate; `-enable lineinfo = 1` prepends a source line number;
 //! versions before 3 prepend `cta_x cta_y cta_z warp` (skipped here).
 
-use crate::trace::model::{inst_flags, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST, MAX_SRC, UR_BASE};
+use crate::trace::model::{
+    inst_flags, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST, MAX_SRC, UR_BASE,
+};
 use crate::trace::opcodes::{classify, Arch};
 use crate::Result;
 
@@ -34,7 +36,11 @@ pub struct LineFormat {
 
 impl LineFormat {
     pub fn for_version(tracer_version: u32, lineinfo: bool) -> Self {
-        LineFormat { skip: if tracer_version < 3 { 4 } else { 0 }, lineinfo, imm: tracer_version >= 5 }
+        LineFormat {
+            skip: if tracer_version < 3 { 4 } else { 0 },
+            lineinfo,
+            imm: tracer_version >= 5,
+        }
     }
 }
 
@@ -49,7 +55,10 @@ const CACHE_SLOTS: usize = 4096;
 
 impl OpCache {
     pub fn new(arch: Arch) -> Self {
-        OpCache { arch, slots: vec![(0, 0, false); CACHE_SLOTS] }
+        OpCache {
+            arch,
+            slots: vec![(0, 0, false); CACHE_SLOTS],
+        }
     }
 
     #[inline]
@@ -59,7 +68,8 @@ impl OpCache {
         if valid && spc == pc && ops.get(OpId(sid)).name.as_bytes() == name {
             return Ok(OpId(sid));
         }
-        let s = std::str::from_utf8(name).map_err(|_| ctx.err("opcode", format!("not valid UTF-8: {}", show(name))))?;
+        let s = std::str::from_utf8(name)
+            .map_err(|_| ctx.err("opcode", format!("not valid UTF-8: {}", show(name))))?;
         let id = match ops.lookup(s) {
             Some(id) => id,
             None => {
@@ -83,10 +93,19 @@ fn reg(tok: &[u8], ctx: &Ctx, field: &str) -> Result<Reg> {
     } else if let Some(d) = tok.strip_prefix(b"R") {
         (0, 255, d)
     } else {
-        return Err(ctx.err(field, format!("expected a register like R12, found {}", show(tok))));
+        return Err(ctx.err(
+            field,
+            format!("expected a register like R12, found {}", show(tok)),
+        ));
     };
     let n = dec_max(digits, ctx, field, max).map_err(|_| {
-        ctx.err(field, format!("expected a register R0..R255 or UR0..UR63, found {}", show(tok)))
+        ctx.err(
+            field,
+            format!(
+                "expected a register R0..R255 or UR0..UR63, found {}",
+                show(tok)
+            ),
+        )
     })?;
     Ok(base + n as Reg)
 }
@@ -122,19 +141,33 @@ pub fn parse_inst(
         inst.src[i] = reg(toks.req(ctx, "reg_srcs")?, ctx, "reg_srcs")?;
     }
     inst.nsrc = nsrc as u8;
-    inst.mem_width = dec_max(toks.req(ctx, "mem_width")?, ctx, "mem_width", u16::MAX as u64)? as u16;
+    inst.mem_width = dec_max(
+        toks.req(ctx, "mem_width")?,
+        ctx,
+        "mem_width",
+        u16::MAX as u64,
+    )? as u16;
     inst.addr_start = warp.addrs.len() as u32;
     if inst.mem_width > 0 {
         parse_addrs(toks, inst.mask, ctx, &mut warp.addrs)?;
     }
     if let Some(t) = toks.next_tok() {
         if !fmt.imm {
-            return Err(ctx.err("end of line", format!("unexpected {} (an immediate needs tracer version 5)", show(t))));
+            return Err(ctx.err(
+                "end of line",
+                format!(
+                    "unexpected {} (an immediate needs tracer version 5)",
+                    show(t)
+                ),
+            ));
         }
         inst.imm = imm(t, ctx, "immediate")?;
         inst.flags |= inst_flags::HAS_IMM;
         if let Some(t) = toks.next_tok() {
-            return Err(ctx.err("end of line", format!("unexpected {} after the immediate", show(t))));
+            return Err(ctx.err(
+                "end of line",
+                format!("unexpected {} after the immediate", show(t)),
+            ));
         }
     }
     warp.insts.push(inst);

@@ -54,7 +54,8 @@ impl<'a> Toks<'a> {
     /// The next token, or an error saying `field` is missing.
     #[inline]
     pub fn req(&mut self, ctx: &Ctx, field: &str) -> crate::Result<&'a [u8]> {
-        self.next_tok().ok_or_else(|| ctx.err(field, "missing (line ends too early)"))
+        self.next_tok()
+            .ok_or_else(|| ctx.err(field, "missing (line ends too early)"))
     }
 
     pub fn is_empty(&mut self) -> bool {
@@ -78,9 +79,15 @@ pub fn show(tok: &[u8]) -> String {
 /// Hexadecimal with an optional `0x` prefix, at most 16 digits.
 #[inline]
 pub fn hex(tok: &[u8], ctx: &Ctx, field: &str) -> crate::Result<u64> {
-    let digits = tok.strip_prefix(b"0x").or_else(|| tok.strip_prefix(b"0X")).unwrap_or(tok);
+    let digits = tok
+        .strip_prefix(b"0x")
+        .or_else(|| tok.strip_prefix(b"0X"))
+        .unwrap_or(tok);
     if digits.is_empty() || digits.len() > 16 {
-        return Err(ctx.err(field, format!("expected a hexadecimal number, found {}", show(tok))));
+        return Err(ctx.err(
+            field,
+            format!("expected a hexadecimal number, found {}", show(tok)),
+        ));
     }
     let mut v: u64 = 0;
     for &c in digits {
@@ -88,7 +95,12 @@ pub fn hex(tok: &[u8], ctx: &Ctx, field: &str) -> crate::Result<u64> {
             b'0'..=b'9' => c - b'0',
             b'a'..=b'f' => c - b'a' + 10,
             b'A'..=b'F' => c - b'A' + 10,
-            _ => return Err(ctx.err(field, format!("expected a hexadecimal number, found {}", show(tok)))),
+            _ => {
+                return Err(ctx.err(
+                    field,
+                    format!("expected a hexadecimal number, found {}", show(tok)),
+                ))
+            }
         };
         v = (v << 4) | d as u64;
     }
@@ -106,12 +118,18 @@ pub fn hex32(tok: &[u8], ctx: &Ctx, field: &str) -> crate::Result<u32> {
 #[inline]
 pub fn dec(tok: &[u8], ctx: &Ctx, field: &str) -> crate::Result<u64> {
     if tok.is_empty() || tok.len() > 20 {
-        return Err(ctx.err(field, format!("expected a decimal number, found {}", show(tok))));
+        return Err(ctx.err(
+            field,
+            format!("expected a decimal number, found {}", show(tok)),
+        ));
     }
     let mut v: u64 = 0;
     for &c in tok {
         if !c.is_ascii_digit() {
-            return Err(ctx.err(field, format!("expected a decimal number, found {}", show(tok))));
+            return Err(ctx.err(
+                field,
+                format!("expected a decimal number, found {}", show(tok)),
+            ));
         }
         v = v
             .checked_mul(10)

@@ -24,14 +24,16 @@ pub mod source;
 pub mod stream;
 pub mod writer;
 
-pub use source::{parse_kernelslist, AccelSimTrace, FileStore, KernelEntry, MemStore, OpenOptions};
+pub use raw::RawStream;
 #[cfg(not(target_arch = "wasm32"))]
 pub use source::DirStore;
+pub use source::{parse_kernelslist, AccelSimTrace, FileStore, KernelEntry, MemStore, OpenOptions};
 pub use stream::TracegStream;
-pub use raw::RawStream;
-pub use writer::{kernel_file_name, write_cta, write_header, write_kernel, write_kernel_trace, write_kernelslist};
 #[cfg(not(target_arch = "wasm32"))]
 pub use writer::write_dir;
+pub use writer::{
+    kernel_file_name, write_cta, write_header, write_kernel, write_kernel_trace, write_kernelslist,
+};
 
 use std::sync::Arc;
 
@@ -43,7 +45,8 @@ use crate::Result;
 /// content; compressed or not) into a [`KernelTrace`].
 pub fn read_kernel_bytes(bytes: &[u8], name: &str, default_arch: Arch) -> Result<KernelTrace> {
     let input = crate::trace::io::open_bytes(Arc::from(bytes), name)?;
-    let raw = source::is_kernel_file(name) && !crate::trace::io::strip_compression_suffix(name).ends_with(".traceg");
+    let raw = source::is_kernel_file(name)
+        && !crate::trace::io::strip_compression_suffix(name).ends_with(".traceg");
     let mut s: Box<dyn crate::trace::KernelStream> = if raw {
         Box::new(RawStream::open(input, name, default_arch)?)
     } else {

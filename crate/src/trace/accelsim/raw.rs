@@ -37,7 +37,11 @@ const PREFIXES: [usize; 4] = [4, 6, 11, 13];
 /// Finds the prefix length from the first instruction line: the PC and the 8-digit mask must
 /// follow it.
 fn detect_prefix(l: &[u8], lineinfo: bool) -> Option<usize> {
-    let toks: Vec<&[u8]> = l.split(|c| *c == b' ' || *c == b'\t').filter(|t| !t.is_empty()).take(20).collect();
+    let toks: Vec<&[u8]> = l
+        .split(|c| *c == b' ' || *c == b'\t')
+        .filter(|t| !t.is_empty())
+        .take(20)
+        .collect();
     let c = Ctx { file: "", line: 0 };
     PREFIXES.into_iter().find(|&k| {
         let pc_at = k + lineinfo as usize;
@@ -57,7 +61,10 @@ impl RawStream {
         let arch = Arch::resolve(info.binary_version, default_arch);
         // The raw layout never has the pre-version-3 prefix inside the instruction: the block
         // and warp prefix is handled here.
-        let fmt = LineFormat { skip: 0, ..LineFormat::for_version(info.tracer_version.max(3), info.lineinfo) };
+        let fmt = LineFormat {
+            skip: 0,
+            ..LineFormat::for_version(info.tracer_version.max(3), info.lineinfo)
+        };
         let mut ops = OpTable::new();
         let mut cache = OpCache::new(arch);
         let warps = info.warps_per_cta();
@@ -65,7 +72,9 @@ impl RawStream {
         let mut ctas: Vec<(u64, CtaTrace, Vec<bool>)> = Vec::new();
         let mut prefix: Option<usize> = None;
         while lines.next_line()? {
-            let Lines { buf, file, line, .. } = &lines;
+            let Lines {
+                buf, file, line, ..
+            } = &lines;
             let ctx = Ctx { file, line: *line };
             let l = trim(buf);
             if l.is_empty() || l[0] == b'#' {
@@ -78,14 +87,22 @@ impl RawStream {
                 Some(k) => k,
                 None => {
                     let k = detect_prefix(l, info.lineinfo).ok_or_else(|| {
-                        ctx.err("thread block / warp prefix", format!("cannot find `cta_x cta_y cta_z warp PC mask` in {}", show(l)))
+                        ctx.err(
+                            "thread block / warp prefix",
+                            format!(
+                                "cannot find `cta_x cta_y cta_z warp PC mask` in {}",
+                                show(l)
+                            ),
+                        )
                     })?;
                     prefix = Some(k);
                     k
                 }
             };
             let mut toks = Toks::new(l);
-            let mut field = |name: &str, max: u64| -> Result<u64> { dec_max(toks.req(&ctx, name)?, &ctx, name, max) };
+            let mut field = |name: &str, max: u64| -> Result<u64> {
+                dec_max(toks.req(&ctx, name)?, &ctx, name, max)
+            };
             let x = field("cta_x", info.grid.x as u64 - 1)? as u32;
             let y = field("cta_y", info.grid.y as u64 - 1)? as u32;
             let z = field("cta_z", info.grid.z as u64 - 1)? as u32;
@@ -96,8 +113,17 @@ impl RawStream {
             let id = crate::trace::model::Dim3::new(x, y, z);
             let lin = info.grid.linear(id);
             let slot = *index.entry(lin).or_insert_with(|| {
-                let warps_v = (0..warps).map(|i| WarpTrace { warp_id: i, ..Default::default() }).collect();
-                ctas.push((lin, CtaTrace { id, warps: warps_v }, vec![true; warps as usize]));
+                let warps_v = (0..warps)
+                    .map(|i| WarpTrace {
+                        warp_id: i,
+                        ..Default::default()
+                    })
+                    .collect();
+                ctas.push((
+                    lin,
+                    CtaTrace { id, warps: warps_v },
+                    vec![true; warps as usize],
+                ));
                 ctas.len() - 1
             });
             let (_, cta, ldgsts_drop) = &mut ctas[slot];
@@ -116,7 +142,11 @@ impl RawStream {
             }
         }
         ctas.sort_by_key(|(lin, _, _)| *lin);
-        Ok(RawStream { info, ops, ctas: ctas.into_iter().map(|(_, c, _)| c).collect() })
+        Ok(RawStream {
+            info,
+            ops,
+            ctas: ctas.into_iter().map(|(_, c, _)| c).collect(),
+        })
     }
 }
 

@@ -40,11 +40,10 @@ pub struct MemStore {
 
 impl FileStore for MemStore {
     fn open(&self, name: &str) -> Result<Box<dyn Read + Send>> {
-        let (_, b) = self
-            .files
-            .iter()
-            .find(|(n, _)| n == name)
-            .ok_or_else(|| Error::other(format!("{name}: no such file in the uploaded trace")))?;
+        let (_, b) =
+            self.files.iter().find(|(n, _)| n == name).ok_or_else(|| {
+                Error::other(format!("{name}: no such file in the uploaded trace"))
+            })?;
         Ok(Box::new(std::io::Cursor::new(ArcRead(b.clone()))))
     }
     fn display(&self, name: &str) -> String {
@@ -121,17 +120,24 @@ pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<S
     let mut names = Vec::new();
     for (i, raw) in text.split(|&c| c == b'\n').enumerate() {
         let l = trim(raw);
-        let ctx = Ctx { file, line: i as u64 + 1 };
+        let ctx = Ctx {
+            file,
+            line: i as u64 + 1,
+        };
         if l.starts_with(b"MemcpyHtoD") {
             let parts: Vec<&[u8]> = l.split(|&c| c == b',').collect();
             if parts.len() != 3 {
-                return Err(ctx.err("MemcpyHtoD", format!("expected MemcpyHtoD,<address>,<bytes>, found {}", show(l))));
+                return Err(ctx.err(
+                    "MemcpyHtoD",
+                    format!("expected MemcpyHtoD,<address>,<bytes>, found {}", show(l)),
+                ));
             }
             let addr = hex(trim(parts[1]), &ctx, "MemcpyHtoD address")?;
             let bytes = dec(trim(parts[2]), &ctx, "MemcpyHtoD bytes")?;
             cmds.push(Command::MemcpyHtoD { addr, bytes });
         } else if l.starts_with(b"kernel") {
-            let name = std::str::from_utf8(l).map_err(|_| ctx.err("kernel file", "not valid UTF-8"))?;
+            let name =
+                std::str::from_utf8(l).map_err(|_| ctx.err("kernel file", "not valid UTF-8"))?;
             cmds.push(Command::Kernel { index: names.len() });
             names.push(name.to_string());
         }
@@ -144,7 +150,11 @@ pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<S
 fn kernel_number(name: &str) -> u64 {
     let base = name.rsplit('/').next().unwrap_or(name);
     base.strip_prefix("kernel-")
-        .map(|r| r.chars().take_while(|c| c.is_ascii_digit()).collect::<String>())
+        .map(|r| {
+            r.chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect::<String>()
+        })
         .and_then(|d| d.parse().ok())
         .unwrap_or(u64::MAX)
 }
@@ -162,10 +172,18 @@ impl AccelSimTrace {
         let (commands, names) = match &list {
             Some(l) => {
                 let mut bytes = Vec::new();
-                store.open(l)?.read_to_end(&mut bytes).map_err(|e| Error::io(store.display(l), e))?;
+                store
+                    .open(l)?
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Error::io(store.display(l), e))?;
                 parse_kernelslist(&bytes, &store.display(l))?
             }
-            None => ((0..kernels.len()).map(|index| Command::Kernel { index }).collect(), kernels),
+            None => (
+                (0..kernels.len())
+                    .map(|index| Command::Kernel { index })
+                    .collect(),
+                kernels,
+            ),
         };
         let mut entries = Vec::with_capacity(names.len());
         for n in names {
@@ -173,22 +191,44 @@ impl AccelSimTrace {
             let input = io::decompress(store.open(&n)?, &shown)?;
             let mut lines = Lines::new(input, shown);
             let (info, _) = read_header(&mut lines)?;
-            entries.push(KernelEntry { raw: is_raw(&n), file: n, info });
+            entries.push(KernelEntry {
+                raw: is_raw(&n),
+                file: n,
+                info,
+            });
         }
-        Ok(AccelSimTrace { name: name.into(), store, list_file: list, commands, kernels: entries, opts, hash: OnceLock::new() })
+        Ok(AccelSimTrace {
+            name: name.into(),
+            store,
+            list_file: list,
+            commands,
+            kernels: entries,
+            opts,
+            hash: OnceLock::new(),
+        })
     }
 
     /// A trace from in-memory files (the browser's upload): uses `kernelslist.g` (or
     /// `kernelslist`) when present, else every kernel file ordered by kernel number.
-    pub fn from_files(name: impl Into<String>, files: Vec<(String, Arc<[u8]>)>, opts: OpenOptions) -> Result<Self> {
+    pub fn from_files(
+        name: impl Into<String>,
+        files: Vec<(String, Arc<[u8]>)>,
+        opts: OpenOptions,
+    ) -> Result<Self> {
         let list = ["kernelslist.g", "kernelslist"]
             .into_iter()
             .find(|l| files.iter().any(|(n, _)| n == l))
             .map(str::to_string);
-        let mut kernels: Vec<String> = files.iter().map(|(n, _)| n.clone()).filter(|n| is_kernel_file(n)).collect();
+        let mut kernels: Vec<String> = files
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| is_kernel_file(n))
+            .collect();
         kernels.sort_by_key(|n| (kernel_number(n), n.clone()));
         if list.is_none() && kernels.is_empty() {
-            return Err(Error::other("no kernelslist.g and no kernel-*.traceg file in the trace"));
+            return Err(Error::other(
+                "no kernelslist.g and no kernel-*.traceg file in the trace",
+            ));
         }
         AccelSimTrace::from_store(name, Box::new(MemStore { files }), list, kernels, opts)
     }
@@ -201,14 +241,30 @@ impl AccelSimTrace {
         let shown = path.display().to_string();
         let meta = std::fs::metadata(path).map_err(|e| Error::io(&shown, e))?;
         if meta.is_dir() {
-            let list = ["kernelslist.g", "kernelslist"].into_iter().find(|l| path.join(l).is_file()).ok_or_else(|| {
-                Error::other(format!("{shown}: no kernelslist.g (or kernelslist) in this folder"))
-            })?;
-            let store = DirStore { dir: path.to_path_buf() };
-            return AccelSimTrace::from_store(shown, Box::new(store), Some(list.to_string()), Vec::new(), opts);
+            let list = ["kernelslist.g", "kernelslist"]
+                .into_iter()
+                .find(|l| path.join(l).is_file())
+                .ok_or_else(|| {
+                    Error::other(format!(
+                        "{shown}: no kernelslist.g (or kernelslist) in this folder"
+                    ))
+                })?;
+            let store = DirStore {
+                dir: path.to_path_buf(),
+            };
+            return AccelSimTrace::from_store(
+                shown,
+                Box::new(store),
+                Some(list.to_string()),
+                Vec::new(),
+                opts,
+            );
         }
         let dir = path.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-        let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let store = Box::new(DirStore { dir });
         if is_kernel_file(&file) {
             AccelSimTrace::from_store(shown, store, None, vec![file], opts)
@@ -233,12 +289,17 @@ impl AccelSimTrace {
     fn compute_hash(&self) -> Result<String> {
         let mut h = Fnv64::new();
         let mut buf = vec![0u8; 1 << 16];
-        let files = self.list_file.iter().chain(self.kernels.iter().map(|k| &k.file));
+        let files = self
+            .list_file
+            .iter()
+            .chain(self.kernels.iter().map(|k| &k.file));
         for f in files {
             h.write(f.as_bytes());
             let mut r = self.store.open(f)?;
             loop {
-                let n = r.read(&mut buf).map_err(|e| Error::io(self.store.display(f), e))?;
+                let n = r
+                    .read(&mut buf)
+                    .map_err(|e| Error::io(self.store.display(f), e))?;
                 if n == 0 {
                     break;
                 }
@@ -263,16 +324,32 @@ impl TraceSource for AccelSimTrace {
         &self.kernels[k].info
     }
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
-        let e = self.kernels.get(k).ok_or_else(|| Error::other(format!("kernel {k} out of range")))?;
+        let e = self
+            .kernels
+            .get(k)
+            .ok_or_else(|| Error::other(format!("kernel {k} out of range")))?;
         let shown = self.store.display(&e.file);
         let input = io::decompress(self.store.open(&e.file)?, &shown)?;
         if e.raw {
-            Ok(Box::new(RawStream::open(input, &shown, self.opts.default_arch)?))
+            Ok(Box::new(RawStream::open(
+                input,
+                &shown,
+                self.opts.default_arch,
+            )?))
         } else {
-            Ok(Box::new(TracegStream::open(input, &shown, self.opts.default_arch)?))
+            Ok(Box::new(TracegStream::open(
+                input,
+                &shown,
+                self.opts.default_arch,
+            )?))
         }
     }
     fn trace_hash(&self) -> String {
-        self.hash.get_or_init(|| self.compute_hash().unwrap_or_else(|e| format!("unreadable: {e}"))).clone()
+        self.hash
+            .get_or_init(|| {
+                self.compute_hash()
+                    .unwrap_or_else(|e| format!("unreadable: {e}"))
+            })
+            .clone()
     }
 }

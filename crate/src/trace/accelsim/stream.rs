@@ -55,7 +55,12 @@ impl TracegStream {
         let warps = self.info.warps_per_cta();
         let mut cta = CtaTrace {
             id: Dim3::default(),
-            warps: (0..warps).map(|w| WarpTrace { warp_id: w, ..Default::default() }).collect(),
+            warps: (0..warps)
+                .map(|w| WarpTrace {
+                    warp_id: w,
+                    ..Default::default()
+                })
+                .collect(),
         };
         let mut seen_id = false;
         let mut seen_warp = vec![false; warps as usize];
@@ -64,9 +69,14 @@ impl TracegStream {
         let mut have_insts = false;
         loop {
             if !self.lines.next_line()? {
-                return Err(self.lines.ctx().err("#END_TB", "the file ends inside a thread block (truncated?)"));
+                return Err(self.lines.ctx().err(
+                    "#END_TB",
+                    "the file ends inside a thread block (truncated?)",
+                ));
             }
-            let Lines { buf, file, line, .. } = &self.lines;
+            let Lines {
+                buf, file, line, ..
+            } = &self.lines;
             let ctx = Ctx { file, line: *line };
             let l = trim(buf);
             if l.is_empty() {
@@ -75,11 +85,17 @@ impl TracegStream {
             if l.starts_with(b"#END_TB") {
                 finish_warp(&cta, cur, &ctx)?;
                 if !seen_id {
-                    return Err(ctx.err("thread block", "missing `thread block = x,y,z` in this block"));
+                    return Err(ctx.err(
+                        "thread block",
+                        "missing `thread block = x,y,z` in this block",
+                    ));
                 }
                 return Ok(cta);
             } else if l.starts_with(b"#BEGIN_TB") {
-                return Err(ctx.err("#BEGIN_TB", "a thread block starts before the previous one ends"));
+                return Err(ctx.err(
+                    "#BEGIN_TB",
+                    "a thread block starts before the previous one ends",
+                ));
             } else if let Some(v) = key_value(l, b"thread block") {
                 cta.id = parse_cta_id(v, &ctx, self.info.grid)?;
                 seen_id = true;
@@ -89,7 +105,13 @@ impl TracegStream {
                 finish_warp(&cta, cur, &ctx)?;
                 let w = dec_max(v, &ctx, "warp", u32::MAX as u64)?;
                 if w >= warps as u64 {
-                    return Err(ctx.err("warp", format!("warp {w} but a block of {} has {warps} warps", self.info.block)));
+                    return Err(ctx.err(
+                        "warp",
+                        format!(
+                            "warp {w} but a block of {} has {warps} warps",
+                            self.info.block
+                        ),
+                    ));
                 }
                 if seen_warp[w as usize] {
                     return Err(ctx.err("warp", format!("warp {w} appears twice in this block")));
@@ -107,17 +129,30 @@ impl TracegStream {
                 have_insts = true;
             } else {
                 let Some((w, n, _)) = cur else {
-                    return Err(ctx.err("warp", format!("instruction line before any `warp =`: {}", show(l))));
+                    return Err(ctx.err(
+                        "warp",
+                        format!("instruction line before any `warp =`: {}", show(l)),
+                    ));
                 };
                 if !have_insts {
                     return Err(ctx.err("insts", "instruction line before `insts =`"));
                 }
                 let warp = &mut cta.warps[w];
                 if warp.insts.len() as u64 >= n {
-                    return Err(ctx.err("insts", format!("more instruction lines than `insts = {n}` for warp {w}")));
+                    return Err(ctx.err(
+                        "insts",
+                        format!("more instruction lines than `insts = {n}` for warp {w}"),
+                    ));
                 }
                 let mut toks = Toks::new(l);
-                parse_inst(&mut toks, &self.fmt, &ctx, &mut self.ops, &mut self.cache, warp)?;
+                parse_inst(
+                    &mut toks,
+                    &self.fmt,
+                    &ctx,
+                    &mut self.ops,
+                    &mut self.cache,
+                    warp,
+                )?;
             }
         }
     }
@@ -151,13 +186,26 @@ pub fn key_value<'a>(l: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 pub fn parse_cta_id(v: &[u8], ctx: &Ctx, grid: Dim3) -> Result<Dim3> {
     let bad = || ctx.err("thread block", format!("expected x,y,z, found {}", show(v)));
     let mut it = v.split(|&c| c == b',');
-    let mut next = || -> Result<u32> { Ok(dec_max(trim(it.next().ok_or_else(bad)?), ctx, "thread block", u32::MAX as u64)? as u32) };
+    let mut next = || -> Result<u32> {
+        Ok(dec_max(
+            trim(it.next().ok_or_else(bad)?),
+            ctx,
+            "thread block",
+            u32::MAX as u64,
+        )? as u32)
+    };
     let id = Dim3::new(next()?, next()?, next()?);
     if it.next().is_some() {
         return Err(bad());
     }
     if id.x >= grid.x || id.y >= grid.y || id.z >= grid.z {
-        return Err(ctx.err("thread block", format!("block {},{},{} is outside the grid {grid}", id.x, id.y, id.z)));
+        return Err(ctx.err(
+            "thread block",
+            format!(
+                "block {},{},{} is outside the grid {grid}",
+                id.x, id.y, id.z
+            ),
+        ));
     }
     Ok(id)
 }
@@ -183,14 +231,21 @@ impl KernelStream for TracegStream {
                 return Ok(None);
             }
             let l = trim(&self.lines.buf);
-            if l.is_empty() || (l.starts_with(b"#") && !l.starts_with(b"#BEGIN_TB") && !l.starts_with(b"#END_TB")) {
+            if l.is_empty()
+                || (l.starts_with(b"#")
+                    && !l.starts_with(b"#BEGIN_TB")
+                    && !l.starts_with(b"#END_TB"))
+            {
                 continue;
             }
             if l.starts_with(b"#BEGIN_TB") {
                 return self.read_cta().map(Some).inspect_err(|_| self.done = true);
             }
             self.done = true;
-            return Err(self.lines.ctx().err("#BEGIN_TB", format!("expected `#BEGIN_TB`, found {}", show(l))));
+            return Err(self.lines.ctx().err(
+                "#BEGIN_TB",
+                format!("expected `#BEGIN_TB`, found {}", show(l)),
+            ));
         }
     }
 }

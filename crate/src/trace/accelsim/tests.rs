@@ -31,10 +31,17 @@ const W0: [&str; 5] = [
     "0040 00000000 0 STG.E 2 R4 R3 4 1 0x0 0",
     "0050 ffffffff 0 EXIT 0 0",
 ];
-const W1: [&str; 2] = ["0010 80000000 1 R2 LDS.U.32 1 R4 4 2 0x40", "0050 ffffffff 0 EXIT 0 0"];
+const W1: [&str; 2] = [
+    "0010 80000000 1 R2 LDS.U.32 1 R4 4 2 0x40",
+    "0050 ffffffff 0 EXIT 0 0",
+];
 
 /// A `.traceg` with one block (1,0,0); `line` decorates each instruction line.
-fn traceg(version: Option<u32>, lineinfo: bool, line: impl Fn(usize, usize, &str) -> String) -> String {
+fn traceg(
+    version: Option<u32>,
+    lineinfo: bool,
+    line: impl Fn(usize, usize, &str) -> String,
+) -> String {
     let mut t = header(version, lineinfo, 70);
     t += "\n#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 5\n";
     for (i, l) in W0.iter().enumerate() {
@@ -68,7 +75,10 @@ fn check_sample(k: &KernelTrace) {
     assert_eq!(k.info.shmem_base, 0x7f00_0000_0000);
     assert_eq!(k.info.local_base, 0x7f00_1000_0000);
     assert_eq!(k.info.nvbit_version, "1.5.5");
-    assert_eq!(k.info.extra, vec![("future key".to_string(), "something new".to_string())]);
+    assert_eq!(
+        k.info.extra,
+        vec![("future key".to_string(), "something new".to_string())]
+    );
     assert_eq!(k.ctas.len(), 1);
     let c = &k.ctas[0];
     assert_eq!(c.id, Dim3::new(1, 0, 0));
@@ -87,9 +97,19 @@ fn check_sample(k: &KernelTrace) {
     // Mode 2 on lanes 0, 2, 8, 10: deltas from the previous active lane.
     let a: Vec<(u32, u64)> = w.lane_addrs(&w.insts[2]).collect();
     assert_eq!(a, vec![(0, 0x2000), (2, 0x1ff0), (8, 0x2020), (10, 0x2018)]);
-    assert_eq!((w.insts[2].ndst, w.insts[2].nsrc, w.insts[2].srcs()), (0, 2, &[4u16, 3][..]));
+    assert_eq!(
+        (w.insts[2].ndst, w.insts[2].nsrc, w.insts[2].srcs()),
+        (0, 2, &[4u16, 3][..])
+    );
     // Zero mask: a memory instruction with no address.
-    assert_eq!((w.insts[3].mask, w.insts[3].mem_width, w.lane_addrs(&w.insts[3]).count()), (0, 4, 0));
+    assert_eq!(
+        (
+            w.insts[3].mask,
+            w.insts[3].mem_width,
+            w.lane_addrs(&w.insts[3]).count()
+        ),
+        (0, 4, 0)
+    );
     assert_eq!(w.addrs.len(), 32 + 4 + 4);
     let exit = k.ops.get(w.insts[4].op);
     assert_eq!((exit.name.as_str(), exit.kind), ("EXIT", OpKind::Exit));
@@ -105,7 +125,10 @@ fn v4_every_address_mode_decodes() {
     let k = read(&v4(), "k.traceg").unwrap();
     check_sample(&k);
     assert_eq!(k.info.tracer_version, 4);
-    assert!(k.ctas[0].warps[0].insts.iter().all(|i| !i.has_imm() && i.line == 0));
+    assert!(k.ctas[0].warps[0]
+        .insts
+        .iter()
+        .all(|i| !i.has_imm() && i.line == 0));
 }
 
 #[test]
@@ -118,8 +141,11 @@ fn v3_header_reads_like_v4() {
 
 #[test]
 fn v5_immediates_and_lineinfo() {
-    let imm = |w: usize, i: usize| -> i64 { (w as i64 * 10 + i as i64) * if i == 1 { -1 } else { 1 } };
-    let t = traceg(Some(5), true, |w, i, l| format!("{} {l} {}", 100 + w * 10 + i, imm(w, i)));
+    let imm =
+        |w: usize, i: usize| -> i64 { (w as i64 * 10 + i as i64) * if i == 1 { -1 } else { 1 } };
+    let t = traceg(Some(5), true, |w, i, l| {
+        format!("{} {l} {}", 100 + w * 10 + i, imm(w, i))
+    });
     let k = read(&t, "k.traceg").unwrap();
     check_sample(&k);
     assert!(k.info.lineinfo);
@@ -133,13 +159,23 @@ fn v5_immediates_and_lineinfo() {
     // And the writer reproduces the immediates and line numbers exactly.
     let text = kernel_to_text(&k).unwrap();
     let s = String::from_utf8(text.clone()).unwrap();
-    assert!(s.contains("\n101 0020 0000000f 1 R3 LDG.E.64 1 R4 8 2 0x1000 16 -8 -24 -1 \n"), "{s}");
-    assert!(kernels_equal(&k, &read_kernel_bytes(&text, "k.traceg", Arch::Turing).unwrap()));
+    assert!(
+        s.contains("\n101 0020 0000000f 1 R3 LDG.E.64 1 R4 8 2 0x1000 16 -8 -24 -1 \n"),
+        "{s}"
+    );
+    assert!(kernels_equal(
+        &k,
+        &read_kernel_bytes(&text, "k.traceg", Arch::Turing).unwrap()
+    ));
 }
 
 #[test]
 fn pre_v3_lines_carry_a_block_and_warp_prefix() {
-    let k = read(&traceg(None, false, |w, _, l| format!("1 0 0 {w} {l}")), "k.traceg").unwrap();
+    let k = read(
+        &traceg(None, false, |w, _, l| format!("1 0 0 {w} {l}")),
+        "k.traceg",
+    )
+    .unwrap();
     check_sample(&k);
     assert_eq!(k.info.tracer_version, 0);
 }
@@ -171,10 +207,16 @@ fn writer_chooses_address_modes_like_the_tracer() {
 #[test]
 fn stride_outside_32_bits_falls_back_to_deltas() {
     let mut t = v4();
-    t = t.replace(W0[0], "0010 00000003 1 R2 LDG.E.SYS 1 R4 4 0 0x10 0x100000010");
+    t = t.replace(
+        W0[0],
+        "0010 00000003 1 R2 LDG.E.SYS 1 R4 4 0 0x10 0x100000010",
+    );
     let k = read(&t, "k.traceg").unwrap();
     let s = String::from_utf8(kernel_to_text(&k).unwrap()).unwrap();
-    assert!(s.contains("0010 00000003 1 R2 LDG.E.SYS 1 R4 4 2 0x10 4294967296 \n"), "{s}");
+    assert!(
+        s.contains("0010 00000003 1 R2 LDG.E.SYS 1 R4 4 2 0x10 4294967296 \n"),
+        "{s}"
+    );
 }
 
 const RAW_LINES: [&str; 8] = [
@@ -203,7 +245,12 @@ fn raw_text(core_ids: bool) -> String {
 }
 
 fn check_raw(k: &KernelTrace) {
-    let names = |w: &crate::trace::model::WarpTrace| -> Vec<String> { w.insts.iter().map(|i| k.ops.get(i.op).name.clone()).collect() };
+    let names = |w: &crate::trace::model::WarpTrace| -> Vec<String> {
+        w.insts
+            .iter()
+            .map(|i| k.ops.get(i.op).name.clone())
+            .collect()
+    };
     assert_eq!(k.ctas.len(), 2);
     assert_eq!(k.ctas[0].id, Dim3::new(0, 0, 0));
     assert_eq!(k.ctas[1].id, Dim3::new(1, 0, 0));
@@ -227,7 +274,10 @@ fn raw_trace_is_grouped_into_blocks_and_warps() {
     check_raw(&k);
     // Grouped raw text written as .traceg reads back the same.
     let text = kernel_to_text(&k).unwrap();
-    assert!(kernels_equal(&k, &read_kernel_bytes(&text, "kernel-3.traceg", Arch::Turing).unwrap()));
+    assert!(kernels_equal(
+        &k,
+        &read_kernel_bytes(&text, "kernel-3.traceg", Arch::Turing).unwrap()
+    ));
 }
 
 fn gzip(b: &[u8]) -> Vec<u8> {
@@ -239,7 +289,10 @@ fn gzip(b: &[u8]) -> Vec<u8> {
 #[test]
 fn compressed_inputs_read_the_same() {
     let plain = v4();
-    let zst = ruzstd::encoding::compress_to_vec(plain.as_bytes(), ruzstd::encoding::CompressionLevel::Fastest);
+    let zst = ruzstd::encoding::compress_to_vec(
+        plain.as_bytes(),
+        ruzstd::encoding::CompressionLevel::Fastest,
+    );
     let mut xz = Vec::new();
     lzma_rs::xz_compress(&mut plain.as_bytes(), &mut xz).unwrap();
     let list = b"MemcpyHtoD,0x00007f0020000000,128\nkernel-3.traceg.gz\nkernel-4.traceg.zst\nMemcpyDtoH,0x1,2\nkernel-5.traceg.xz\n";
@@ -253,7 +306,10 @@ fn compressed_inputs_read_the_same() {
     assert_eq!(
         t.commands(),
         &[
-            Command::MemcpyHtoD { addr: 0x7f00_2000_0000, bytes: 128 },
+            Command::MemcpyHtoD {
+                addr: 0x7f00_2000_0000,
+                bytes: 128
+            },
             Command::Kernel { index: 0 },
             Command::Kernel { index: 1 },
             Command::Kernel { index: 2 }
@@ -274,10 +330,17 @@ fn compressed_inputs_read_the_same() {
 
 #[test]
 fn trace_hash_follows_the_bytes() {
-    let files = |t: &str| -> Vec<(String, Arc<[u8]>)> { vec![("kernel-3.traceg".into(), Arc::from(t.as_bytes()))] };
+    let files = |t: &str| -> Vec<(String, Arc<[u8]>)> {
+        vec![("kernel-3.traceg".into(), Arc::from(t.as_bytes()))]
+    };
     let a = AccelSimTrace::from_files("a", files(&v4()), OpenOptions::default()).unwrap();
     let b = AccelSimTrace::from_files("b", files(&v4()), OpenOptions::default()).unwrap();
-    let c = AccelSimTrace::from_files("c", files(&v4().replace("0x40", "0x44")), OpenOptions::default()).unwrap();
+    let c = AccelSimTrace::from_files(
+        "c",
+        files(&v4().replace("0x40", "0x44")),
+        OpenOptions::default(),
+    )
+    .unwrap();
     assert_eq!(a.trace_hash(), b.trace_hash());
     assert_ne!(a.trace_hash(), c.trace_hash());
 }
@@ -299,7 +362,13 @@ fn bad_input_names_file_line_and_field() {
     let t = v4();
     // Truncated: the file stops in the middle of the block.
     let cut = &t[..t.find("0050 ffffffff 0 EXIT").unwrap()];
-    assert_eq!(err(cut), format!("kernel-3.traceg:{}: #END_TB: the file ends inside a thread block (truncated?)", cut.lines().count()));
+    assert_eq!(
+        err(cut),
+        format!(
+            "kernel-3.traceg:{}: #END_TB: the file ends inside a thread block (truncated?)",
+            cut.lines().count()
+        )
+    );
     // Bad hex in an address.
     let b = t.replace("0x7f0020000000 4", "0x7f00z0000000 4");
     assert_eq!(
@@ -318,37 +387,79 @@ fn bad_input_names_file_line_and_field() {
     );
     // ... and fewer.
     let b = t.replace("insts = 5", "insts = 4");
-    assert!(err(&b).contains(": insts: more instruction lines than `insts = 4` for warp 0"), "{}", err(&b));
+    assert!(
+        err(&b).contains(": insts: more instruction lines than `insts = 4` for warp 0"),
+        "{}",
+        err(&b)
+    );
     // Too few addresses in list mode.
     let b = t.replace(" 0x0000000000000ff0", "");
-    assert!(err(&b).ends_with(": mem_addresses: missing (line ends too early)"), "{}", err(&b));
+    assert!(
+        err(&b).ends_with(": mem_addresses: missing (line ends too early)"),
+        "{}",
+        err(&b)
+    );
     // Mask that is not hex, warp outside the block, block outside the grid, bad register.
-    assert!(err(&t.replace("0020 0000000f", "0020 0000000g")).contains(": mask: expected a hexadecimal number"));
-    assert!(err(&t.replace("warp = 1", "warp = 2")).contains(": warp: warp 2 but a block of (64,1,1) has 2 warps"));
-    assert!(err(&t.replace("thread block = 1,0,0", "thread block = 2,0,0")).contains("outside the grid (2,1,1)"));
-    assert!(err(&t.replace("1 R2 LDG.E.SYS", "1 Q2 LDG.E.SYS")).contains(": reg_dests: expected a register"));
-    assert!(err(&t.replace("4 1 0x7f0020000000 4", "4 7 0x7f0020000000 4")).contains(": address_mode: 7 is out of range (at most 2)"));
+    assert!(err(&t.replace("0020 0000000f", "0020 0000000g"))
+        .contains(": mask: expected a hexadecimal number"));
+    assert!(err(&t.replace("warp = 1", "warp = 2"))
+        .contains(": warp: warp 2 but a block of (64,1,1) has 2 warps"));
+    assert!(
+        err(&t.replace("thread block = 1,0,0", "thread block = 2,0,0"))
+            .contains("outside the grid (2,1,1)")
+    );
+    assert!(err(&t.replace("1 R2 LDG.E.SYS", "1 Q2 LDG.E.SYS"))
+        .contains(": reg_dests: expected a register"));
+    assert!(
+        err(&t.replace("4 1 0x7f0020000000 4", "4 7 0x7f0020000000 4"))
+            .contains(": address_mode: 7 is out of range (at most 2)")
+    );
     // An immediate in a version 4 file, junk after the line.
-    assert!(err(&t.replace("0050 ffffffff 0 EXIT 0 0\n\nwarp", "0050 ffffffff 0 EXIT 0 0 7\n\nwarp")).contains(": end of line: unexpected `7`"));
+    assert!(err(&t.replace(
+        "0050 ffffffff 0 EXIT 0 0\n\nwarp",
+        "0050 ffffffff 0 EXIT 0 0 7\n\nwarp"
+    ))
+    .contains(": end of line: unexpected `7`"));
     // Header problems.
-    assert!(err(&t.replace("-block dim = (64,1,1)", "-block dim = (64,1)")).contains(":4: block dim: expected (x,y,z), found `(64,1)`"));
+    assert!(
+        err(&t.replace("-block dim = (64,1,1)", "-block dim = (64,1)"))
+            .contains(":4: block dim: expected (x,y,z), found `(64,1)`")
+    );
     assert!(err(&t.replace("-grid dim = (2,1,1)\n", "")).contains("grid dim: missing or zero"));
-    assert!(err(&t.replace("-shmem = 256", "-shmem = lots")).contains(":5: shmem: expected a decimal number"));
+    assert!(err(&t.replace("-shmem = 256", "-shmem = lots"))
+        .contains(":5: shmem: expected a decimal number"));
     assert!(err(&t.replace("#BEGIN_TB", "#BEGIN_TX")).contains("#BEGIN_TB: expected `#BEGIN_TB`"));
 }
 
 #[test]
 fn kernelslist_lines_and_errors() {
     let (c, n) = parse_kernelslist(b"MemcpyHtoD,0x00007f2b2d500000,400\n\nkernel-593-ctx_0x55c28dad19e0.traceg\nMemcpyDtoH,0x1,4\n", "kl").unwrap();
-    assert_eq!(c, vec![Command::MemcpyHtoD { addr: 0x7f2b_2d50_0000, bytes: 400 }, Command::Kernel { index: 0 }]);
+    assert_eq!(
+        c,
+        vec![
+            Command::MemcpyHtoD {
+                addr: 0x7f2b_2d50_0000,
+                bytes: 400
+            },
+            Command::Kernel { index: 0 }
+        ]
+    );
     assert_eq!(n, vec!["kernel-593-ctx_0x55c28dad19e0.traceg".to_string()]);
-    let e = parse_kernelslist(b"kernel-1.traceg\nMemcpyHtoD,0x12,4x\n", "kl").unwrap_err().to_string();
-    assert_eq!(e, "kl:2: MemcpyHtoD bytes: expected a decimal number, found `4x`");
+    let e = parse_kernelslist(b"kernel-1.traceg\nMemcpyHtoD,0x12,4x\n", "kl")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "kl:2: MemcpyHtoD bytes: expected a decimal number, found `4x`"
+    );
 }
 
 #[test]
 fn same_pc_with_another_opcode_is_interned_separately() {
-    let t = v4().replace("0050 ffffffff 0 EXIT 0 0\n\n#END", "0050 ffffffff 0 NOP 0 0\n\n#END");
+    let t = v4().replace(
+        "0050 ffffffff 0 EXIT 0 0\n\n#END",
+        "0050 ffffffff 0 NOP 0 0\n\n#END",
+    );
     let k = read(&t, "k.traceg").unwrap();
     let w0 = &k.ctas[0].warps[0];
     let w1 = &k.ctas[0].warps[1];
@@ -377,7 +488,13 @@ fn open_real(dir: &str, default_arch: Arch) -> AccelSimTrace {
 fn real_vectoradd() {
     let mut t = open_real("microgpusim-vectoradd-100-32", Arch::Ampere);
     assert_eq!(t.commands().len(), 4);
-    assert_eq!(t.commands()[0], Command::MemcpyHtoD { addr: 0x7f2b_2d50_0000, bytes: 400 });
+    assert_eq!(
+        t.commands()[0],
+        Command::MemcpyHtoD {
+            addr: 0x7f2b_2d50_0000,
+            bytes: 400
+        }
+    );
     assert_eq!(t.commands()[3], Command::Kernel { index: 0 });
     assert_eq!(t.arch_of(0), Arch::Pascal);
     let mut s = t.open_kernel(0).unwrap();
@@ -392,15 +509,29 @@ fn real_vectoradd() {
     assert_eq!(ws[4].insts.len(), 9);
     // Zero mask: the EXIT at 0x58 that the in-range warps jump over.
     let z = ws[0].insts[8];
-    assert_eq!((z.pc, z.mask, k.ops.get(z.op).name.as_str()), (0x58, 0, "EXIT"));
+    assert_eq!(
+        (z.pc, z.mask, k.ops.get(z.op).name.as_str()),
+        (0x58, 0, "EXIT")
+    );
     // Partial mask: warp 3 after the bounds check runs lanes 0..3 only.
     let ld = ws[3].insts[14];
     assert_eq!((ld.pc, ld.mask, ld.mem_width), (0x98, 0xf, 4));
     let a: Vec<(u32, u64)> = ws[3].lane_addrs(&ld).collect();
-    assert_eq!(a, vec![(0, 0x7f2b_2d50_0180), (1, 0x7f2b_2d50_0184), (2, 0x7f2b_2d50_0188), (3, 0x7f2b_2d50_018c)]);
+    assert_eq!(
+        a,
+        vec![
+            (0, 0x7f2b_2d50_0180),
+            (1, 0x7f2b_2d50_0184),
+            (2, 0x7f2b_2d50_0188),
+            (3, 0x7f2b_2d50_018c)
+        ]
+    );
     // Base + stride on a full warp.
     let a: Vec<(u32, u64)> = ws[0].lane_addrs(&ws[0].insts[14]).collect();
-    assert_eq!((a[0], a[31]), ((0, 0x7f2b_2d50_0000), (31, 0x7f2b_2d50_007c)));
+    assert_eq!(
+        (a[0], a[31]),
+        ((0, 0x7f2b_2d50_0000), (31, 0x7f2b_2d50_007c))
+    );
     assert!(k.ops.iter().all(|(_, o)| !o.unknown));
 }
 
@@ -416,7 +547,10 @@ fn real_matrixmul_and_my_app_counts() {
     let mut t = open_real("accelsim-my_app", Arch::Ampere);
     assert_eq!(t.kernel_info(0).binary_version, 0);
     assert_eq!(t.arch_of(0), Arch::Ampere);
-    assert_eq!(open_real("accelsim-my_app", Arch::Volta).arch_of(0), Arch::Volta);
+    assert_eq!(
+        open_real("accelsim-my_app", Arch::Volta).arch_of(0),
+        Arch::Volta
+    );
     let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
     let k = &m.kernels[0];
     assert_eq!(k.info.tracer_version, 5);
@@ -431,7 +565,14 @@ fn real_matrixmul_and_my_app_counts() {
     let ld = w.insts[10];
     assert_eq!(k.ops.get(ld.op).name, "LDG.E.128.SYS");
     let a: Vec<(u32, u64)> = w.lane_addrs(&ld).collect();
-    assert_eq!((a[0], a[1], a[31]), ((0, 0x7f58_0fac_e400), (1, 0x7f58_0fac_e410), (31, 0x7f58_0fac_e400 + 31 * 16)));
+    assert_eq!(
+        (a[0], a[1], a[31]),
+        (
+            (0, 0x7f58_0fac_e400),
+            (1, 0x7f58_0fac_e410),
+            (31, 0x7f58_0fac_e400 + 31 * 16)
+        )
+    );
     assert!(k.ops.iter().all(|(_, o)| !o.unknown));
 }
 
@@ -445,7 +586,10 @@ fn real_traces_are_rewritten_byte_for_byte() {
         let bytes = std::fs::read(real(dir).join(file)).unwrap();
         let k = read_kernel_bytes(&bytes, file, Arch::Volta).unwrap();
         let text = kernel_to_text(&k).unwrap();
-        assert!(text == bytes, "{dir}: the writer does not reproduce the file");
+        assert!(
+            text == bytes,
+            "{dir}: the writer does not reproduce the file"
+        );
         let list = std::fs::read(real(dir).join("kernelslist.g")).unwrap();
         let (cmds, names) = parse_kernelslist(&list, "kernelslist.g").unwrap();
         let mut out = Vec::new();
@@ -465,4 +609,104 @@ fn a_single_kernel_file_opens_as_a_source() {
         n += c.warp_insts();
     }
     assert_eq!(n, 344);
+}
+
+/// Decode speed on a synthetic 40x copy of accelsim-my_app (about 12 MB of text):
+/// `cargo test -p warpweave --lib decode_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn decode_speed() {
+    let bytes = std::fs::read(real("accelsim-my_app").join("kernel-593-ctx_0x55c28dad19e0.traceg"))
+        .unwrap();
+    let k = read_kernel_bytes(&bytes, "k.traceg", Arch::Volta).unwrap();
+    let mut big = k.clone();
+    let copies = 40u32;
+    big.info.grid.x = 55 * copies;
+    big.ctas = (0..copies)
+        .flat_map(|c| {
+            k.ctas.iter().map(move |cta| {
+                let mut cta = cta.clone();
+                cta.id.x += 55 * c;
+                cta
+            })
+        })
+        .collect();
+    let text = kernel_to_text(&big).unwrap();
+    // CPU time of this thread (Linux), since the build machine is shared.
+    let cpu = || -> f64 {
+        std::fs::read_to_string("/proc/thread-self/stat")
+            .ok()
+            .and_then(|s| {
+                s.rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().nth(11)?.parse::<f64>().ok())
+            })
+            .map_or(0.0, |t| t / 100.0)
+    };
+    let c0 = cpu();
+    let mut lines = super::header::Lines::new(
+        crate::trace::io::open_bytes(Arc::from(&text[..]), "b").unwrap(),
+        "b",
+    );
+    let mut nl = 0u64;
+    while lines.next_line().unwrap() {
+        nl += 1;
+    }
+    eprintln!("lines only: {nl} lines in {:.2} s CPU", cpu() - c0);
+    let cpu0 = cpu();
+    let start = std::time::Instant::now();
+    let input = crate::trace::io::open_bytes(Arc::from(&text[..]), "big.traceg").unwrap();
+    let mut s = TracegStream::open(input, "big.traceg", Arch::Volta).unwrap();
+    let mut n = 0u64;
+    while let Some(c) = crate::trace::KernelStream::next_cta(&mut s).unwrap() {
+        n += c.warp_insts();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let cpu_secs = cpu() - cpu0;
+    assert_eq!(n, 7260 * copies as u64);
+    eprintln!(
+        "decoded {:.1} MB, {n} warp instructions in {secs:.3} s wall, {cpu_secs:.2} s CPU: \
+         {:.0} MB/s and {:.2} M warp inst/s per CPU second",
+        text.len() as f64 / 1e6,
+        text.len() as f64 / 1e6 / cpu_secs.max(0.01),
+        n as f64 / 1e6 / cpu_secs.max(0.01)
+    );
+}
+
+#[test]
+fn a_source_written_as_a_folder_reads_back_identically() {
+    let mut src = open_real("microgpusim-vectoradd-100-32", Arch::Volta);
+    let dir = std::env::temp_dir().join(format!("warpweave-text-{}", std::process::id()));
+    let names = write_dir(&dir, &mut src).unwrap();
+    assert_eq!(names, vec!["kernel-1.traceg".to_string()]);
+    for f in ["kernelslist.g", "kernel-1.traceg"] {
+        let a = std::fs::read(dir.join(f)).unwrap();
+        let b = std::fs::read(real("microgpusim-vectoradd-100-32").join(f)).unwrap();
+        assert!(a == b, "{f} differs");
+    }
+    let mut back = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
+    assert_eq!(back.commands(), src.commands());
+    assert_eq!(back.trace_hash(), src.trace_hash());
+    let a = crate::trace::model::MemTrace::collect(&mut src).unwrap();
+    let b = crate::trace::model::MemTrace::collect(&mut back).unwrap();
+    assert!(kernels_equal(&a.kernels[0], &b.kernels[0]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_raw_folder_with_the_tracers_kernelslist_opens() {
+    let dir = std::env::temp_dir().join(format!("warpweave-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernelslist"), "kernel-3.trace.gz\n").unwrap();
+    std::fs::write(
+        dir.join("kernel-3.trace.gz"),
+        gzip(raw_text(false).as_bytes()),
+    )
+    .unwrap();
+    let mut t = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
+    assert!(t.kernels()[0].raw);
+    assert_eq!(t.arch_of(0), Arch::Ampere);
+    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
+    check_raw(&m.kernels[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -8,7 +8,10 @@
 
 use std::io::Write;
 
-use crate::trace::model::{inst_flags, Command, CtaTrace, KernelInfo, KernelStream, KernelTrace, OpTable, TraceInst, WarpTrace, UR_BASE};
+use crate::trace::model::{
+    inst_flags, Command, CtaTrace, KernelInfo, KernelStream, KernelTrace, OpTable, TraceInst,
+    WarpTrace, UR_BASE,
+};
 use crate::{Error, Result};
 
 /// The tracer version whose layout the writer uses for `info`: the header's own when it is 3
@@ -36,7 +39,11 @@ pub fn write_header<W: Write>(w: &mut W, k: &KernelInfo) -> std::io::Result<()> 
     writeln!(w, "-kernel name = {}", k.name)?;
     writeln!(w, "-kernel id = {}", k.id)?;
     writeln!(w, "-grid dim = ({},{},{})", k.grid.x, k.grid.y, k.grid.z)?;
-    writeln!(w, "-block dim = ({},{},{})", k.block.x, k.block.y, k.block.z)?;
+    writeln!(
+        w,
+        "-block dim = ({},{},{})",
+        k.block.x, k.block.y, k.block.z
+    )?;
     writeln!(w, "-shmem = {}", k.shmem_bytes)?;
     writeln!(w, "-nregs = {}", k.nregs)?;
     writeln!(w, "-binary version = {}", k.binary_version)?;
@@ -79,11 +86,20 @@ fn base_stride(mask: u32, addrs: &[u64]) -> Option<i32> {
     }
     let d = addrs[1].wrapping_sub(addrs[0]) as i64;
     let stride = i32::try_from(d).ok()?;
-    addrs.windows(2).all(|p| p[1].wrapping_sub(p[0]) as i64 == d).then_some(stride)
+    addrs
+        .windows(2)
+        .all(|p| p[1].wrapping_sub(p[0]) as i64 == d)
+        .then_some(stride)
 }
 
 /// Writes one instruction line.
-pub fn write_inst<W: Write>(w: &mut W, k: &KernelInfo, ops: &OpTable, warp: &WarpTrace, i: &TraceInst) -> std::io::Result<()> {
+pub fn write_inst<W: Write>(
+    w: &mut W,
+    k: &KernelInfo,
+    ops: &OpTable,
+    warp: &WarpTrace,
+    i: &TraceInst,
+) -> std::io::Result<()> {
     if k.lineinfo {
         write!(w, "{} ", i.line)?;
     }
@@ -101,7 +117,10 @@ pub fn write_inst<W: Write>(w: &mut W, k: &KernelInfo, ops: &OpTable, warp: &War
         let s = i.addr_start as usize;
         let addrs = &warp.addrs[s.min(warp.addrs.len())..(s + n).min(warp.addrs.len())];
         if addrs.len() != n {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "instruction has fewer addresses than active lanes"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "instruction has fewer addresses than active lanes",
+            ));
         }
         match base_stride(i.mask, addrs) {
             Some(stride) => write!(w, "1 0x{:x} {stride} ", addrs.first().copied().unwrap_or(0))?,
@@ -124,10 +143,24 @@ pub fn write_inst<W: Write>(w: &mut W, k: &KernelInfo, ops: &OpTable, warp: &War
 }
 
 /// Writes one thread block, `#BEGIN_TB` to `#END_TB`.
-pub fn write_cta<W: Write>(w: &mut W, k: &KernelInfo, ops: &OpTable, cta: &CtaTrace) -> std::io::Result<()> {
-    write!(w, "\n#BEGIN_TB\n\nthread block = {},{},{}\n", cta.id.x, cta.id.y, cta.id.z)?;
+pub fn write_cta<W: Write>(
+    w: &mut W,
+    k: &KernelInfo,
+    ops: &OpTable,
+    cta: &CtaTrace,
+) -> std::io::Result<()> {
+    write!(
+        w,
+        "\n#BEGIN_TB\n\nthread block = {},{},{}\n",
+        cta.id.x, cta.id.y, cta.id.z
+    )?;
     for warp in &cta.warps {
-        write!(w, "\nwarp = {}\ninsts = {}\n", warp.warp_id, warp.insts.len())?;
+        write!(
+            w,
+            "\nwarp = {}\ninsts = {}\n",
+            warp.warp_id,
+            warp.insts.len()
+        )?;
         for i in &warp.insts {
             write_inst(w, k, ops, warp, i)?;
         }
@@ -154,12 +187,18 @@ pub fn write_kernel_trace<W: Write>(w: &mut W, k: &KernelTrace) -> Result<()> {
 }
 
 /// Writes `kernelslist.g`: copies as `MemcpyHtoD,0x%016x,bytes`, kernels by file name.
-pub fn write_kernelslist<W: Write>(w: &mut W, commands: &[Command], kernel_files: &[String]) -> Result<()> {
+pub fn write_kernelslist<W: Write>(
+    w: &mut W,
+    commands: &[Command],
+    kernel_files: &[String],
+) -> Result<()> {
     for c in commands {
         match c {
             Command::MemcpyHtoD { addr, bytes } => writeln!(w, "MemcpyHtoD,0x{addr:016x},{bytes}"),
             Command::Kernel { index } => {
-                let f = kernel_files.get(*index).ok_or_else(|| Error::other(format!("kernel {index} has no file name")))?;
+                let f = kernel_files
+                    .get(*index)
+                    .ok_or_else(|| Error::other(format!("kernel {index} has no file name")))?;
                 writeln!(w, "{f}")
             }
         }
@@ -171,7 +210,10 @@ pub fn write_kernelslist<W: Write>(w: &mut W, commands: &[Command], kernel_files
 /// Writes a whole source as an Accel-Sim folder: `kernelslist.g` and one `kernel-<id>.traceg`
 /// per kernel (`kernel-<id>-<n>.traceg` when ids repeat).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn write_dir(dir: &std::path::Path, src: &mut dyn crate::trace::TraceSource) -> Result<Vec<String>> {
+pub fn write_dir(
+    dir: &std::path::Path,
+    src: &mut dyn crate::trace::TraceSource,
+) -> Result<Vec<String>> {
     let shown = dir.display().to_string();
     std::fs::create_dir_all(dir).map_err(|e| Error::io(&shown, e))?;
     let mut names: Vec<String> = Vec::new();
@@ -185,7 +227,8 @@ pub fn write_dir(dir: &std::path::Path, src: &mut dyn crate::trace::TraceSource)
         let mut w = std::io::BufWriter::new(f);
         let mut s = src.open_kernel(k)?;
         write_kernel(&mut w, &mut *s)?;
-        w.flush().map_err(|e| Error::io(p.display().to_string(), e))?;
+        w.flush()
+            .map_err(|e| Error::io(p.display().to_string(), e))?;
         names.push(n);
     }
     let p = dir.join("kernelslist.g");

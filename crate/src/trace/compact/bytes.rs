@@ -56,7 +56,13 @@ pub struct Cur<'a> {
 
 impl<'a> Cur<'a> {
     pub fn new(buf: &'a [u8], base: u64, file: &'a str, what: &'a str) -> Self {
-        Cur { buf, pos: 0, base, file, what }
+        Cur {
+            buf,
+            pos: 0,
+            base,
+            file,
+            what,
+        }
     }
 
     /// The error for `field` at the current position.
@@ -65,7 +71,11 @@ impl<'a> Cur<'a> {
         Error::parse(
             self.file,
             0,
-            format!("{} `{field}` at byte {}", self.what, self.base + self.pos as u64),
+            format!(
+                "{} `{field}` at byte {}",
+                self.what,
+                self.base + self.pos as u64
+            ),
             msg,
         )
     }
@@ -95,7 +105,10 @@ impl<'a> Cur<'a> {
 
     pub fn bytes(&mut self, n: usize, field: &str) -> Result<&'a [u8]> {
         if n > self.remaining() {
-            return Err(self.err(field, format!("needs {n} bytes, only {} left", self.remaining())));
+            return Err(self.err(
+                field,
+                format!("needs {n} bytes, only {} left", self.remaining()),
+            ));
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
@@ -174,7 +187,13 @@ impl<'a> Cur<'a> {
         let v = self.varint(field)?;
         let cap = (self.remaining() / min_bytes.max(1)) as u64;
         if v > cap {
-            return Err(self.err(field, format!("count {v} exceeds what the {} bytes left can hold", self.remaining())));
+            return Err(self.err(
+                field,
+                format!(
+                    "count {v} exceeds what the {} bytes left can hold",
+                    self.remaining()
+                ),
+            ));
         }
         Ok(v as usize)
     }
@@ -182,7 +201,13 @@ impl<'a> Cur<'a> {
     pub fn string(&mut self, field: &str) -> Result<String> {
         let n = self.varint(field)?;
         if n > self.remaining() as u64 {
-            return Err(self.err(field, format!("string length {n} exceeds the {} bytes left", self.remaining())));
+            return Err(self.err(
+                field,
+                format!(
+                    "string length {n} exceeds the {} bytes left",
+                    self.remaining()
+                ),
+            ));
         }
         let b = self.bytes(n as usize, field)?;
         String::from_utf8(b.to_vec()).map_err(|_| self.err(field, "string is not valid UTF-8"))
@@ -195,7 +220,17 @@ mod tests {
 
     #[test]
     fn varint_round_trip_and_lengths() {
-        let vals = [0u64, 1, 127, 128, 300, 16383, 16384, u32::MAX as u64, u64::MAX];
+        let vals = [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16383,
+            16384,
+            u32::MAX as u64,
+            u64::MAX,
+        ];
         let lens = [1usize, 1, 1, 2, 2, 2, 3, 5, 10];
         for (&v, &l) in vals.iter().zip(&lens) {
             let mut b = Vec::new();
@@ -223,12 +258,19 @@ mod tests {
         let b = [0x80u8, 0x80];
         let mut c = Cur::new(&b, 100, "f.wwt", "directory");
         let e = c.varint("kernel count").unwrap_err().to_string();
-        assert_eq!(e, "f.wwt: directory `kernel count` at byte 100: truncated varint");
+        assert_eq!(
+            e,
+            "f.wwt: directory `kernel count` at byte 100: truncated varint"
+        );
         let over = [0xffu8; 10];
         let mut c = Cur::new(&over, 0, "f", "d");
         assert!(c.varint("x").unwrap_err().to_string().contains("overflows"));
         let big = [0x90u8, 0x4e]; // 10000
         let mut c = Cur::new(&big, 0, "f", "d");
-        assert!(c.count("n", 1).unwrap_err().to_string().contains("count 10000"));
+        assert!(c
+            .count("n", 1)
+            .unwrap_err()
+            .to_string()
+            .contains("count 10000"));
     }
 }

@@ -49,8 +49,9 @@ const S_LANE: usize = 9;
 const S_RAW: usize = 10;
 /// Number of streams in a chunk (format version 1).
 pub const NSTREAMS: usize = 11;
-const STREAM_NAMES: [&str; NSTREAMS] =
-    ["hdr", "ctrl", "pc", "op", "reg", "misc", "mask", "base", "stride", "lane", "raw"];
+const STREAM_NAMES: [&str; NSTREAMS] = [
+    "hdr", "ctrl", "pc", "op", "reg", "misc", "mask", "base", "stride", "lane", "raw",
+];
 
 const PC_HIT: u8 = 1;
 const STATIC_HIT: u8 = 2;
@@ -165,7 +166,11 @@ impl Model {
     }
     fn update_base(&mut self, s: u32, base: u64) {
         let sl = &mut self.slots[s as usize];
-        sl.bdelta = if sl.has_base { base.wrapping_sub(sl.base) } else { 0 };
+        sl.bdelta = if sl.has_base {
+            base.wrapping_sub(sl.base)
+        } else {
+            0
+        };
         sl.base = base;
         sl.has_base = true;
         self.last_base = base;
@@ -347,7 +352,10 @@ impl ChunkEncoder {
             return ctrl | STRIDE_HIT | (KIND_INDEX << KIND_SHIFT);
         }
         let st = a[1].wrapping_sub(base);
-        let by_index = a.iter().enumerate().all(|(j, &x)| x == base.wrapping_add((j as u64).wrapping_mul(st)));
+        let by_index = a
+            .iter()
+            .enumerate()
+            .all(|(j, &x)| x == base.wrapping_add((j as u64).wrapping_mul(st)));
         let (kind, stride) = if by_index {
             (KIND_INDEX, Some(st))
         } else {
@@ -442,7 +450,10 @@ impl ChunkDecoder {
         if total != data.len() - off {
             return Err(head.err(
                 "stream lengths",
-                format!("streams add up to {total} bytes but the chunk holds {}", data.len() - off),
+                format!(
+                    "streams add up to {total} bytes but the chunk holds {}",
+                    data.len() - off
+                ),
             ));
         }
         let mut cur: [Cur<'_>; NSTREAMS] = std::array::from_fn(|i| {
@@ -454,7 +465,11 @@ impl ChunkDecoder {
         let mut ctas = Vec::with_capacity(n_ctas);
         for _ in 0..n_ctas {
             let h = &mut cur[S_HDR];
-            let id = Dim3::new(h.var_u32("CTA x")?, h.var_u32("CTA y")?, h.var_u32("CTA z")?);
+            let id = Dim3::new(
+                h.var_u32("CTA x")?,
+                h.var_u32("CTA y")?,
+                h.var_u32("CTA z")?,
+            );
             let n_warps = h.count("warp count", 3)?;
             let mut warps = Vec::with_capacity(n_warps);
             for _ in 0..n_warps {
@@ -464,7 +479,10 @@ impl ChunkDecoder {
         }
         for (i, c) in cur.iter().enumerate() {
             if !c.is_empty() {
-                return Err(c.err(STREAM_NAMES[i], format!("{} bytes left over after the last CTA", c.remaining())));
+                return Err(c.err(
+                    STREAM_NAMES[i],
+                    format!("{} bytes left over after the last CTA", c.remaining()),
+                ));
             }
         }
         Ok(ctas)
@@ -477,7 +495,10 @@ impl ChunkDecoder {
         if n_insts > cur[S_CTRL].remaining() as u64 {
             return Err(cur[S_HDR].err(
                 "instruction count",
-                format!("{n_insts} instructions but only {} control bytes left", cur[S_CTRL].remaining()),
+                format!(
+                    "{n_insts} instructions but only {} control bytes left",
+                    cur[S_CTRL].remaining()
+                ),
             ));
         }
         let h = &mut cur[S_HDR];
@@ -498,7 +519,9 @@ impl ChunkDecoder {
             let pred = self.model.slots[prev_slot as usize].succ;
             let slot = if ctrl & PC_HIT != 0 {
                 if pred == NONE {
-                    return Err(cur[S_CTRL].err("control byte", "PC predicted but no successor is known"));
+                    return Err(
+                        cur[S_CTRL].err("control byte", "PC predicted but no successor is known")
+                    );
                 }
                 pred
             } else {
@@ -516,7 +539,10 @@ impl ChunkDecoder {
                 sl.tmpl = t;
                 sl.valid = true;
             } else if !self.model.slots[slot as usize].valid {
-                return Err(cur[S_CTRL].err("control byte", "static fields predicted for a PC not seen before"));
+                return Err(cur[S_CTRL].err(
+                    "control byte",
+                    "static fields predicted for a PC not seen before",
+                ));
             }
             let sl = &mut self.model.slots[slot as usize];
             let mut inst = sl.tmpl;
@@ -533,18 +559,29 @@ impl ChunkDecoder {
             if mode == AMODE_RAW {
                 inst.addr_start = cur[S_RAW].var_u32("addr_start")?;
                 if ctrl & 0xf0 != 0 {
-                    return Err(cur[S_CTRL].err("control byte", "address bits set in raw address mode"));
+                    return Err(
+                        cur[S_CTRL].err("control byte", "address bits set in raw address mode")
+                    );
                 }
             } else {
                 let at = addrs.len();
                 if at > u32::MAX as usize {
-                    return Err(cur[S_CTRL].err("control byte", "more than 2^32 addresses in one warp"));
+                    return Err(
+                        cur[S_CTRL].err("control byte", "more than 2^32 addresses in one warp")
+                    );
                 }
-                inst.addr_start = if n == 0 && mode == AMODE_CURSOR_ZERO { 0 } else { at as u32 };
+                inst.addr_start = if n == 0 && mode == AMODE_CURSOR_ZERO {
+                    0
+                } else {
+                    at as u32
+                };
                 if n > 0 {
                     self.addrs(cur, slot, ctrl, inst.mask, n, &mut addrs)?;
                 } else if ctrl & 0xf0 != 0 {
-                    return Err(cur[S_CTRL].err("control byte", "address bits set on an instruction without addresses"));
+                    return Err(cur[S_CTRL].err(
+                        "control byte",
+                        "address bits set on an instruction without addresses",
+                    ));
                 }
             }
             insts.push(inst);
@@ -559,7 +596,11 @@ impl ChunkDecoder {
                 addrs.push(prev);
             }
         }
-        Ok(WarpTrace { warp_id, insts, addrs })
+        Ok(WarpTrace {
+            warp_id,
+            insts,
+            addrs,
+        })
     }
 
     fn addrs(
@@ -581,7 +622,10 @@ impl ChunkDecoder {
         let kind = (ctrl >> KIND_SHIFT) & 3;
         if n == 1 {
             if kind != KIND_INDEX || ctrl & STRIDE_HIT == 0 {
-                return Err(cur[S_CTRL].err("control byte", "single-lane access must be coded as kind 0 with stride hit"));
+                return Err(cur[S_CTRL].err(
+                    "control byte",
+                    "single-lane access must be coded as kind 0 with stride hit",
+                ));
             }
             out.push(base);
             return Ok(());
@@ -597,15 +641,22 @@ impl ChunkDecoder {
                     out.extend((0..n as u64).map(|j| base.wrapping_add(j.wrapping_mul(st))));
                 } else {
                     let lane0 = mask.trailing_zeros();
-                    out.extend(lanes(mask).map(|l| base.wrapping_add(((l - lane0) as u64).wrapping_mul(st))));
+                    out.extend(
+                        lanes(mask)
+                            .map(|l| base.wrapping_add(((l - lane0) as u64).wrapping_mul(st))),
+                    );
                 }
             }
             KIND_IRREGULAR => {
                 if ctrl & STRIDE_HIT != 0 {
-                    return Err(cur[S_CTRL].err("control byte", "stride hit on irregular addresses"));
+                    return Err(
+                        cur[S_CTRL].err("control byte", "stride hit on irregular addresses")
+                    );
                 }
                 if n - 1 > cur[S_LANE].remaining() {
-                    return Err(cur[S_LANE].err("lane delta", "fewer lane deltas left than active lanes"));
+                    return Err(
+                        cur[S_LANE].err("lane delta", "fewer lane deltas left than active lanes")
+                    );
                 }
                 let mut a = base;
                 out.push(a);
@@ -624,14 +675,23 @@ fn read_static(cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<Trac
     let mut t = TraceInst::default();
     let op = cur[S_OP].varint("opcode id")?;
     if op >= ctx.n_ops as u64 {
-        return Err(cur[S_OP].err("opcode id", format!("id {op} but the kernel has {} opcodes", ctx.n_ops)));
+        return Err(cur[S_OP].err(
+            "opcode id",
+            format!("id {op} but the kernel has {} opcodes", ctx.n_ops),
+        ));
     }
     t.op = OpId(op as u16);
     let r = &mut cur[S_REG];
     t.ndst = r.u8("dst count")?;
     t.nsrc = r.u8("src count")?;
     if t.ndst as usize > MAX_DST || t.nsrc as usize > MAX_SRC {
-        return Err(r.err("register count", format!("{} dst / {} src exceed {MAX_DST} / {MAX_SRC}", t.ndst, t.nsrc)));
+        return Err(r.err(
+            "register count",
+            format!(
+                "{} dst / {} src exceed {MAX_DST} / {MAX_SRC}",
+                t.ndst, t.nsrc
+            ),
+        ));
     }
     for d in &mut t.dst {
         *d = reg(r)?;
@@ -641,7 +701,8 @@ fn read_static(cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<Trac
     }
     let m = &mut cur[S_MISC];
     let w = m.varint("mem_width")?;
-    t.mem_width = u16::try_from(w).map_err(|_| m.err("mem_width", format!("{w} exceeds 16 bits")))?;
+    t.mem_width =
+        u16::try_from(w).map_err(|_| m.err("mem_width", format!("{w} exceeds 16 bits")))?;
     t.flags = m.u8("flags")?;
     t.imm = m.varint("immediate")?;
     t.line = m.var_u32("line")?;
@@ -656,9 +717,17 @@ fn reg(r: &mut Cur<'_>) -> Result<u16> {
 /// Wraps a chunk-level error with the chunk's file position (used by the reader).
 pub fn with_chunk_pos(e: Error, file_off: u64) -> Error {
     match e {
-        Error::Parse { file, line, field, msg } => {
-            Error::Parse { file, line, field: format!("{field} (uncompressed; chunk at file byte {file_off})"), msg }
-        }
+        Error::Parse {
+            file,
+            line,
+            field,
+            msg,
+        } => Error::Parse {
+            file,
+            line,
+            field: format!("{field} (uncompressed; chunk at file byte {file_off})"),
+            msg,
+        },
         other => other,
     }
 }

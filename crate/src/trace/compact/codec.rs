@@ -13,33 +13,59 @@ pub const MAX_UNCOMPRESSED: u64 = 1 << 30;
 pub fn compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
     #[cfg(feature = "native-zstd")]
     {
-        zstd::bulk::compress(data, level.clamp(1, 22)).map_err(|e| Error::other(format!("zstd compression failed: {e}")))
+        zstd::bulk::compress(data, level.clamp(1, 22))
+            .map_err(|e| Error::other(format!("zstd compression failed: {e}")))
     }
     #[cfg(not(feature = "native-zstd"))]
     {
         let _ = level;
-        Ok(ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest))
+        Ok(ruzstd::encoding::compress_to_vec(
+            data,
+            ruzstd::encoding::CompressionLevel::Fastest,
+        ))
     }
 }
 
 /// Decompresses one zstd frame that must expand to exactly `ulen` bytes. `field` names the
 /// frame (with its file offset) in errors. Never reads or allocates more than `ulen + 1` bytes
-/// of output, whatever the frame claims.
-pub fn decompress(comp: &[u8], ulen: u64, file: &str, field: &str) -> Result<Vec<u8>> {
+/// of output, whatever the frame claims. `fd` is reused between calls to keep its buffers.
+pub fn decompress(
+    fd: &mut ruzstd::decoding::FrameDecoder,
+    comp: &[u8],
+    ulen: u64,
+    file: &str,
+    field: &str,
+) -> Result<Vec<u8>> {
     if ulen > MAX_UNCOMPRESSED {
-        return Err(Error::parse(file, 0, field, format!("uncompressed length {ulen} exceeds {MAX_UNCOMPRESSED}")));
+        return Err(Error::parse(
+            file,
+            0,
+            field,
+            format!("uncompressed length {ulen} exceeds {MAX_UNCOMPRESSED}"),
+        ));
     }
-    let dec = ruzstd::decoding::StreamingDecoder::new(comp)
+    let dec = ruzstd::decoding::StreamingDecoder::new_with_decoder(comp, fd)
         .map_err(|e| Error::parse(file, 0, field, format!("bad zstd frame header: {e}")))?;
     // Start small: a corrupt length must not reserve memory the data cannot fill.
-    let cap = (ulen as usize).min(comp.len().saturating_mul(32)).min(64 << 20);
+    let cap = (ulen as usize)
+        .min(comp.len().saturating_mul(32))
+        .min(64 << 20);
     let mut out = Vec::with_capacity(cap);
     dec.take(ulen + 1)
         .read_to_end(&mut out)
         .map_err(|e| Error::parse(file, 0, field, format!("corrupt zstd data: {e}")))?;
     if out.len() as u64 != ulen {
-        let got = if out.len() as u64 > ulen { format!("more than {ulen}") } else { out.len().to_string() };
-        return Err(Error::parse(file, 0, field, format!("expands to {got} bytes, the index says {ulen}")));
+        let got = if out.len() as u64 > ulen {
+            format!("more than {ulen}")
+        } else {
+            out.len().to_string()
+        };
+        return Err(Error::parse(
+            file,
+            0,
+            field,
+            format!("expands to {got} bytes, the index says {ulen}"),
+        ));
     }
     Ok(out)
 }

@@ -131,7 +131,10 @@ fn code_of<T: PartialEq>(table: &[T], v: &T) -> u8 {
 
 fn pick<T: Copy>(c: &mut Cur<'_>, table: &[T], field: &str) -> Result<T> {
     let b = c.u8(field)?;
-    table.get(b as usize).copied().ok_or_else(|| c.err(field, format!("code {b} is not one of 0..{}", table.len())))
+    table
+        .get(b as usize)
+        .copied()
+        .ok_or_else(|| c.err(field, format!("code {b} is not one of 0..{}", table.len())))
 }
 
 fn put_dim(out: &mut Vec<u8>, d: Dim3) {
@@ -141,7 +144,11 @@ fn put_dim(out: &mut Vec<u8>, d: Dim3) {
 }
 
 fn get_dim(c: &mut Cur<'_>, field: &str) -> Result<Dim3> {
-    Ok(Dim3::new(c.var_u32(field)?, c.var_u32(field)?, c.var_u32(field)?))
+    Ok(Dim3::new(
+        c.var_u32(field)?,
+        c.var_u32(field)?,
+        c.var_u32(field)?,
+    ))
 }
 
 impl Directory {
@@ -215,9 +222,19 @@ impl Directory {
         for _ in 0..n_cmd {
             let tag = c.u8("command tag")?;
             commands.push(match tag {
-                0 => Command::Kernel { index: c.varint("kernel index")? as usize },
-                1 => Command::MemcpyHtoD { addr: c.varint("memcpy address")?, bytes: c.varint("memcpy bytes")? },
-                t => return Err(c.err("command tag", format!("expected 0 (kernel) or 1 (memcpy), found {t}"))),
+                0 => Command::Kernel {
+                    index: c.var_max("kernel index", u32::MAX as u64)? as usize,
+                },
+                1 => Command::MemcpyHtoD {
+                    addr: c.varint("memcpy address")?,
+                    bytes: c.varint("memcpy bytes")?,
+                },
+                t => {
+                    return Err(c.err(
+                        "command tag",
+                        format!("expected 0 (kernel) or 1 (memcpy), found {t}"),
+                    ))
+                }
             });
         }
         let n_k = c.count("kernel count", 20)?;
@@ -240,13 +257,18 @@ impl Directory {
                 lineinfo: match c.u8("enable lineinfo")? {
                     0 => false,
                     1 => true,
-                    b => return Err(c.err("enable lineinfo", format!("expected 0 or 1, found {b}"))),
+                    b => {
+                        return Err(c.err("enable lineinfo", format!("expected 0 or 1, found {b}")))
+                    }
                 },
                 extra: {
                     let n = c.count("extra header count", 2)?;
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
-                        v.push((c.string("extra header key")?, c.string("extra header value")?));
+                        v.push((
+                            c.string("extra header key")?,
+                            c.string("extra header value")?,
+                        ));
                     }
                     v
                 },
@@ -266,7 +288,11 @@ impl Directory {
                     unknown: match c.u8("opcode unknown flag")? {
                         0 => false,
                         1 => true,
-                        b => return Err(c.err("opcode unknown flag", format!("expected 0 or 1, found {b}"))),
+                        b => {
+                            return Err(
+                                c.err("opcode unknown flag", format!("expected 0 or 1, found {b}"))
+                            )
+                        }
                     },
                 });
             }
@@ -287,21 +313,38 @@ impl Directory {
                     ));
                 };
                 if n_ctas == 0 || n_ctas > ulen {
-                    return Err(c.err("chunk CTA count", format!("{n_ctas} CTAs in a chunk of {ulen} bytes")));
+                    return Err(c.err(
+                        "chunk CTA count",
+                        format!("{n_ctas} CTAs in a chunk of {ulen} bytes"),
+                    ));
                 }
-                chunks.push(ChunkEntry { offset, clen, ulen, first_cta, n_ctas, warp_insts, hash });
+                chunks.push(ChunkEntry {
+                    offset,
+                    clen,
+                    ulen,
+                    first_cta,
+                    n_ctas,
+                    warp_insts,
+                    hash,
+                });
                 first_cta += n_ctas;
                 offset = end;
             }
             kernels.push(KernelEntry { info, ops, chunks });
         }
         if !c.is_empty() {
-            return Err(c.err("end", format!("{} bytes left over after the last kernel", c.remaining())));
+            return Err(c.err(
+                "end",
+                format!("{} bytes left over after the last kernel", c.remaining()),
+            ));
         }
         if offset != chunk_area.1 {
             return Err(c.err(
                 "chunk index",
-                format!("chunks end at byte {offset} but the directory starts at {}", chunk_area.1),
+                format!(
+                    "chunks end at byte {offset} but the directory starts at {}",
+                    chunk_area.1
+                ),
             ));
         }
         for (i, cmd) in commands.iter().enumerate() {
@@ -309,11 +352,19 @@ impl Directory {
                 if *index >= kernels.len() {
                     return Err(c.err(
                         "command list",
-                        format!("command {i} launches kernel {index} but there are {}", kernels.len()),
+                        format!(
+                            "command {i} launches kernel {index} but there are {}",
+                            kernels.len()
+                        ),
                     ));
                 }
             }
         }
-        Ok(Directory { source_name, trace_hash, commands, kernels })
+        Ok(Directory {
+            source_name,
+            trace_hash,
+            commands,
+            kernels,
+        })
     }
 }

@@ -41,8 +41,14 @@ use crate::trace::model::TraceSource;
 /// than the input justifies.
 pub fn fuzz_compact(data: &[u8]) {
     // The bytes as one uncompressed chunk: reaches the chunk parser without the checksums.
-    let ctx = chunk::ChunkCtx { file: "fuzz", what: "chunk", n_ops: 16 };
+    let ctx = chunk::ChunkCtx {
+        file: "fuzz",
+        what: "chunk",
+        n_ops: 16,
+    };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
+    // The bytes as an uncompressed directory: reaches the index parser behind its checksum.
+    let _ = dir::Directory::decode(data, "fuzz", (dir::HEADER_LEN, 1 << 20));
     let Ok(mut rd) = CompactReader::from_slice(data, "fuzz") else {
         return;
     };
@@ -56,6 +62,95 @@ pub fn fuzz_compact(data: &[u8]) {
             let _ = rd.read_cta(k, i);
         }
     }
+}
+
+/// Seed inputs for the fuzz targets: a small compact file, one of its uncompressed chunks and
+/// its uncompressed directory (the three shapes [`fuzz_compact`] parses).
+pub fn fuzz_seeds() -> Vec<Vec<u8>> {
+    use crate::trace::model::{
+        CtaTrace, Dim3, KernelInfo, KernelTrace, MemTrace, OpInfo, OpTable, TraceInst, WarpTrace,
+    };
+    let mut ops = OpTable::new();
+    for name in ["IADD3", "LDG.E", "STS", "BRA"] {
+        ops.push(OpInfo {
+            name: name.into(),
+            ..Default::default()
+        });
+    }
+    let mut ctas = Vec::new();
+    for c in 0..2u32 {
+        let mut warps = Vec::new();
+        for w in 0..2u32 {
+            let (mut insts, mut addrs) = (Vec::new(), Vec::new());
+            for it in 0..3u32 {
+                for (pc, op, width, mask) in [
+                    (0x10, 0, 0, u32::MAX),
+                    (0x20, 1, 4, u32::MAX),
+                    (0x30, 2, 8, 0x00ff_00f0),
+                    (0x40, 3, 0, 1),
+                ] {
+                    let i = TraceInst {
+                        pc,
+                        mask,
+                        op: crate::trace::model::OpId(op),
+                        ndst: 1,
+                        nsrc: 1,
+                        mem_width: width,
+                        addr_start: addrs.len() as u32,
+                        ..Default::default()
+                    };
+                    if width > 0 {
+                        for j in 0..mask.count_ones() as u64 {
+                            let base = 0x7f00_0000u64 + (c * 4096 + w * 256 + it * 64) as u64;
+                            addrs.push(if op == 2 {
+                                base ^ (j * 40)
+                            } else {
+                                base + 4 * j
+                            });
+                        }
+                    }
+                    insts.push(i);
+                }
+            }
+            warps.push(WarpTrace {
+                warp_id: w,
+                insts,
+                addrs,
+            });
+        }
+        ctas.push(CtaTrace {
+            id: Dim3::new(c, 0, 0),
+            warps,
+        });
+    }
+    let info = KernelInfo {
+        name: "seed".into(),
+        id: 1,
+        grid: Dim3::new(2, 1, 1),
+        block: Dim3::new(64, 1, 1),
+        ..Default::default()
+    };
+    let chunk = chunk::ChunkEncoder::new().encode(&ctas);
+    let mut t = MemTrace::from_kernels("seed", vec![KernelTrace { info, ops, ctas }]);
+    let file = to_compact_bytes(
+        &mut t,
+        &WriteOptions {
+            level: 3,
+            chunk_insts: 30,
+        },
+    )
+    .unwrap_or_default();
+    let mut seeds = vec![file, chunk];
+    if let Ok(rd) = CompactReader::from_slice(&seeds[0], "seed") {
+        let d = dir::Directory {
+            source_name: "seed".into(),
+            trace_hash: 0,
+            commands: rd.commands().to_vec(),
+            kernels: rd.kernel_entries(),
+        };
+        seeds.push(d.encode());
+    }
+    seeds
 }
 
 /// Decodes every CTA of every kernel of a compact trace held in memory and returns the number

@@ -9,10 +9,16 @@
 
 use std::io::{Cursor, Read, Seek, SeekFrom};
 
+use ruzstd::decoding::FrameDecoder;
+
 use super::chunk::{with_chunk_pos, ChunkCtx, ChunkDecoder};
 use super::codec::{decompress, MAX_UNCOMPRESSED};
-use super::dir::{ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR};
-use crate::trace::model::{Command, CtaTrace, Fnv64, KernelInfo, KernelStream, OpTable, TraceSource};
+use super::dir::{
+    ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
+};
+use crate::trace::model::{
+    Command, CtaTrace, Fnv64, KernelInfo, KernelStream, OpTable, TraceSource,
+};
 use crate::{Error, Result};
 
 /// A kernel as the reader holds it: its directory entry plus the interned opcode table.
@@ -33,6 +39,7 @@ pub struct CompactReader<R> {
     file_len: u64,
     dir_clen: u64,
     dec: ChunkDecoder,
+    fd: FrameDecoder,
     /// The last decoded chunk: (kernel, chunk, CTAs), so sequential `read_cta` stays cheap.
     cache: Option<(usize, usize, Vec<CtaTrace>)>,
 }
@@ -74,15 +81,25 @@ impl<R: Read + Seek> CompactReader<R> {
     /// Reads the header, trailer and directory of a compact trace; `name` is used in errors.
     pub fn new(mut src: R, name: &str) -> Result<Self> {
         let perr = |field: &str, msg: String| Error::parse(name, 0, field, msg);
-        let file_len = src.seek(SeekFrom::End(0)).map_err(|e| io_err(name, "seek", e))?;
+        let file_len = src
+            .seek(SeekFrom::End(0))
+            .map_err(|e| io_err(name, "seek", e))?;
         if file_len < HEADER_LEN {
-            return Err(perr("header at byte 0", format!("file of {file_len} bytes is shorter than the 16-byte header")));
+            return Err(perr(
+                "header at byte 0",
+                format!("file of {file_len} bytes is shorter than the 16-byte header"),
+            ));
         }
-        src.seek(SeekFrom::Start(0)).map_err(|e| io_err(name, "seek", e))?;
+        src.seek(SeekFrom::Start(0))
+            .map_err(|e| io_err(name, "seek", e))?;
         let mut h = [0u8; HEADER_LEN as usize];
-        src.read_exact(&mut h).map_err(|e| io_err(name, "header", e))?;
+        src.read_exact(&mut h)
+            .map_err(|e| io_err(name, "header", e))?;
         if h[..8] != MAGIC {
-            return Err(perr("magic at byte 0", "not a warpweave compact trace (magic bytes differ)".into()));
+            return Err(perr(
+                "magic at byte 0",
+                "not a warpweave compact trace (magic bytes differ)".into(),
+            ));
         }
         let major = u16::from_le_bytes([h[8], h[9]]);
         let minor = u16::from_le_bytes([h[10], h[11]]);
@@ -94,18 +111,25 @@ impl<R: Read + Seek> CompactReader<R> {
         }
         let flags = u32::from_le_bytes([h[12], h[13], h[14], h[15]]);
         if flags != 0 {
-            return Err(perr("flags at byte 12", format!("unknown flags {flags:#x} (expected 0)")));
+            return Err(perr(
+                "flags at byte 12",
+                format!("unknown flags {flags:#x} (expected 0)"),
+            ));
         }
         if file_len < HEADER_LEN + TRAILER_LEN {
             return Err(perr(
                 "trailer",
-                format!("file of {file_len} bytes is too short for header and trailer (truncated?)"),
+                format!(
+                    "file of {file_len} bytes is too short for header and trailer (truncated?)"
+                ),
             ));
         }
         let tpos = file_len - TRAILER_LEN;
-        src.seek(SeekFrom::Start(tpos)).map_err(|e| io_err(name, "seek", e))?;
+        src.seek(SeekFrom::Start(tpos))
+            .map_err(|e| io_err(name, "seek", e))?;
         let mut t = [0u8; TRAILER_LEN as usize];
-        src.read_exact(&mut t).map_err(|e| io_err(name, "trailer", e))?;
+        src.read_exact(&mut t)
+            .map_err(|e| io_err(name, "trailer", e))?;
         let u = |i: usize| u64::from_le_bytes(t[i..i + 8].try_into().unwrap_or([0; 8]));
         if t[32..40] != END_MAGIC {
             return Err(perr(
@@ -121,14 +145,28 @@ impl<R: Read + Seek> CompactReader<R> {
             ));
         }
         if dir_ulen > MAX_UNCOMPRESSED {
-            return Err(perr(&format!("directory length at byte {}", tpos + 16), format!("{dir_ulen} bytes is too large")));
+            return Err(perr(
+                &format!("directory length at byte {}", tpos + 16),
+                format!("{dir_ulen} bytes is too large"),
+            ));
         }
-        src.seek(SeekFrom::Start(dir_offset)).map_err(|e| io_err(name, "seek", e))?;
+        src.seek(SeekFrom::Start(dir_offset))
+            .map_err(|e| io_err(name, "seek", e))?;
         let mut dc = vec![0u8; dir_clen as usize];
-        src.read_exact(&mut dc).map_err(|e| io_err(name, "directory", e))?;
-        let d = decompress(&dc, dir_ulen, name, &format!("directory at byte {dir_offset}"))?;
+        src.read_exact(&mut dc)
+            .map_err(|e| io_err(name, "directory", e))?;
+        let d = decompress(
+            &mut FrameDecoder::new(),
+            &dc,
+            dir_ulen,
+            name,
+            &format!("directory at byte {dir_offset}"),
+        )?;
         if fnv(&d) != dir_hash {
-            return Err(perr(&format!("directory at byte {dir_offset}"), "checksum mismatch: the file is corrupt".into()));
+            return Err(perr(
+                &format!("directory at byte {dir_offset}"),
+                "checksum mismatch: the file is corrupt".into(),
+            ));
         }
         let dir = Directory::decode(&d, name, (HEADER_LEN, dir_offset))?;
         let kernels = dir
@@ -144,7 +182,10 @@ impl<R: Read + Seek> CompactReader<R> {
             .collect::<Vec<_>>();
         for (k, kern) in kernels.iter().enumerate() {
             if kern.ops.len() != kern.entry.ops.len() {
-                return Err(perr(&format!("kernel {k} opcode table"), "an opcode name appears twice".into()));
+                return Err(perr(
+                    &format!("kernel {k} opcode table"),
+                    "an opcode name appears twice".into(),
+                ));
             }
         }
         Ok(CompactReader {
@@ -158,6 +199,7 @@ impl<R: Read + Seek> CompactReader<R> {
             file_len,
             dir_clen,
             dec: ChunkDecoder::new(),
+            fd: FrameDecoder::new(),
             cache: None,
         })
     }
@@ -170,6 +212,11 @@ impl<R: Read + Seek> CompactReader<R> {
     pub fn source_name(&self) -> &str {
         &self.dir_source_name
     }
+    /// The directory entries of every kernel (header, opcodes, chunk index).
+    pub(super) fn kernel_entries(&self) -> Vec<KernelEntry> {
+        self.kernels.iter().map(|k| k.entry.clone()).collect()
+    }
+
     /// Compressed size of the directory in bytes.
     pub fn dir_clen(&self) -> u64 {
         self.dir_clen
@@ -194,14 +241,27 @@ impl<R: Read + Seek> CompactReader<R> {
 
     fn kernel(&self, k: usize) -> Result<&Kernel> {
         self.kernels.get(k).ok_or_else(|| {
-            Error::parse(&self.name, 0, "kernel index", format!("kernel {k} requested; the file has {}", self.kernels.len()))
+            Error::parse(
+                &self.name,
+                0,
+                "kernel index",
+                format!("kernel {k} requested; the file has {}", self.kernels.len()),
+            )
         })
     }
 
     fn chunk_entry(&self, k: usize, c: usize) -> Result<&ChunkEntry> {
         let kern = self.kernel(k)?;
         kern.entry.chunks.get(c).ok_or_else(|| {
-            Error::parse(&self.name, 0, "chunk index", format!("kernel {k} chunk {c} requested; it has {}", kern.entry.chunks.len()))
+            Error::parse(
+                &self.name,
+                0,
+                "chunk index",
+                format!(
+                    "kernel {k} chunk {c} requested; it has {}",
+                    kern.entry.chunks.len()
+                ),
+            )
         })
     }
 
@@ -209,9 +269,13 @@ impl<R: Read + Seek> CompactReader<R> {
     /// with [`decode_chunk`]).
     pub fn raw_chunk(&mut self, k: usize, c: usize) -> Result<Vec<u8>> {
         let e = self.chunk_entry(k, c)?.clone();
-        self.src.seek(SeekFrom::Start(e.offset)).map_err(|err| io_err(&self.name, "seek", err))?;
+        self.src
+            .seek(SeekFrom::Start(e.offset))
+            .map_err(|err| io_err(&self.name, "seek", err))?;
         let mut buf = vec![0u8; e.clen as usize];
-        self.src.read_exact(&mut buf).map_err(|err| io_err(&self.name, &format!("chunk at byte {}", e.offset), err))?;
+        self.src
+            .read_exact(&mut buf)
+            .map_err(|err| io_err(&self.name, &format!("chunk at byte {}", e.offset), err))?;
         Ok(buf)
     }
 
@@ -219,7 +283,15 @@ impl<R: Read + Seek> CompactReader<R> {
     pub fn read_chunk(&mut self, k: usize, c: usize) -> Result<Vec<CtaTrace>> {
         let raw = self.raw_chunk(k, c)?;
         let e = &self.kernels[k].entry.chunks[c];
-        decode_chunk_with(&mut self.dec, &raw, e, &self.name, k, c, self.kernels[k].ops.len())
+        decode_chunk_with(
+            &mut self.dec,
+            &mut self.fd,
+            &raw,
+            e,
+            &self.name,
+            (k, c),
+            self.kernels[k].ops.len(),
+        )
     }
 
     /// Decodes CTA `i` (in trace order) of kernel `k` on its own: only its chunk is read.
@@ -232,7 +304,10 @@ impl<R: Read + Seek> CompactReader<R> {
                 &self.name,
                 0,
                 "CTA index",
-                format!("kernel {k} CTA {i} requested; it has {}", kern.entry.n_ctas()),
+                format!(
+                    "kernel {k} CTA {i} requested; it has {}",
+                    kern.entry.n_ctas()
+                ),
             ));
         }
         let first = chunks[c].first_cta;
@@ -242,9 +317,16 @@ impl<R: Read + Seek> CompactReader<R> {
             self.cache = Some((k, c, ctas));
         }
         let ctas = self.cache.as_ref().map(|x| &x.2);
-        ctas.and_then(|v| v.get((i - first) as usize)).cloned().ok_or_else(|| {
-            Error::parse(&self.name, 0, "chunk CTA count", format!("kernel {k} chunk {c} holds fewer CTAs than its index says"))
-        })
+        ctas.and_then(|v| v.get((i - first) as usize))
+            .cloned()
+            .ok_or_else(|| {
+                Error::parse(
+                    &self.name,
+                    0,
+                    "chunk CTA count",
+                    format!("kernel {k} chunk {c} holds fewer CTAs than its index says"),
+                )
+            })
     }
 }
 
@@ -256,19 +338,39 @@ fn fnv(data: &[u8]) -> u64 {
 
 fn decode_chunk_with(
     dec: &mut ChunkDecoder,
+    fd: &mut FrameDecoder,
     raw: &[u8],
     e: &ChunkEntry,
     file: &str,
-    k: usize,
-    c: usize,
+    (k, c): (usize, usize),
     n_ops: usize,
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
-    let data = decompress(raw, e.ulen, file, &format!("{what} at byte {}", e.offset))?;
+    let data = decompress(
+        fd,
+        raw,
+        e.ulen,
+        file,
+        &format!("{what} at byte {}", e.offset),
+    )?;
     if fnv(&data) != e.hash {
-        return Err(Error::parse(file, 0, format!("{what} at byte {}", e.offset), "checksum mismatch: the file is corrupt"));
+        return Err(Error::parse(
+            file,
+            0,
+            format!("{what} at byte {}", e.offset),
+            "checksum mismatch: the file is corrupt",
+        ));
     }
-    let ctas = dec.decode(&data, &ChunkCtx { file, what: &what, n_ops }).map_err(|err| with_chunk_pos(err, e.offset))?;
+    let ctas = dec
+        .decode(
+            &data,
+            &ChunkCtx {
+                file,
+                what: &what,
+                n_ops,
+            },
+        )
+        .map_err(|err| with_chunk_pos(err, e.offset))?;
     let insts: u64 = ctas.iter().map(|x| x.warp_insts()).sum();
     if ctas.len() as u64 != e.n_ctas || insts != e.warp_insts {
         return Err(Error::parse(
@@ -288,10 +390,30 @@ fn decode_chunk_with(
 
 /// Decodes one chunk's compressed bytes (from [`CompactReader::raw_chunk`]) without the reader,
 /// so chunks can be decoded on several threads.
-pub fn decode_chunk<R>(rd: &CompactReader<R>, k: usize, c: usize, raw: &[u8]) -> Result<Vec<CtaTrace>> {
-    let kern = rd.kernels.get(k).ok_or_else(|| Error::other(format!("no kernel {k}")))?;
-    let e = kern.entry.chunks.get(c).ok_or_else(|| Error::other(format!("kernel {k} has no chunk {c}")))?;
-    decode_chunk_with(&mut ChunkDecoder::new(), raw, e, &rd.name, k, c, kern.ops.len())
+pub fn decode_chunk<R>(
+    rd: &CompactReader<R>,
+    k: usize,
+    c: usize,
+    raw: &[u8],
+) -> Result<Vec<CtaTrace>> {
+    let kern = rd
+        .kernels
+        .get(k)
+        .ok_or_else(|| Error::other(format!("no kernel {k}")))?;
+    let e = kern
+        .entry
+        .chunks
+        .get(c)
+        .ok_or_else(|| Error::other(format!("kernel {k} has no chunk {c}")))?;
+    decode_chunk_with(
+        &mut ChunkDecoder::new(),
+        &mut FrameDecoder::new(),
+        raw,
+        e,
+        &rd.name,
+        (k, c),
+        kern.ops.len(),
+    )
 }
 
 /// A kernel of a compact file, decoded chunk by chunk.
@@ -339,7 +461,12 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
     }
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
         self.kernel(k)?;
-        Ok(Box::new(CompactKernelStream { rd: self, k, next_chunk: 0, buf: Vec::new().into_iter() }))
+        Ok(Box::new(CompactKernelStream {
+            rd: self,
+            k,
+            next_chunk: 0,
+            buf: Vec::new().into_iter(),
+        }))
     }
     /// The content hash stored by the writer: FNV-1a 64 over the decoded model, computed the same
     /// way as [`crate::trace::MemTrace::trace_hash`], so it does not depend on the encoding.

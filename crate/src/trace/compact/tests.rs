@@ -17,23 +17,114 @@ impl Rng {
     }
 }
 
-fn op(name: &str, unit: Unit, lat: LatClass, kind: OpKind, space: MemSpace, unknown: bool) -> OpInfo {
-    OpInfo { name: name.into(), unit, lat, kind, space, unknown }
+fn op(
+    name: &str,
+    unit: Unit,
+    lat: LatClass,
+    kind: OpKind,
+    space: MemSpace,
+    unknown: bool,
+) -> OpInfo {
+    OpInfo {
+        name: name.into(),
+        unit,
+        lat,
+        kind,
+        space,
+        unknown,
+    }
 }
 
 fn ops() -> OpTable {
     let mut t = OpTable::new();
-    t.push(op("IADD3", Unit::Int, LatClass::Int, OpKind::Alu, MemSpace::None, false));
-    t.push(op("LDG.E.128.SYS", Unit::Mem, LatClass::Mem, OpKind::Load, MemSpace::Global, false));
-    t.push(op("STS", Unit::Mem, LatClass::Mem, OpKind::Store, MemSpace::Shared, false));
-    t.push(op("ATOM.E.ADD", Unit::Mem, LatClass::Mem, OpKind::Atomic, MemSpace::Generic, false));
-    t.push(op("BRA", Unit::Branch, LatClass::Branch, OpKind::Branch, MemSpace::None, false));
-    t.push(op("HMMA.16816", Unit::Tensor, LatClass::Tensor, OpKind::Alu, MemSpace::None, false));
-    t.push(op("WEIRDOP", Unit::Int, LatClass::Int, OpKind::Nop, MemSpace::None, true));
-    t.push(op("LDL", Unit::Mem, LatClass::Mem, OpKind::Load, MemSpace::Local, false));
-    t.push(op("EXIT", Unit::Branch, LatClass::Branch, OpKind::Exit, MemSpace::None, false));
-    t.push(op("RED.E.ADD", Unit::Mem, LatClass::Mem, OpKind::Reduction, MemSpace::Texture, false));
-    t.push(op("DFMA", Unit::Dp, LatClass::Dp, OpKind::Alu, MemSpace::None, false));
+    t.push(op(
+        "IADD3",
+        Unit::Int,
+        LatClass::Int,
+        OpKind::Alu,
+        MemSpace::None,
+        false,
+    ));
+    t.push(op(
+        "LDG.E.128.SYS",
+        Unit::Mem,
+        LatClass::Mem,
+        OpKind::Load,
+        MemSpace::Global,
+        false,
+    ));
+    t.push(op(
+        "STS",
+        Unit::Mem,
+        LatClass::Mem,
+        OpKind::Store,
+        MemSpace::Shared,
+        false,
+    ));
+    t.push(op(
+        "ATOM.E.ADD",
+        Unit::Mem,
+        LatClass::Mem,
+        OpKind::Atomic,
+        MemSpace::Generic,
+        false,
+    ));
+    t.push(op(
+        "BRA",
+        Unit::Branch,
+        LatClass::Branch,
+        OpKind::Branch,
+        MemSpace::None,
+        false,
+    ));
+    t.push(op(
+        "HMMA.16816",
+        Unit::Tensor,
+        LatClass::Tensor,
+        OpKind::Alu,
+        MemSpace::None,
+        false,
+    ));
+    t.push(op(
+        "WEIRDOP",
+        Unit::Int,
+        LatClass::Int,
+        OpKind::Nop,
+        MemSpace::None,
+        true,
+    ));
+    t.push(op(
+        "LDL",
+        Unit::Mem,
+        LatClass::Mem,
+        OpKind::Load,
+        MemSpace::Local,
+        false,
+    ));
+    t.push(op(
+        "EXIT",
+        Unit::Branch,
+        LatClass::Branch,
+        OpKind::Exit,
+        MemSpace::None,
+        false,
+    ));
+    t.push(op(
+        "RED.E.ADD",
+        Unit::Mem,
+        LatClass::Mem,
+        OpKind::Reduction,
+        MemSpace::Texture,
+        false,
+    ));
+    t.push(op(
+        "DFMA",
+        Unit::Dp,
+        LatClass::Dp,
+        OpKind::Alu,
+        MemSpace::None,
+        false,
+    ));
     t
 }
 
@@ -80,7 +171,9 @@ fn warp(rng: &mut Rng, cta: u64, w: u32, iters: u32) -> WarpTrace {
         push(inst(0x20, m, 2, 4), &|l, _| 0x100 + 4 * l as u64);
         // Irregular gather.
         let salt = rng.next();
-        push(inst(0x30, u32::MAX, 3, 8), &move |l, _| ib ^ (salt.rotate_left(l) & 0xfff8));
+        push(inst(0x30, u32::MAX, 3, 8), &move |l, _| {
+            ib ^ (salt.rotate_left(l) & 0xfff8)
+        });
         // Single active lane, varying width, immediate and line.
         let mut s = inst(0x40, 1 << (it % 32), 7, 4);
         s.flags = inst_flags::HAS_IMM;
@@ -104,13 +197,20 @@ fn warp(rng: &mut Rng, cta: u64, w: u32, iters: u32) -> WarpTrace {
         push(j, &none);
         // Random branch target now and then.
         if rng.below(4) == 0 {
-            push(inst(0x900 + 16 * rng.below(8) as u32, rng.next() as u32, 4, 0), &none);
+            push(
+                inst(0x900 + 16 * rng.below(8) as u32, rng.next() as u32, 4, 0),
+                &none,
+            );
         }
         push(inst(0x90, u32::MAX, 4, 0), &none);
     }
     push(inst(0xa0, u32::MAX, 10, 0), &none);
     push(inst(0xb0, u32::MAX, 8, 0), &none);
-    WarpTrace { warp_id: w, insts, addrs }
+    WarpTrace {
+        warp_id: w,
+        insts,
+        addrs,
+    }
 }
 
 pub(super) fn crafted() -> MemTrace {
@@ -131,21 +231,34 @@ pub(super) fn crafted() -> MemTrace {
             nvbit_version: "1.7.6".into(),
             tracer_version: 4 + (k % 2),
             lineinfo: k == 1,
-            extra: vec![("-my key".into(), "value with spaces".into()), ("x".into(), String::new())],
+            extra: vec![
+                ("-my key".into(), "value with spaces".into()),
+                ("x".into(), String::new()),
+            ],
         };
         let ncta = if k == 2 { 0 } else { 6 };
         let mut ctas = Vec::new();
         for c in 0..ncta {
             let id = info.grid.from_linear(c);
-            let warps = (0..3).map(|w| warp(&mut rng, c, w, 5 + (w + c as u32) % 4)).collect();
+            let warps = (0..3)
+                .map(|w| warp(&mut rng, c, w, 5 + (w + c as u32) % 4))
+                .collect();
             ctas.push(CtaTrace { id, warps });
         }
-        kernels.push(KernelTrace { info, ops: ops(), ctas });
+        kernels.push(KernelTrace {
+            info,
+            ops: ops(),
+            ctas,
+        });
     }
     // Odd shapes: an empty warp, a warp whose addr_start is 0 on non-memory instructions, and
     // one with an arbitrary layout (raw mode).
     let c0 = &mut kernels[0].ctas[0];
-    c0.warps.push(WarpTrace { warp_id: 9, insts: vec![], addrs: vec![] });
+    c0.warps.push(WarpTrace {
+        warp_id: 9,
+        insts: vec![],
+        addrs: vec![],
+    });
     let mut z = c0.warps[0].clone();
     z.warp_id = 10;
     for i in &mut z.insts {
@@ -160,8 +273,17 @@ pub(super) fn crafted() -> MemTrace {
     r.addrs.push(42);
     c0.warps.push(r);
     let mut t = MemTrace::from_kernels("crafted", kernels);
-    t.commands.insert(0, Command::MemcpyHtoD { addr: 0x7fb0_2d70_0000, bytes: 4096 });
-    t.commands.push(Command::MemcpyHtoD { addr: 1, bytes: u64::MAX });
+    t.commands.insert(
+        0,
+        Command::MemcpyHtoD {
+            addr: 0x7fb0_2d70_0000,
+            bytes: 4096,
+        },
+    );
+    t.commands.push(Command::MemcpyHtoD {
+        addr: 1,
+        bytes: u64::MAX,
+    });
     t.commands.push(Command::Kernel { index: 0 });
     t
 }
@@ -183,7 +305,14 @@ fn assert_same(a: &MemTrace, b: &MemTrace) {
 
 fn encode(t: &MemTrace, chunk_insts: u64) -> Vec<u8> {
     let mut t = t.clone();
-    to_compact_bytes(&mut t, &WriteOptions { level: 19, chunk_insts }).unwrap()
+    to_compact_bytes(
+        &mut t,
+        &WriteOptions {
+            level: 19,
+            chunk_insts,
+        },
+    )
+    .unwrap()
 }
 
 #[test]
@@ -224,7 +353,10 @@ fn random_access_equals_sequential() {
     let t = crafted();
     let bytes = encode(&t, 100);
     let mut rd = CompactReader::from_slice(&bytes, "mem").unwrap();
-    assert!(rd.chunk_count(0) > 1, "needs several chunks to test seeking");
+    assert!(
+        rd.chunk_count(0) > 1,
+        "needs several chunks to test seeking"
+    );
     let mut rng = Rng(99);
     for _ in 0..40 {
         let k = rng.below(2) as usize;
@@ -255,7 +387,12 @@ fn regular_trace_compresses_to_little() {
             .map(|w| {
                 let mut wt = warp(&mut rng, c, w, 22);
                 // Remove the irregular gather and random branches: a perfectly regular kernel.
-                let mut keep: Vec<_> = wt.insts.iter().filter(|i| i.pc != 0x30 && i.pc < 0x900).copied().collect();
+                let mut keep: Vec<_> = wt
+                    .insts
+                    .iter()
+                    .filter(|i| i.pc != 0x30 && i.pc < 0x900)
+                    .copied()
+                    .collect();
                 for i in keep.iter_mut().filter(|i| i.pc == 0x40) {
                     i.imm = 77;
                     i.line = 3;
@@ -263,10 +400,16 @@ fn regular_trace_compresses_to_little() {
                 let mut addrs = Vec::new();
                 let mut insts = Vec::new();
                 for i in keep {
-                    let n = if i.mem_width > 0 { i.mask.count_ones() as usize } else { 0 };
+                    let n = if i.mem_width > 0 {
+                        i.mask.count_ones() as usize
+                    } else {
+                        0
+                    };
                     let mut j = i;
                     j.addr_start = addrs.len() as u32;
-                    addrs.extend_from_slice(&wt.addrs[i.addr_start as usize..i.addr_start as usize + n]);
+                    addrs.extend_from_slice(
+                        &wt.addrs[i.addr_start as usize..i.addr_start as usize + n],
+                    );
                     insts.push(j);
                 }
                 wt.insts = insts;
@@ -274,13 +417,27 @@ fn regular_trace_compresses_to_little() {
                 wt
             })
             .collect();
-        ctas.push(CtaTrace { id: Dim3::new(c as u32, 0, 0), warps });
+        ctas.push(CtaTrace {
+            id: Dim3::new(c as u32, 0, 0),
+            warps,
+        });
     }
-    let k = KernelTrace { info: KernelInfo { name: "k".into(), ..Default::default() }, ops: ops(), ctas };
+    let k = KernelTrace {
+        info: KernelInfo {
+            name: "k".into(),
+            ..Default::default()
+        },
+        ops: ops(),
+        ctas,
+    };
     let n = k.warp_insts();
     let t = MemTrace::from_kernels("regular", vec![k]);
     let bytes = encode(&t, 1 << 20);
-    assert!((bytes.len() as u64) < n / 4, "{} bytes for {n} warp instructions", bytes.len());
+    assert!(
+        (bytes.len() as u64) < n / 4,
+        "{} bytes for {n} warp instructions",
+        bytes.len()
+    );
 }
 
 fn decode_everything(data: &[u8]) -> crate::Result<MemTrace> {
@@ -293,9 +450,14 @@ fn truncated_input_errors() {
     let t = crafted();
     let bytes = encode(&t, 100);
     for len in 0..bytes.len() {
-        assert!(decode_everything(&bytes[..len]).is_err(), "truncated to {len} bytes decoded");
+        assert!(
+            decode_everything(&bytes[..len]).is_err(),
+            "truncated to {len} bytes decoded"
+        );
     }
-    let e = decode_everything(&bytes[..bytes.len() - 3]).unwrap_err().to_string();
+    let e = decode_everything(&bytes[..bytes.len() - 3])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("end magic at byte"), "{e}");
     let e = decode_everything(&bytes[..5]).unwrap_err().to_string();
     assert!(e.contains("shorter than the 16-byte header"), "{e}");
@@ -308,7 +470,8 @@ fn every_byte_flip_errors_or_is_harmless() {
     let mut errors = 0;
     let mut tried = 0;
     // Every byte of header, directory and trailer; every 23rd byte of the chunks.
-    let dir_at = bytes.len() - 40 - CompactReader::from_slice(&bytes, "x").unwrap().dir_clen() as usize;
+    let dir_at =
+        bytes.len() - 40 - CompactReader::from_slice(&bytes, "x").unwrap().dir_clen() as usize;
     let positions = (0..bytes.len()).filter(|&p| p < 16 || p >= dir_at || p % 23 == 0);
     for pos in positions {
         tried += 1;
@@ -320,7 +483,10 @@ fn every_byte_flip_errors_or_is_harmless() {
             Ok(back) => assert_same(&t, &back),
         }
     }
-    assert!(errors * 10 >= tried * 9, "{errors} of {tried} flips detected");
+    assert!(
+        errors * 10 >= tried * 9,
+        "{errors} of {tried} flips detected"
+    );
 }
 
 #[test]
@@ -328,14 +494,23 @@ fn version_and_magic_mismatch() {
     let bytes = encode(&crafted(), 100);
     let mut b = bytes.clone();
     b[8] = 2;
-    let e = CompactReader::from_slice(&b, "t.wwt").err().unwrap().to_string();
-    assert_eq!(e, "t.wwt: version at byte 8: format version 2.0; this reader reads version 1.x only");
+    let e = CompactReader::from_slice(&b, "t.wwt")
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        e,
+        "t.wwt: version at byte 8: format version 2.0; this reader reads version 1.x only"
+    );
     let mut b = bytes.clone();
     b[10] = 7; // a newer minor version is still read
     assert!(CompactReader::from_slice(&b, "t").is_ok());
     let mut b = bytes;
     b[1] = b'X';
-    let e = CompactReader::from_slice(&b, "t").err().unwrap().to_string();
+    let e = CompactReader::from_slice(&b, "t")
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("magic at byte 0"), "{e}");
     assert!(!is_compact(&b));
 }
@@ -385,16 +560,24 @@ fn mutation_fuzz_never_panics() {
     }
     fuzz_compact(&bytes);
     fuzz_compact(&[]);
-    assert_eq!(decode_all_count(&bytes).unwrap(), crafted().kernels.iter().map(|k| k.warp_insts()).sum::<u64>());
+    assert_eq!(
+        decode_all_count(&bytes).unwrap(),
+        crafted()
+            .kernels
+            .iter()
+            .map(|k| k.warp_insts())
+            .sum::<u64>()
+    );
 }
-
 
 /// The real Accel-Sim traces shipped beside the repository (`../shared/real-traces` from the
 /// repository root), found by walking up from the crate; `None` where they are absent.
 #[cfg(not(target_arch = "wasm32"))]
 fn real_traces() -> Option<std::path::PathBuf> {
     let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    here.ancestors().map(|a| a.join("shared/real-traces")).find(|p| p.is_dir())
+    here.ancestors()
+        .map(|a| a.join("shared/real-traces"))
+        .find(|p| p.is_dir())
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -405,7 +588,12 @@ fn real_traces_round_trip_text_compact_text() {
         eprintln!("real traces not found: skipped");
         return;
     };
-    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     assert_eq!(dirs.len(), 3);
     for d in dirs {
@@ -419,7 +607,55 @@ fn real_traces_round_trip_text_compact_text() {
         // text -> compact -> text reproduces every kernel file byte for byte.
         for (k, entry) in text.kernels().iter().enumerate() {
             let orig = std::fs::read(d.join(&entry.file)).unwrap();
-            assert!(kernel_to_text(&back.kernels[k]).unwrap() == orig, "{}: {}", d.display(), entry.file);
+            assert!(
+                kernel_to_text(&back.kernels[k]).unwrap() == orig,
+                "{}: {}",
+                d.display(),
+                entry.file
+            );
+        }
+    }
+}
+
+/// A longer mutation run (`cargo test -p warpweave --lib mutation_fuzz_long -- --ignored`;
+/// `WW_FUZZ_ITERS` sets the number of mutations per target, default 20000): mutated files,
+/// mutated uncompressed chunks and mutated uncompressed directories of the crafted trace.
+#[test]
+#[ignore]
+fn mutation_fuzz_long() {
+    let iters: u64 = std::env::var("WW_FUZZ_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20000);
+    let t = crafted();
+    let file = encode(&t, 200);
+    let chunk = super::chunk::ChunkEncoder::new().encode(&t.kernels[0].ctas[..2]);
+    // The real uncompressed directory, located through the trailer.
+    let tail = &file[file.len() - 40..];
+    let word = |i: usize| u64::from_le_bytes(tail[i..i + 8].try_into().unwrap());
+    let (off, clen, ulen) = (word(0) as usize, word(8) as usize, word(16));
+    let mut fd = ruzstd::decoding::FrameDecoder::new();
+    let dir = super::codec::decompress(&mut fd, &file[off..off + clen], ulen, "x", "dir").unwrap();
+    let mut rng = Rng(0xabcdef);
+    for seed in [&file, &chunk, &dir] {
+        for _ in 0..iters {
+            let mut b = seed.clone();
+            for _ in 0..1 + rng.below(8) {
+                let p = rng.below(b.len().max(1) as u64) as usize;
+                let last = b.len() - 1;
+                match rng.below(5) {
+                    0 => b[p.min(last)] = rng.next() as u8,
+                    1 => b[p.min(last)] ^= 1 << rng.below(8),
+                    2 => b.truncate(p.max(1)),
+                    3 => b.insert(p, rng.next() as u8),
+                    _ => {
+                        let q = rng.below(b.len() as u64) as usize;
+                        let v = b[q];
+                        b.insert(p, v);
+                    }
+                }
+            }
+            fuzz_compact(&b);
         }
     }
 }

@@ -27,7 +27,10 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { level: 19, chunk_insts: 1 << 15 }
+        WriteOptions {
+            level: 19,
+            chunk_insts: 1 << 15,
+        }
     }
 }
 
@@ -58,7 +61,9 @@ struct Sink<W: Write> {
 
 impl<W: Write> Sink<W> {
     fn put(&mut self, b: &[u8]) -> Result<()> {
-        self.out.write_all(b).map_err(|e| Error::io("compact output", e))?;
+        self.out
+            .write_all(b)
+            .map_err(|e| Error::io("compact output", e))?;
         self.pos += b.len() as u64;
         Ok(())
     }
@@ -102,7 +107,11 @@ pub fn write_compact<W: Write>(
     let mut sink = Sink { out, pos: 0 };
     sink.put(&header_bytes())?;
     let mut enc = ChunkEncoder::new();
-    let mut dir = Directory { source_name: src.name().to_string(), commands: src.commands().to_vec(), ..Default::default() };
+    let mut dir = Directory {
+        source_name: src.name().to_string(),
+        commands: src.commands().to_vec(),
+        ..Default::default()
+    };
     let mut hash = Fnv64::new();
     let mut sum = WriteSummary::default();
     let mut prog = Progress::default();
@@ -114,7 +123,10 @@ pub fn write_compact<W: Write>(
         let mut pending: Vec<CtaTrace> = Vec::new();
         let mut pending_insts = 0u64;
         let mut first_cta = 0u64;
-        let mut flush = |pending: &mut Vec<CtaTrace>, insts: &mut u64, sink: &mut Sink<W>| -> Result<()> {
+        let mut flush = |pending: &mut Vec<CtaTrace>,
+                         insts: &mut u64,
+                         sink: &mut Sink<W>|
+         -> Result<()> {
             if pending.is_empty() {
                 return Ok(());
             }
@@ -158,15 +170,26 @@ pub fn write_compact<W: Write>(
         flush(&mut pending, &mut pending_insts, &mut sink)?;
         sum.chunks += chunks.len() as u64;
         let ops = stream.ops().iter().map(|(_, o)| o.clone()).collect();
-        dir.kernels.push(KernelEntry { info: stream.info().clone(), ops, chunks });
+        dir.kernels.push(KernelEntry {
+            info: stream.info().clone(),
+            ops,
+            chunks,
+        });
     }
     dir.trace_hash = hash.finish();
     let d = dir.encode();
     let dc = compress(&d, opts.level)?;
-    let trailer = Trailer { dir_offset: sink.pos, dir_clen: dc.len() as u64, dir_ulen: d.len() as u64, dir_hash: fnv(&d) };
+    let trailer = Trailer {
+        dir_offset: sink.pos,
+        dir_clen: dc.len() as u64,
+        dir_ulen: d.len() as u64,
+        dir_hash: fnv(&d),
+    };
     sink.put(&dc)?;
     sink.put(&trailer.to_bytes())?;
-    sink.out.flush().map_err(|e| Error::io("compact output", e))?;
+    sink.out
+        .flush()
+        .map_err(|e| Error::io("compact output", e))?;
     debug_assert!(sink.pos >= HEADER_LEN);
     sum.kernels = dir.kernels.len();
     sum.bytes = sink.pos;

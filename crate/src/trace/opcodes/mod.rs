@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use crate::trace::model::{KernelInfo, LatClass, MemSpace, OpInfo, OpKind, Unit};
 
 /// A GPU architecture generation, selecting the opcode table.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Arch {
     Pascal,
@@ -39,7 +41,14 @@ pub enum Arch {
 }
 
 impl Arch {
-    pub const ALL: [Arch; 6] = [Arch::Pascal, Arch::Volta, Arch::Turing, Arch::Ampere, Arch::Ada, Arch::Hopper];
+    pub const ALL: [Arch; 6] = [
+        Arch::Pascal,
+        Arch::Volta,
+        Arch::Turing,
+        Arch::Ampere,
+        Arch::Ada,
+        Arch::Hopper,
+    ];
 
     /// The architecture of a `-binary version` (compute capability times ten), or `None` for 0
     /// and versions outside 60..=99.
@@ -63,7 +72,9 @@ impl Arch {
 
     /// Parses a config name (`pascal`, `volta`, `turing`, `ampere`, `ada`, `hopper`).
     pub fn from_name(s: &str) -> Option<Arch> {
-        Arch::ALL.into_iter().find(|a| a.name().eq_ignore_ascii_case(s.trim()))
+        Arch::ALL
+            .into_iter()
+            .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
     }
 
     pub fn name(self) -> &'static str {
@@ -155,13 +166,29 @@ impl GenericWindows {
         let (shmem_end, local_end) = if shmem_base == 0 || local_base == 0 {
             // Unknown bases: an empty window matches nothing.
             (
-                if shmem_base == 0 { 0 } else { size_after(shmem_base, local_base) },
-                if local_base == 0 { 0 } else { size_after(local_base, shmem_base) },
+                if shmem_base == 0 {
+                    0
+                } else {
+                    size_after(shmem_base, local_base)
+                },
+                if local_base == 0 {
+                    0
+                } else {
+                    size_after(local_base, shmem_base)
+                },
             )
         } else {
-            (size_after(shmem_base, local_base), size_after(local_base, shmem_base))
+            (
+                size_after(shmem_base, local_base),
+                size_after(local_base, shmem_base),
+            )
         };
-        GenericWindows { shmem_base, shmem_end, local_base, local_end }
+        GenericWindows {
+            shmem_base,
+            shmem_end,
+            local_base,
+            local_end,
+        }
     }
 
     pub fn from_info(k: &KernelInfo) -> Self {

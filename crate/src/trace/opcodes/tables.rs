@@ -15,7 +15,12 @@ pub struct Class {
 }
 
 const fn c(unit: Unit, lat: LatClass, kind: OpKind, space: MemSpace) -> Class {
-    Class { unit, lat, kind, space }
+    Class {
+        unit,
+        lat,
+        kind,
+        space,
+    }
 }
 const fn mem(kind: OpKind, space: MemSpace) -> Class {
     c(Unit::Mem, LatClass::Mem, kind, space)
@@ -317,7 +322,10 @@ static TABLE: &[(&str, u8, Class)] = &[
 
 /// The class of `base` on the architecture with bit `arch_bit`, if that architecture knows it.
 pub fn lookup(arch_bit: u8, base: &str) -> Option<Class> {
-    TABLE.iter().find(|(name, archs, _)| archs & arch_bit != 0 && *name == base).map(|(_, _, c)| *c)
+    TABLE
+        .iter()
+        .find(|(name, archs, _)| archs & arch_bit != 0 && *name == base)
+        .map(|(_, _, c)| *c)
 }
 
 /// Every base opcode known on some architecture (for tests).

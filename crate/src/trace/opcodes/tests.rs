@@ -65,19 +65,46 @@ fn alu_ops_get_unit_and_latency_class() {
         (u, l, k)
     };
     assert_eq!(u(Arch::Volta, "FFMA"), (Unit::Sp, L::Fp32, OpKind::Alu));
-    assert_eq!(u(Arch::Volta, "HFMA2.MMA"), (Unit::Sp, L::Fp16, OpKind::Alu));
+    assert_eq!(
+        u(Arch::Volta, "HFMA2.MMA"),
+        (Unit::Sp, L::Fp16, OpKind::Alu)
+    );
     assert_eq!(u(Arch::Volta, "DFMA"), (Unit::Dp, L::Dp, OpKind::Alu));
     assert_eq!(u(Arch::Volta, "MUFU.RCP"), (Unit::Sfu, L::Sfu, OpKind::Alu));
-    assert_eq!(u(Arch::Volta, "HMMA.884.F32.F32.STEP0"), (Unit::Tensor, L::Tensor, OpKind::Alu));
-    assert_eq!(u(Arch::Ampere, "IMAD.WIDE.U32"), (Unit::Int, L::IntMul, OpKind::Alu));
+    assert_eq!(
+        u(Arch::Volta, "HMMA.884.F32.F32.STEP0"),
+        (Unit::Tensor, L::Tensor, OpKind::Alu)
+    );
+    assert_eq!(
+        u(Arch::Ampere, "IMAD.WIDE.U32"),
+        (Unit::Int, L::IntMul, OpKind::Alu)
+    );
     assert_eq!(u(Arch::Ampere, "IADD3.X"), (Unit::Int, L::Int, OpKind::Alu));
-    assert_eq!(u(Arch::Turing, "UIADD3"), (Unit::Uniform, L::Uniform, OpKind::Alu));
-    assert_eq!(u(Arch::Turing, "BRA"), (Unit::Branch, L::Branch, OpKind::Branch));
-    assert_eq!(u(Arch::Turing, "EXIT"), (Unit::Branch, L::Branch, OpKind::Exit));
-    assert_eq!(u(Arch::Turing, "BAR.SYNC"), (Unit::Int, L::Int, OpKind::Barrier));
+    assert_eq!(
+        u(Arch::Turing, "UIADD3"),
+        (Unit::Uniform, L::Uniform, OpKind::Alu)
+    );
+    assert_eq!(
+        u(Arch::Turing, "BRA"),
+        (Unit::Branch, L::Branch, OpKind::Branch)
+    );
+    assert_eq!(
+        u(Arch::Turing, "EXIT"),
+        (Unit::Branch, L::Branch, OpKind::Exit)
+    );
+    assert_eq!(
+        u(Arch::Turing, "BAR.SYNC"),
+        (Unit::Int, L::Int, OpKind::Barrier)
+    );
     assert_eq!(u(Arch::Turing, "NOP"), (Unit::Int, L::Int, OpKind::Nop));
-    assert_eq!(u(Arch::Pascal, "XMAD.PSL.CBCC"), (Unit::Int, L::IntMul, OpKind::Alu));
-    assert_eq!(u(Arch::Pascal, "SSY"), (Unit::Branch, L::Branch, OpKind::Branch));
+    assert_eq!(
+        u(Arch::Pascal, "XMAD.PSL.CBCC"),
+        (Unit::Int, L::IntMul, OpKind::Alu)
+    );
+    assert_eq!(
+        u(Arch::Pascal, "SSY"),
+        (Unit::Branch, L::Branch, OpKind::Branch)
+    );
     // IMMA: integer pipe on Volta (Accel-Sim's table), tensor core from Turing on.
     assert_eq!(u(Arch::Volta, "IMMA.8816.S8.S8").0, Unit::Int);
     assert_eq!(u(Arch::Turing, "IMMA.8816.S8.S8").0, Unit::Tensor);
@@ -86,10 +113,18 @@ fn alu_ops_get_unit_and_latency_class() {
 #[test]
 fn opcodes_outside_an_architecture_are_unknown_not_fatal() {
     // Pascal has no uniform datapath, Volta no SHL, Turing no LDGSTS.
-    for (a, op) in [(Arch::Pascal, "UMOV"), (Arch::Volta, "SHL"), (Arch::Turing, "LDGSTS.E"), (Arch::Ampere, "FOO.BAR")] {
+    for (a, op) in [
+        (Arch::Pascal, "UMOV"),
+        (Arch::Volta, "SHL"),
+        (Arch::Turing, "LDGSTS.E"),
+        (Arch::Ampere, "FOO.BAR"),
+    ] {
         let i = classify(a, op);
         assert!(i.unknown, "{op} on {a:?}");
-        assert_eq!((i.unit, i.lat, i.kind, i.space), (Unit::Int, LatClass::Int, OpKind::Alu, MemSpace::None));
+        assert_eq!(
+            (i.unit, i.lat, i.kind, i.space),
+            (Unit::Int, LatClass::Int, OpKind::Alu, MemSpace::None)
+        );
         assert_eq!(i.name, op);
     }
     // ... and the same opcodes are known where they exist.
@@ -112,7 +147,10 @@ fn generic_addresses_resolve_by_window() {
     // Header values of microgpusim-vectoradd: local below shared, 32 MiB apart.
     let w = GenericWindows::new(0x7f2b_5a00_0000, 0x7f2b_5800_0000);
     assert_eq!(w.resolve(0x7f2b_5a00_0000), MemSpace::Shared);
-    assert_eq!(w.resolve(0x7f2b_5a00_0000 + (1 << 24) - 1), MemSpace::Shared);
+    assert_eq!(
+        w.resolve(0x7f2b_5a00_0000 + (1 << 24) - 1),
+        MemSpace::Shared
+    );
     assert_eq!(w.resolve(0x7f2b_5a00_0000 + (1 << 24)), MemSpace::Global);
     assert_eq!(w.resolve(0x7f2b_5800_0010), MemSpace::Local);
     assert_eq!(w.resolve(0x7f2b_57ff_ffff), MemSpace::Global);

@@ -1,0 +1,161 @@
+//! One L2 slice (a sub-partition of a memory partition): sectored write-back write-allocate
+//! cache, MSHRs, atomics performed here, misses to the partition's DRAM channel.
+//!
+//! ```text
+//!  request crossbar ──> [tag, one request per L2 cycle]
+//!     hit ───────────────────────────────> reply after `latency` (+ atomic_latency)
+//!     miss ──MSHR (merge | new)──> DRAM read ──fill (+ dram_latency)──> replies to waiters
+//!     dirty victim ──────────────> DRAM write
+//!  replies ──> reply crossbar
+//! ```
+//! Reservation failures (MSHR full, merge limit, DRAM queue full) stall the head request.
+
+use crate::config::GpuConfig;
+use crate::mem::cache::{CacheStats, Mshr, SectorCache};
+use crate::mem::clock::{DelayQueue, Domain};
+use crate::mem::dram::{DramChannel, DramReq};
+use crate::mem::iface::{AccessKind, HitLevel, NocPacket};
+use crate::{Cycle, Result};
+
+#[derive(Clone, Debug)]
+pub struct L2Slice {
+    pub id: u32,
+    pub cache: SectorCache,
+    latency: u64,
+    atomic_latency: u64,
+    mshr: Mshr<NocPacket>,
+    /// Replies waiting for their latency, in core cycles.
+    pub replies: DelayQueue<NocPacket>,
+    /// Fills from DRAM arriving (core cycle), with the sectors.
+    fills: DelayQueue<(u64, u8)>,
+}
+
+/// What the slice did with the head request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handled {
+    Done,
+    Stalled,
+}
+
+impl L2Slice {
+    pub fn new(cfg: &GpuConfig, id: u32, slices: u32, interleave: u64) -> Result<Self> {
+        let mut cache = SectorCache::new(&cfg.l2.cache, "l2.cache")?;
+        cache.set_slice_keys(interleave / cache.line_bytes().max(1), slices as u64);
+        Ok(L2Slice {
+            id,
+            cache,
+            latency: cfg.l2.cache.latency as u64,
+            atomic_latency: cfg.l2.atomic_latency as u64,
+            mshr: Mshr::new(cfg.l2.cache.mshr_entries, cfg.l2.cache.mshr_merge),
+            replies: DelayQueue::default(),
+            fills: DelayQueue::default(),
+        })
+    }
+
+    pub fn stats(&self) -> &CacheStats {
+        &self.cache.stats
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.replies.is_empty() && self.fills.is_empty() && self.mshr.is_empty()
+    }
+
+    pub fn next_event(&self) -> Option<Cycle> {
+        match (self.replies.next_time(), self.fills.next_time()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A DRAM read of `sectors` of `line` arrives at core cycle `at`.
+    pub fn fill_at(&mut self, at: Cycle, line: u64, sectors: u8) {
+        self.fills.push(at, (line, sectors));
+    }
+
+    fn reply(p: &NocPacket, level: HitLevel) -> NocPacket {
+        NocPacket {
+            reply: true,
+            level,
+            ..*p
+        }
+    }
+
+    /// Applies the fills that have arrived by core cycle `now`.
+    pub fn apply_fills(&mut self, now: Cycle) {
+        while let Some((line, sectors)) = self.fills.pop_ready(now) {
+            let extra = self.atomic_latency;
+            let replies = &mut self.replies;
+            self.mshr.fill(line, sectors, |w: NocPacket| {
+                let at = if w.req.kind == AccessKind::Atomic {
+                    now + extra
+                } else {
+                    now
+                };
+                replies.push(at, Self::reply(&w, HitLevel::Dram));
+            });
+        }
+    }
+
+    /// Handles one request in L2 cycle `d` (core cycle `core_d`); misses go to `dram`.
+    pub fn handle(
+        &mut self,
+        p: &NocPacket,
+        d: u64,
+        dom: &Domain,
+        dram: &mut DramChannel,
+        caddr: impl Fn(u64) -> u64,
+    ) -> Handled {
+        let r = &p.req;
+        let write = r.kind.is_write();
+        let atomic = matches!(r.kind, AccessKind::Atomic | AccessKind::Reduction);
+        let line = self.cache.line_addr(r.addr);
+        let fetch = self.cache.would_fetch(r.addr, r.sectors, write);
+        let pending = self.mshr.pending(line) & r.sectors;
+        // Loads and atomics wait for their data; stores are acknowledged at once.
+        let waits = (fetch != 0 || pending != 0) && (!write || atomic) && p.ack;
+        if (fetch != 0 || waits) && self.mshr.can_reserve(line, waits).is_err() {
+            self.cache.stats.reservation_fails += 1;
+            return Handled::Stalled;
+        }
+        if dram.free_slots() < 2 {
+            self.cache.stats.reservation_fails += 1;
+            return Handled::Stalled;
+        }
+        let o = self.cache.access(r.addr, r.sectors, write);
+        // The tag latency of a miss is charged on the fill path (MemPartitions), so the DRAM
+        // queue holds only requests it can schedule.
+        let ready = dom.core_of(d);
+        let mk = |addr: u64, sectors: u8, write: bool| DramReq {
+            addr,
+            caddr: caddr(addr),
+            sectors,
+            write,
+            slice: self.id,
+            ready,
+        };
+        if let Some(e) = o.evicted {
+            let _ = dram.push(mk(e.addr, e.dirty, true));
+        }
+        if o.write != 0 {
+            let _ = dram.push(mk(line, o.write, true));
+        }
+        let waiter = waits.then_some(*p);
+        if o.fetch != 0 || pending != 0 {
+            let (new, merged) = self.mshr.reserve(line, o.fetch, waiter);
+            if merged && waits {
+                self.cache.stats.mshr_merges += 1;
+            }
+            if new != 0 {
+                let _ = dram.push(mk(line, new, false));
+            }
+        }
+        if !waits && p.ack {
+            let extra = if atomic { self.atomic_latency } else { 0 };
+            self.replies.push(
+                dom.core_of(d + self.latency + extra),
+                Self::reply(p, HitLevel::L2),
+            );
+        }
+        Handled::Done
+    }
+}

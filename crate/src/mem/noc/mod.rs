@@ -1,0 +1,212 @@
+//! The interconnect: an input-queued crossbar (one for requests SM -> L2 slice, one for replies
+//! slice -> SM) with flits, per-port bandwidth and bounded buffers, so contention shows under
+//! load.
+//!
+//! ```text
+//!  input i (bounded, flits) ──oldest packet whose output is free (virtual output queues)──> output o: free?  room at o's receiver (bounded)?
+//!     round-robin over inputs    │     yes: serialize ceil(flits / flits_per_cycle) cycles,
+//!                                │          arrive after + latency
+//!                                └─ no: the input stalls (counted)
+//! ```
+//! A packet is an 8 B header plus its data (write data on requests, read data on replies).
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::config::NocConfig;
+use crate::mem::clock::Domain;
+use crate::mem::iface::NocPacket;
+use crate::Cycle;
+
+/// Header bytes of every packet.
+pub const HEADER_BYTES: u32 = 8;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NocStats {
+    pub packets: u64,
+    pub flits: u64,
+    /// Input-port cycles whose head packet could not move (output busy or full).
+    pub stall_cycles: u64,
+    /// Packets refused at injection (input buffer full).
+    pub inject_fails: u64,
+}
+
+impl NocStats {
+    pub fn merge(&mut self, o: &NocStats) {
+        self.packets += o.packets;
+        self.flits += o.flits;
+        self.stall_cycles += o.stall_cycles;
+        self.inject_fails += o.inject_fails;
+    }
+}
+
+/// Bytes a packet carries besides its header.
+pub fn payload_bytes(p: &NocPacket, sector_bytes: u32) -> u32 {
+    let write = p.req.kind.is_write();
+    if p.reply {
+        if write && !matches!(p.req.kind, crate::mem::AccessKind::Atomic) {
+            0
+        } else {
+            p.req.sectors.count_ones() * sector_bytes
+        }
+    } else if write {
+        p.req.bytes.max(1)
+    } else {
+        0
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Crossbar {
+    flit_bytes: u32,
+    sector_bytes: u32,
+    latency: u64,
+    fpc: u32,
+    in_cap: u32,
+    out_cap: usize,
+    inputs: Vec<VecDeque<(NocPacket, u32)>>,
+    in_flits: Vec<u32>,
+    in_free: Vec<u64>,
+    out_free: Vec<u64>,
+    transit: Vec<VecDeque<(Cycle, NocPacket)>>,
+    queued: usize,
+    in_transit: usize,
+    rr: usize,
+    /// true: the reply network (destination = `src_sm`), else requests (destination = `slice`).
+    replies: bool,
+    pub stats: NocStats,
+}
+
+impl Crossbar {
+    /// `out_cap`: packets each receiver can hold (its input buffer).
+    pub fn new(
+        c: &NocConfig,
+        inputs: usize,
+        outputs: usize,
+        out_cap: usize,
+        sector_bytes: u32,
+        replies: bool,
+    ) -> Self {
+        Crossbar {
+            flit_bytes: c.flit_bytes.max(1),
+            sector_bytes,
+            latency: c.latency as u64,
+            fpc: c.port_flits_per_cycle.max(1),
+            in_cap: c.buffer_flits.max(1),
+            out_cap: out_cap.max(1),
+            inputs: vec![VecDeque::new(); inputs],
+            in_flits: vec![0; inputs],
+            in_free: vec![0; inputs],
+            out_free: vec![0; outputs],
+            transit: vec![VecDeque::new(); outputs],
+            queued: 0,
+            in_transit: 0,
+            rr: 0,
+            replies,
+            stats: NocStats::default(),
+        }
+    }
+
+    pub fn flits(&self, p: &NocPacket) -> u32 {
+        (HEADER_BYTES + payload_bytes(p, self.sector_bytes)).div_ceil(self.flit_bytes)
+    }
+
+    fn dest(&self, p: &NocPacket) -> usize {
+        if self.replies {
+            p.src_sm as usize
+        } else {
+            p.slice as usize
+        }
+    }
+
+    /// Puts a packet into input `i`; a full input buffer refuses it (back-pressure). A packet
+    /// larger than the whole buffer is accepted into an empty one.
+    pub fn try_push(&mut self, i: usize, p: NocPacket) -> Result<(), NocPacket> {
+        let f = self.flits(&p);
+        if self.in_flits[i] > 0 && self.in_flits[i] + f > self.in_cap {
+            self.stats.inject_fails += 1;
+            return Err(p);
+        }
+        self.in_flits[i] += f;
+        self.inputs[i].push_back((p, f));
+        self.queued += 1;
+        Ok(())
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.queued == 0 && self.in_transit == 0
+    }
+    pub fn has_queued(&self) -> bool {
+        self.queued > 0
+    }
+
+    /// One interconnect cycle `d` of domain `dom`.
+    pub fn step(&mut self, d: u64, dom: &Domain) {
+        if self.queued == 0 {
+            return;
+        }
+        let n = self.inputs.len();
+        for k in 0..n {
+            let i = (self.rr + k) % n;
+            if self.inputs[i].is_empty() {
+                continue;
+            }
+            if self.in_free[i] > d {
+                self.stats.stall_cycles += 1;
+                continue;
+            }
+            // Virtual output queues: the oldest packet whose output can take it moves; packets
+            // to one output keep their order (an earlier one to the same output was refused).
+            let pick = self.inputs[i].iter().position(|(p, _)| {
+                let o = self.dest(p);
+                self.out_free[o] <= d && self.transit[o].len() < self.out_cap
+            });
+            let Some(j) = pick else {
+                self.stats.stall_cycles += 1;
+                continue;
+            };
+            let (p, f) = self.inputs[i].remove(j).expect("picked");
+            let o = self.dest(&p);
+            let ser = f.div_ceil(self.fpc) as u64;
+            self.in_free[i] = d + ser;
+            self.out_free[o] = d + ser;
+            self.in_flits[i] -= f;
+            self.queued -= 1;
+            self.in_transit += 1;
+            self.stats.packets += 1;
+            self.stats.flits += f as u64;
+            self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
+        }
+        self.rr = (self.rr + 1) % n.max(1);
+    }
+
+    /// The packet that has arrived at output `o` by core cycle `now`, without taking it.
+    pub fn peek(&self, o: usize, now: Cycle) -> Option<&NocPacket> {
+        self.transit[o]
+            .front()
+            .filter(|(c, _)| *c <= now)
+            .map(|(_, p)| p)
+    }
+    pub fn pop(&mut self, o: usize, now: Cycle) -> Option<NocPacket> {
+        if self.peek(o, now).is_some() {
+            self.in_transit -= 1;
+            self.transit[o].pop_front().map(|(_, p)| p)
+        } else {
+            None
+        }
+    }
+    /// Earliest arrival among packets in flight.
+    pub fn next_arrival(&self) -> Option<Cycle> {
+        if self.in_transit == 0 {
+            return None;
+        }
+        self.transit
+            .iter()
+            .filter_map(|t| t.front().map(|(c, _)| *c))
+            .min()
+    }
+    pub fn outputs(&self) -> usize {
+        self.transit.len()
+    }
+}

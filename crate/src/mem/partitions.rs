@@ -1,0 +1,328 @@
+//! The global memory side: request crossbar, L2 slices (partitions x sub-partitions), one DRAM
+//! channel per partition, reply crossbar; each in its own clock domain (`cfg.clocks`), stepped
+//! serially after the SMs every core cycle.
+//!
+//! ```text
+//!  SM outboxes (SM order) ─try_accept─> request crossbar (icnt clock)
+//!     ─> L2 slice input ─> L2 slice (L2 clock) ─> DRAM channel of its partition (DRAM clock)
+//!     <─ fills (+ dram_latency) <─┘
+//!  L2 replies ─> reply crossbar ─> tick(..., replies) in SM order ─> SmMemory::deliver
+//! ```
+
+use serde::Serialize;
+
+use crate::config::GpuConfig;
+use crate::mem::addrmap::AddrMap;
+use crate::mem::cache::CacheStats;
+use crate::mem::clock::Domain;
+use crate::mem::dram::{DramChannel, DramStats};
+use crate::mem::iface::NocPacket;
+use crate::mem::l2::{Handled, L2Slice};
+use crate::mem::noc::{Crossbar, NocStats};
+use crate::{Cycle, Result};
+
+/// Statistics of the memory partitions, merged in slice / channel order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PartitionStats {
+    pub l2: CacheStats,
+    pub dram: DramStats,
+    pub noc_requests: NocStats,
+    pub noc_replies: NocStats,
+    /// Core cycles over which the system was stepped.
+    pub cycles: u64,
+    pub dram_row_hit_rate: f64,
+    /// Bytes moved by DRAM per core cycle, and the configured peak.
+    pub dram_bytes_per_cycle: f64,
+    pub dram_peak_bytes_per_cycle: f64,
+}
+
+impl PartitionStats {
+    pub fn merge(&mut self, o: &PartitionStats) {
+        self.l2.merge(&o.l2);
+        self.dram.merge(&o.dram);
+        self.noc_requests.merge(&o.noc_requests);
+        self.noc_replies.merge(&o.noc_replies);
+        self.cycles = self.cycles.max(o.cycles);
+        self.dram_row_hit_rate = self.dram.row_hit_rate();
+    }
+}
+
+pub struct MemPartitions {
+    map: AddrMap,
+    icnt: Domain,
+    l2d: Domain,
+    dramd: Domain,
+    req: Crossbar,
+    rep: Crossbar,
+    slices: Vec<L2Slice>,
+    chans: Vec<DramChannel>,
+    dram_lat_core: Cycle,
+    now: Cycle,
+    flush: bool,
+    sms: usize,
+    stats: PartitionStats,
+}
+
+impl MemPartitions {
+    /// Panics only on an invalid L2 cache geometry; use [`MemPartitions::try_new`] to get the
+    /// error naming the key.
+    pub fn new(cfg: &GpuConfig) -> Self {
+        Self::try_new(cfg).expect("valid l2 config (validated at load)")
+    }
+
+    pub fn try_new(cfg: &GpuConfig) -> Result<Self> {
+        let map = AddrMap::new(&cfg.l2);
+        let slices = map.slices();
+        let sms = cfg.gpu.num_sms.max(1) as usize;
+        let sb = cfg.l2.cache.sector_bytes;
+        let core = cfg.clocks.core_mhz;
+        let l2d = Domain::new(cfg.clocks.l2_mhz, core);
+        let inq = cfg.l2.input_queue.max(1) as usize;
+        Ok(MemPartitions {
+            map,
+            icnt: Domain::new(cfg.clocks.icnt_mhz, core),
+            l2d,
+            dramd: Domain::new(cfg.clocks.dram_mhz, core),
+            req: Crossbar::new(&cfg.noc, sms, slices as usize, inq, sb, false),
+            rep: Crossbar::new(&cfg.noc, slices as usize, sms, usize::MAX, sb, true),
+            slices: (0..slices)
+                .map(|i| L2Slice::new(cfg, i, slices, map.interleave))
+                .collect::<Result<Vec<_>>>()?,
+            chans: (0..map.partitions)
+                .map(|_| DramChannel::new(&cfg.dram, sb))
+                .collect(),
+            dram_lat_core: l2d.to_core(cfg.l2.dram_latency as u64 + cfg.l2.cache.latency as u64),
+            now: 0,
+            flush: cfg.l2.flush_at_kernel_end,
+            sms,
+            stats: PartitionStats::default(),
+        })
+    }
+
+    /// Accepts a packet from an SM (back-pressure when that SM's crossbar input is full). The
+    /// destination slice is set here from the address map.
+    pub fn try_accept(&mut self, _now: Cycle, mut pkt: NocPacket) -> Result<(), NocPacket> {
+        pkt.slice = self.map.slice(pkt.req.addr);
+        pkt.reply = false;
+        let i = (pkt.src_sm as usize).min(self.sms - 1);
+        self.req.try_push(i, pkt)
+    }
+
+    /// Accepts packets in order; the ones refused stay in `pending` (in order) for a retry.
+    pub fn inject(&mut self, now: Cycle, pending: &mut Vec<NocPacket>) {
+        let mut keep = 0;
+        for k in 0..pending.len() {
+            let p = pending[k];
+            if let Err(p) = self.try_accept(now, p) {
+                pending[keep] = p;
+                keep += 1;
+            }
+        }
+        pending.truncate(keep);
+    }
+
+    /// Steps every domain up to core cycle `now`; replies for the SMs are appended to `replies`
+    /// in SM order.
+    pub fn tick(&mut self, now: Cycle, replies: &mut Vec<NocPacket>) {
+        self.now = now;
+        self.stats.cycles = now + 1;
+        // Interconnect.
+        if self.req.has_queued() || self.rep.has_queued() {
+            for d in self.icnt.due(now) {
+                self.req.step(d, &self.icnt);
+                self.rep.step(d, &self.icnt);
+            }
+        } else {
+            self.icnt.skip_to(now);
+        }
+        // L2 slices.
+        if self.req.is_idle() && self.slices.iter().all(|s| s.is_idle()) {
+            self.l2d.skip_to(now);
+        }
+        for d in self.l2d.due(now) {
+            let core_d = self.l2d.core_of(d);
+            for s in 0..self.slices.len() {
+                let sl = &mut self.slices[s];
+                sl.apply_fills(core_d);
+                if let Some(p) = self.req.peek(s, core_d).copied() {
+                    let part = s / self.map.subpartitions as usize;
+                    let map = self.map;
+                    let ch = &mut self.chans[part];
+                    if sl.handle(&p, d, &self.l2d, ch, |a| map.channel_addr(a)) == Handled::Done {
+                        self.req.pop(s, core_d);
+                    }
+                }
+                while let Some(r) = sl.replies.peek_ready(core_d).copied() {
+                    if self.rep.try_push(s, r).is_err() {
+                        break;
+                    }
+                    sl.replies.pop_ready(core_d);
+                }
+            }
+        }
+        // DRAM channels.
+        if self.chans.iter().any(|c| !c.is_idle()) {
+            for d in self.dramd.due(now) {
+                let core_d = self.dramd.core_of(d);
+                for c in 0..self.chans.len() {
+                    let ch = &mut self.chans[c];
+                    ch.step(d, core_d);
+                    while let Some(r) = ch.pop_done(d) {
+                        let at = core_d + self.dram_lat_core;
+                        self.slices[r.slice as usize].fill_at(at, r.addr, r.sectors);
+                    }
+                }
+            }
+        } else {
+            self.dramd.skip_to(now);
+        }
+        for sm in 0..self.sms {
+            while let Some(p) = self.rep.pop(sm, now) {
+                replies.push(p);
+            }
+        }
+    }
+
+    /// The earliest core cycle at which something can happen without new input (None: idle).
+    pub fn next_event(&self) -> Option<Cycle> {
+        let soon = self.now + 1;
+        let mut best: Option<Cycle> = None;
+        let mut take = |c: Option<Cycle>| {
+            if let Some(c) = c {
+                let c = c.max(soon);
+                best = Some(best.map_or(c, |b: Cycle| b.min(c)));
+            }
+        };
+        if self.req.has_queued() || self.rep.has_queued() {
+            take(Some(soon));
+        }
+        take(self.req.next_arrival());
+        take(self.rep.next_arrival());
+        for s in &self.slices {
+            take(s.next_event());
+        }
+        for c in &self.chans {
+            if c.queued() > 0 {
+                take(Some(soon));
+            }
+            take(c.next_done().map(|d| self.dramd.core_of(d)));
+        }
+        best
+    }
+
+    /// MemcpyHtoD: the copied lines (the last L2-capacity bytes of them) become valid in the
+    /// L2. Any 64-bit address.
+    pub fn warm(&mut self, addr: u64, bytes: u64) {
+        let cap: u64 = self.slices.iter().map(|s| s.cache.capacity_bytes()).sum();
+        let lb = self.slices.first().map_or(128, |s| s.cache.line_bytes());
+        let end = addr.saturating_add(bytes);
+        let mut a = end.saturating_sub(cap).max(addr) & !(lb - 1);
+        while a < end {
+            let s = self.map.slice(a) as usize;
+            self.slices[s].cache.warm(a);
+            a += lb;
+        }
+    }
+
+    /// Kernel end: with `l2.flush_at_kernel_end`, dirty sectors are written back (counted as
+    /// DRAM writes; the lines stay valid and clean).
+    pub fn end_kernel(&mut self) {
+        if !self.flush {
+            return;
+        }
+        for (i, s) in self.slices.iter_mut().enumerate() {
+            let part = i / self.map.subpartitions as usize;
+            let ch = &mut self.chans[part];
+            s.cache.flush(|_, d| {
+                ch.stats.writes += 1;
+                ch.stats.write_bytes += d.count_ones() as u64 * 32;
+            });
+        }
+    }
+
+    /// Statistics merged in slice and channel order.
+    pub fn stats(&self) -> PartitionStats {
+        let mut st = PartitionStats {
+            cycles: self.stats.cycles,
+            ..PartitionStats::default()
+        };
+        for s in &self.slices {
+            st.l2.merge(s.stats());
+        }
+        for c in &self.chans {
+            st.dram.merge(&c.stats);
+        }
+        st.noc_requests = self.req.stats;
+        st.noc_replies = self.rep.stats;
+        st.dram_row_hit_rate = st.dram.row_hit_rate();
+        let bytes = (st.dram.read_bytes + st.dram.write_bytes) as f64;
+        st.dram_bytes_per_cycle = if st.cycles == 0 {
+            0.0
+        } else {
+            bytes / st.cycles as f64
+        };
+        st.dram_peak_bytes_per_cycle = self
+            .chans
+            .iter()
+            .map(|c| c.peak_bytes_per_cycle())
+            .sum::<f64>()
+            * self.dramd.own(1_000_000) as f64
+            / 1_000_000.0;
+        st
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.req.is_idle()
+            && self.rep.is_idle()
+            && self.slices.iter().all(|s| s.is_idle())
+            && self.chans.iter().all(|c| c.is_idle())
+    }
+
+    pub fn address_map(&self) -> &AddrMap {
+        &self.map
+    }
+}
+
+/// Unloaded load-to-use latencies in core cycles as the configuration implies them: an L1 hit,
+/// an L2 hit and a DRAM access that finds another row open (precharge, activate, read).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Nominal {
+    pub l1: f64,
+    pub l2: f64,
+    pub dram: f64,
+}
+
+pub fn nominal_latencies(cfg: &GpuConfig) -> Nominal {
+    let core = cfg.clocks.core_mhz;
+    let conv = |cycles: f64, mhz: f64| {
+        if mhz > 0.0 {
+            cycles * core / mhz
+        } else {
+            cycles
+        }
+    };
+    let n = &cfg.noc;
+    let req_flits = (crate::mem::noc::HEADER_BYTES as f64 / n.flit_bytes.max(1) as f64).ceil();
+    let rep_flits = ((crate::mem::noc::HEADER_BYTES + cfg.l2.cache.sector_bytes) as f64
+        / n.flit_bytes.max(1) as f64)
+        .ceil();
+    let fpc = n.port_flits_per_cycle.max(1) as f64;
+    let noc = conv(
+        2.0 * n.latency as f64 + (req_flits / fpc).ceil() + (rep_flits / fpc).ceil() + 1.0,
+        cfg.clocks.icnt_mhz,
+    );
+    let l2 = noc + conv(cfg.l2.cache.latency as f64, cfg.clocks.l2_mhz);
+    let t = &cfg.dram.timing;
+    let burst = (cfg.dram.burst_length / cfg.dram.data_rate.max(1)).max(1) as f64;
+    let dram = l2
+        + conv(cfg.l2.dram_latency as f64, cfg.clocks.l2_mhz)
+        + conv(
+            (t.t_rp + t.t_rcd + t.t_cl) as f64 + burst,
+            cfg.clocks.dram_mhz,
+        );
+    Nominal {
+        l1: cfg.l1d.cache.latency as f64,
+        l2,
+        dram,
+    }
+}

@@ -1,0 +1,210 @@
+//! The simulator as a sweep runner: GPU preset + `[set]` + axis overrides -> config; workload
+//! -> trace source; mode -> model choice; engine -> flat metrics.
+//!
+//! ```text
+//!  Job ─> GpuConfig (config::load, apply_override..., validate) ─┐
+//!      ─> TraceSource (workload::generate | trace file)          ─┼─> Simulator::run_to_end
+//!      ─> ModelChoice (mode)                                     ─┘        │
+//!         [("cycles", ..), ("ipc", ..), ("warp_insts", ..), ("stall.<kind>", ..)] <┘
+//! ```
+//! Only deterministic numbers become metrics (no wall time), so a sweep's CSV is the same on
+//! every machine, thread count and chunking.
+
+use super::plan::{Job, Plan, WorkloadSource};
+use super::run::{JobRunner, Metrics};
+use crate::config::{self, GpuConfig};
+use crate::engine::{ModelChoice, ModuleModel, SimResult, Simulator};
+use crate::stats::StallKind;
+use crate::trace::TraceSource;
+use crate::workload::{self, Params};
+use crate::{Error, Result};
+
+/// Runs plan jobs on the simulator. `base_dir` is the plan's folder: relative trace and config
+/// paths resolve there.
+#[derive(Clone, Debug, Default)]
+pub struct SimRunner {
+    pub base_dir: String,
+}
+
+/// A sweep mode as a model choice: `cycle` (every module cycle-accurate), `hybrid` (analytical
+/// ALU pipeline), `fast` (analytical ALU and memory path), `default` (what the engine does
+/// when nobody asks: cycle SM, analytical memory side), or a list `alu=cycle,memory=analytical`.
+pub fn model_for_mode(mode: &str) -> Result<ModelChoice> {
+    use ModuleModel::{Analytical, Cycle};
+    let all = |m| ModelChoice {
+        alu: m,
+        memory: m,
+        noc: m,
+        dram: m,
+        frontend: Cycle,
+    };
+    Ok(match mode {
+        "default" => ModelChoice::default(),
+        "cycle" => all(Cycle),
+        "hybrid" => ModelChoice { alu: Analytical, ..all(Cycle) },
+        "fast" => ModelChoice { alu: Analytical, memory: Analytical, ..all(Cycle) },
+        list if list.contains('=') => {
+            let mut m = ModelChoice::default();
+            for kv in list.split(',') {
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or_else(|| Error::config("mode", format!("`{kv}`: expected module=model")))?;
+                m.set(k.trim(), v.trim())?;
+            }
+            m
+        }
+        other => {
+            return Err(Error::config(
+                "mode",
+                format!("`{other}` is not a mode (allowed: default, cycle, hybrid, fast, or module=model,...)"),
+            ))
+        }
+    })
+}
+
+impl SimRunner {
+    pub fn new(base_dir: impl Into<String>) -> Self {
+        SimRunner {
+            base_dir: base_dir.into(),
+        }
+    }
+
+    fn resolve(&self, p: &str) -> String {
+        if p.starts_with('/') || self.base_dir.is_empty() {
+            p.to_string()
+        } else {
+            format!("{}/{p}", self.base_dir.trim_end_matches('/'))
+        }
+    }
+
+    /// The configuration of one run: preset (or TOML path), `[set]`, axis values, validated.
+    pub fn config(&self, plan: &Plan, job: &Job) -> Result<GpuConfig> {
+        let spec = if plan.gpu.ends_with(".toml") {
+            self.resolve(&plan.gpu)
+        } else {
+            plan.gpu.clone()
+        };
+        let mut cfg = config::load(&spec)?;
+        for (k, v) in plan.overrides(job) {
+            config::apply_override(&mut cfg, k, v)?;
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The trace of one run.
+    pub fn source(
+        &self,
+        plan: &Plan,
+        job: &Job,
+        cfg: &GpuConfig,
+    ) -> Result<Box<dyn TraceSource + Send>> {
+        match &plan.workloads[job.workload].source {
+            WorkloadSource::Builtin { name, params } => {
+                let p = Params {
+                    pairs: params.clone(),
+                };
+                Ok(Box::new(workload::generate(name, &p)?))
+            }
+            WorkloadSource::Trace { path } => open_trace(&self.resolve(path), cfg),
+        }
+    }
+
+    /// Runs one job to the end and returns the engine's full result.
+    pub fn simulate(&self, plan: &Plan, job: &Job) -> Result<SimResult> {
+        let cfg = self.config(plan, job)?;
+        let model = model_for_mode(&job.mode)?;
+        let src = self.source(plan, job, &cfg)?;
+        Simulator::new(cfg, model, src)?.run_to_end()
+    }
+}
+
+/// The flat metrics of a result: totals, then the stall (CPI) stack.
+pub fn metrics(r: &SimResult) -> Metrics {
+    let mut m: Metrics = vec![
+        ("cycles".into(), r.cycles as f64),
+        ("warp_insts".into(), r.warp_insts as f64),
+        ("thread_insts".into(), r.thread_insts as f64),
+        ("ipc".into(), r.ipc),
+        ("kernels".into(), r.kernels.len() as f64),
+    ];
+    for k in StallKind::ALL {
+        m.push((format!("stall.{}", k.name()), r.stall_stack.get(k) as f64));
+    }
+    m
+}
+
+impl JobRunner for SimRunner {
+    fn run(&self, plan: &Plan, job: &Job) -> Result<Metrics> {
+        Ok(metrics(&self.simulate(plan, job)?))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn open_trace(path: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
+    use std::io::Read;
+
+    use crate::trace::accelsim::{AccelSimTrace, OpenOptions};
+    use crate::trace::compact::{is_compact, CompactReader};
+    use crate::trace::opcodes::Arch;
+
+    let p = std::path::Path::new(path);
+    let mut head = [0u8; 8];
+    let compact = p.is_file()
+        && std::fs::File::open(p)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+        && is_compact(&head);
+    if compact {
+        Ok(Box::new(CompactReader::open(p)?))
+    } else {
+        let default_arch = Arch::from_name(&cfg.gpu.arch).unwrap_or_default();
+        Ok(Box::new(AccelSimTrace::open(
+            p,
+            OpenOptions { default_arch },
+        )?))
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn open_trace(path: &str, _cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
+    Err(Error::other(format!(
+        "{path}: trace files cannot be opened by path in the browser"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_map_to_models() {
+        assert_eq!(model_for_mode("default").unwrap(), ModelChoice::default());
+        let h = model_for_mode("hybrid").unwrap();
+        assert_eq!(
+            (h.alu, h.memory),
+            (ModuleModel::Analytical, ModuleModel::Cycle)
+        );
+        let l = model_for_mode("alu=cycle,memory=analytical").unwrap();
+        assert_eq!(l, ModelChoice::default());
+        let e = model_for_mode("turbo").unwrap_err().to_string();
+        assert!(
+            e.starts_with("config key `mode`: `turbo` is not a mode"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_override_names_the_run_and_key() {
+        let plan = Plan::parse(
+            "gpu = \"teaching\"\nmodes = [\"default\"]\n[[workload]]\nname = \"vecadd\"\n[axes]\n\"sm.nonsense\" = [1]\n",
+            "p.toml",
+        )
+        .unwrap();
+        let e = SimRunner::default()
+            .run(&plan, &plan.job(0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sm.nonsense"), "{e}");
+    }
+}

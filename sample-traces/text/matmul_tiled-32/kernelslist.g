@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007f0000000000,4096
+MemcpyHtoD,0x00007f0000001000,4096
+kernel-1.traceg

@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007f0000000000,400
+MemcpyHtoD,0x00007f0000000200,400
+kernel-1.traceg

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine and runs the main job:
+#   1. installs the toolchain (wasm32 target, Chromium, wasm-bindgen-cli, npm packages),
+#   2. builds the `warpweave` CLI and simulates a shipped sample trace on the RTX 2080 Ti preset,
+#   3. builds the browser app and serves it on http://localhost:${PORT:-8080}/ (Ctrl-C stops it).
+# NO_SERVE=1 stops after step 2 plus the wasm build (for scripted checks).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== 1/3 toolchain"
+scripts/install-toolchain.sh
+
+echo "== 2/3 CLI: build and a sample run"
+cargo build --release --features cli
+bin=target/release/warpweave
+"$bin" info sample-traces/vecadd-64k.wwt
+"$bin" run --gpu rtx2080ti --trace sample-traces/vecadd-64k.wwt
+
+echo "== 3/3 browser app"
+scripts/build-wasm.sh
+if [ -z "${NO_SERVE:-}" ]; then
+  exec scripts/serve.sh
+fi
