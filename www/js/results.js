@@ -49,7 +49,16 @@ export function renderResults(container, env, elapsedMs) {
   container.append(h('section', { class: 'res', id: 'res-summary' }, table('Summary', ['metric', 'value'], summaryRows(env, elapsedMs), { id: 'summary-table' })));
   const r = env.result || {};
   if (env.mode === 'memory' && Array.isArray(r.kernels)) renderMemory(container, r);
-  else if (typeof r.cycles === 'number' && r.stall_stack) renderTiming(container, r);
+  else if (typeof r.cycles === 'number' && r.stall_stack) {
+    renderTiming(container, r);
+    const t = env.ipc_over_time;
+    if (t && t.cycle.length) {
+      container.append(
+        h('section', { class: 'res', id: 'res-ipc-time' }, h('h3', { text: 'IPC over time' }),
+          chart({ id: 'chart-ipc-time', title: `IPC over time (samples every ${t.interval} cycles)`, xLabel: 'cycle', x: t.cycle, series: [{ label: 'IPC (whole GPU)', values: t.ipc, dash: [] }] })),
+      );
+    }
+  }
   container.append(h('section', { class: 'res' }, h('details', {}, h('summary', { text: 'Full report (every field)' }), generic(r, 'result'))));
 }
 
