@@ -185,6 +185,16 @@ impl AccelSimTrace {
                 kernels,
             ),
         };
+        if names.is_empty() {
+            let shown = list.as_deref().map(|l| store.display(l)).unwrap_or_default();
+            return Err(Error::parse(
+                shown,
+                0,
+                "kernels",
+                "no kernel launch found (expected lines naming kernel files such as kernel-1.traceg, \
+                 or a compact .wwt trace)",
+            ));
+        }
         let mut entries = Vec::with_capacity(names.len());
         for n in names {
             let shown = store.display(&n);
