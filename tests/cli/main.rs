@@ -10,7 +10,10 @@ fn bin() -> Command {
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn real(name: &str) -> PathBuf {
@@ -34,10 +37,19 @@ fn ok(args: &[&str]) -> String {
 fn fails_with(args: &[&str], needles: &[&str]) {
     let o = run(args);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "warpweave {args:?} should fail, printed {err}");
-    assert!(!err.contains("panicked"), "warpweave {args:?} panicked: {err}");
+    assert!(
+        !o.status.success(),
+        "warpweave {args:?} should fail, printed {err}"
+    );
+    assert!(
+        !err.contains("panicked"),
+        "warpweave {args:?} panicked: {err}"
+    );
     for n in needles {
-        assert!(err.contains(n), "error of {args:?} should mention `{n}`: {err}");
+        assert!(
+            err.contains(n),
+            "error of {args:?} should mention `{n}`: {err}"
+        );
     }
 }
 
@@ -69,7 +81,10 @@ fn sim_numbers(json_path: &Path) -> String {
     out += &format!("trace_hash = {}\n", v["trace"]["hash"]);
     out += &format!("model = {}\n", v["model"]);
     for (i, k) in v["kernels"].as_array().unwrap().iter().enumerate() {
-        out += &format!("kernel {i}: cycles = {} warp_insts = {}\n", k["cycles"], k["warp_insts"]);
+        out += &format!(
+            "kernel {i}: cycles = {} warp_insts = {}\n",
+            k["cycles"], k["warp_insts"]
+        );
     }
     out += &format!("stall_stack = {}\n", v["stall_stack"]);
     out
@@ -78,13 +93,29 @@ fn sim_numbers(json_path: &Path) -> String {
 #[test]
 fn run_real_traces_gives_golden_numbers_and_says_how_it_was_made() {
     let d = tmp("run");
-    for t in ["microgpusim-vectoradd-100-32", "microgpusim-matrixmul-32-32", "accelsim-my_app"] {
+    for t in [
+        "microgpusim-vectoradd-100-32",
+        "microgpusim-matrixmul-32-32",
+        "accelsim-my_app",
+    ] {
         let j = d.join(format!("{t}.json"));
-        ok(&["run", "-q", "--gpu", "rtx2080ti", "--trace", real(t).to_str().unwrap(), "--json", j.to_str().unwrap()]);
+        ok(&[
+            "run",
+            "-q",
+            "--gpu",
+            "rtx2080ti",
+            "--trace",
+            real(t).to_str().unwrap(),
+            "--json",
+            j.to_str().unwrap(),
+        ]);
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
         assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
         assert_eq!(v["config"]["gpu"]["id"], "rtx2080ti");
-        assert!(v["model"].is_object(), "the model choice per module is in the result");
+        assert!(
+            v["model"].is_object(),
+            "the model choice per module is in the result"
+        );
         golden(&format!("run-{t}.txt"), &sim_numbers(&j));
     }
 }
@@ -95,13 +126,36 @@ fn run_is_the_same_for_every_trace_format() {
     let d = tmp("formats");
     let src = real("microgpusim-matrixmul-32-32");
     let wwt = d.join("mm.wwt");
-    ok(&["convert", src.to_str().unwrap(), "-o", wwt.to_str().unwrap()]);
+    ok(&[
+        "convert",
+        src.to_str().unwrap(),
+        "-o",
+        wwt.to_str().unwrap(),
+    ]);
     let (a, b) = (d.join("a.json"), d.join("b.json"));
-    ok(&["run", "-q", "--trace", src.to_str().unwrap(), "--json", a.to_str().unwrap()]);
-    ok(&["run", "-q", "--trace", wwt.to_str().unwrap(), "--json", b.to_str().unwrap()]);
+    ok(&[
+        "run",
+        "-q",
+        "--trace",
+        src.to_str().unwrap(),
+        "--json",
+        a.to_str().unwrap(),
+    ]);
+    ok(&[
+        "run",
+        "-q",
+        "--trace",
+        wwt.to_str().unwrap(),
+        "--json",
+        b.to_str().unwrap(),
+    ]);
     let num = |p: &Path| {
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
-        (v["cycles"].clone(), v["warp_insts"].clone(), v["stall_stack"].clone())
+        (
+            v["cycles"].clone(),
+            v["warp_insts"].clone(),
+            v["stall_stack"].clone(),
+        )
     };
     assert_eq!(num(&a), num(&b));
 }
@@ -113,8 +167,18 @@ fn convert_round_trips_real_traces_byte_for_byte() {
         let src = real(t);
         let wwt = d.join("t.wwt");
         let back = d.join("back");
-        ok(&["convert", src.to_str().unwrap(), "-o", wwt.to_str().unwrap()]);
-        ok(&["convert", wwt.to_str().unwrap(), "-o", back.to_str().unwrap()]);
+        ok(&[
+            "convert",
+            src.to_str().unwrap(),
+            "-o",
+            wwt.to_str().unwrap(),
+        ]);
+        ok(&[
+            "convert",
+            wwt.to_str().unwrap(),
+            "-o",
+            back.to_str().unwrap(),
+        ]);
         // The instruction streams are identical; file names may differ (kernel-<id>.traceg).
         let orig = std::fs::read_dir(&src)
             .unwrap()
@@ -126,7 +190,11 @@ fn convert_round_trips_real_traces_byte_for_byte() {
             .map(|e| e.unwrap().path())
             .find(|p| p.extension().is_some_and(|e| e == "traceg"))
             .unwrap();
-        assert_eq!(std::fs::read(orig).unwrap(), std::fs::read(conv).unwrap(), "{t}");
+        assert_eq!(
+            std::fs::read(orig).unwrap(),
+            std::fs::read(conv).unwrap(),
+            "{t}"
+        );
     }
 }
 
@@ -149,18 +217,31 @@ fn bad_input_gets_a_clear_error_and_a_nonzero_exit() {
     // A missing trace names the path.
     fails_with(&["run", "--trace", "/no/such/trace"], &["/no/such/trace"]);
     // An unknown preset lists the valid ones.
-    fails_with(&["run", "--gpu", "rtx9999", "--trace", "builtin:vecadd"], &["rtx9999", "rtx2080ti"]);
+    fails_with(
+        &["run", "--gpu", "rtx9999", "--trace", "builtin:vecadd"],
+        &["rtx9999", "rtx2080ti"],
+    );
     // A wrong config key names the key; an out-of-range value names the range.
-    fails_with(&["run", "--set", "l1d.nope=1", "--trace", "builtin:vecadd"], &["l1d.nope"]);
-    fails_with(&["run", "--set", "sm.subcores=0", "--trace", "builtin:vecadd"], &["sm.subcores"]);
+    fails_with(
+        &["run", "--set", "l1d.nope=1", "--trace", "builtin:vecadd"],
+        &["l1d.nope"],
+    );
+    fails_with(
+        &["run", "--set", "sm.subcores=0", "--trace", "builtin:vecadd"],
+        &["sm.subcores"],
+    );
     // A truncated trace names the file and line.
     let t = d.join("trunc");
     std::fs::create_dir_all(&t).unwrap();
-    let src = std::fs::read_to_string(real("microgpusim-vectoradd-100-32").join("kernel-1.traceg")).unwrap();
+    let src = std::fs::read_to_string(real("microgpusim-vectoradd-100-32").join("kernel-1.traceg"))
+        .unwrap();
     let cut: String = src.lines().take(40).map(|l| format!("{l}\n")).collect();
     std::fs::write(t.join("kernel-1.traceg"), cut).unwrap();
     std::fs::write(t.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();
-    fails_with(&["run", "--trace", t.to_str().unwrap()], &["kernel-1.traceg"]);
+    fails_with(
+        &["run", "--trace", t.to_str().unwrap()],
+        &["kernel-1.traceg"],
+    );
     // An empty file and garbage bytes are refused, not simulated.
     let e = d.join("empty.wwt");
     std::fs::write(&e, b"").unwrap();

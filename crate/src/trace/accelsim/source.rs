@@ -186,7 +186,10 @@ impl AccelSimTrace {
             ),
         };
         if names.is_empty() {
-            let shown = list.as_deref().map(|l| store.display(l)).unwrap_or_default();
+            let shown = list
+                .as_deref()
+                .map(|l| store.display(l))
+                .unwrap_or_default();
             return Err(Error::parse(
                 shown,
                 0,
