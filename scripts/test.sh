@@ -18,8 +18,8 @@ cargo fmt --all -- --check
 step "cargo clippy (lib, cli, tests)"
 cargo clippy --all-targets --features cli -- -D warnings
 
-step "cargo test (release profile, --features cli)"
-cargo test --release --features cli 2>&1 | tee /tmp/warpweave-cargo-test.log
+step "cargo test (dev profile: opt-level 1, dependencies at 2; --features cli)"
+cargo test --features cli 2>&1 | tee /tmp/warpweave-cargo-test.log
 grep -E '^test result:' /tmp/warpweave-cargo-test.log | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
 
 step "wasm32 library build"

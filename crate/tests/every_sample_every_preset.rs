@@ -1,0 +1,83 @@
+//! Every shipped sample trace and every real trace runs to completion on every GPU preset, with
+//! the analytical and the cycle-accurate memory system, and simulates exactly the trace's warp
+//! instructions (nothing dropped, nothing run twice). The `large/` samples run on one preset only
+//! to keep the suite short; the benchmark covers them.
+
+use std::path::{Path, PathBuf};
+
+use warpweave::config;
+use warpweave::engine::{ModelChoice, Simulator};
+use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
+use warpweave::trace::compact::CompactReader;
+use warpweave::trace::opcodes::Arch;
+use warpweave::trace::{MemTrace, TraceSource};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// (name, trace in memory): sample compact files (top level only) and the real text traces.
+fn traces() -> Vec<(String, MemTrace)> {
+    let mut out = Vec::new();
+    let dir = repo().join("sample-traces");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
+        .collect();
+    files.sort();
+    for f in files {
+        let mut r = CompactReader::open(&f).unwrap();
+        out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
+    }
+    for t in ["microgpusim-vectoradd-100-32", "microgpusim-matrixmul-32-32", "accelsim-my_app"] {
+        let p = repo().join("../shared/real-traces").join(t);
+        let mut r = AccelSimTrace::open(&p, OpenOptions { default_arch: Arch::default() }).unwrap();
+        out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
+    }
+    out
+}
+
+fn run(preset: &str, memory: &str, name: &str, t: &MemTrace) -> u64 {
+    let cfg = config::preset(preset).unwrap();
+    let mut model = ModelChoice::default();
+    model.set("memory", memory).unwrap();
+    let mut sim = Simulator::new(cfg, model, Box::new(t.clone())).unwrap();
+    let r = sim
+        .run_to_end()
+        .unwrap_or_else(|e| panic!("{name} on {preset} (memory={memory}): {e}"));
+    let want: u64 = t.kernels.iter().map(|k| k.warp_insts()).sum();
+    assert_eq!(r.warp_insts, want, "{name} on {preset} (memory={memory}) simulated a different instruction count");
+    assert!(r.cycles >= r.kernels.len() as u64, "{name} on {preset}: every kernel takes time");
+    r.cycles
+}
+
+#[test]
+fn every_sample_trace_runs_on_every_preset_with_both_memory_models() {
+    let traces = traces();
+    assert!(traces.len() >= 20, "the sample set shrank: {}", traces.len());
+    for preset in config::preset_ids() {
+        for (name, t) in &traces {
+            for memory in ["analytical", "cycle"] {
+                run(preset, memory, name, t);
+            }
+        }
+    }
+}
+
+#[test]
+fn large_samples_run_with_the_full_memory_system() {
+    let dir = repo().join("sample-traces/large");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let mut r = CompactReader::open(&f).unwrap();
+        let t = MemTrace::collect(&mut r as &mut dyn TraceSource).unwrap();
+        run("rtx2080ti", "cycle", &f.display().to_string(), &t);
+    }
+}
