@@ -8,4 +8,4 @@
 pub mod alu;
 pub mod mem;
 
-pub use mem::AnalyticSmMem;
+pub use mem::{AnalyticSmMem, PcRates};

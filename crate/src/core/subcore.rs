@@ -472,8 +472,7 @@ impl SubCore {
             if op.kind == OpKind::Branch {
                 w.branch_pending += 1;
             }
-        }
-        else if sh.p.analytic_alu && !op.is_mem() && !op.acts_at_issue() {
+        } else if sh.p.analytic_alu && !op.is_mem() && !op.acts_at_issue() {
             self.issue_alu_twin(now, sh, wi, &inst, &op);
         }
         sh.note_maybe_done(wi as u16);

@@ -15,6 +15,7 @@
 //! thread count.
 
 pub mod clocks;
+pub mod compare;
 pub mod cta_issue;
 pub mod model;
 pub mod occupancy;
