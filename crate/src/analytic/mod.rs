@@ -1,9 +1,11 @@
 //! Analytical twins of the cycle models (seed 000 section III-D): a module behind the same
 //! interface, with a latency from a formula and only the contention that matters simulated.
 //!
+//! - `alu`: the ALU pipeline twin (fixed latency per opcode class + unit issue-rate contention).
 //! - `mem`: the per-SM analytical memory model behind [`crate::core::mem_port::SmMem`]
 //!   (Equation 1 latency from hit rates, shared-memory wavefronts, bounded outstanding requests).
 
+pub mod alu;
 pub mod mem;
 
-pub use mem::AnalyticSmMem;
+pub use mem::{AnalyticSmMem, PcRates};

@@ -47,6 +47,9 @@ pub struct SmParams {
     pub coalesce_per_cycle: u32,
     pub coalesce: CoalesceParams,
     pub l1d_banks: usize,
+    /// `model.alu = analytical`: ALU instructions skip collectors, bank ports and the result
+    /// bus (`crate::analytic::alu`). Set by the engine from the `ModelChoice`.
+    pub analytic_alu: bool,
 }
 
 impl SmParams {
@@ -82,6 +85,7 @@ impl SmParams {
                 shmem_bank_bytes: cfg.shmem.bank_width_bytes.max(1) as u64,
             },
             l1d_banks: cfg.l1d.banks.clamp(1, 64) as usize,
+            analytic_alu: false,
         }
     }
 }

@@ -260,7 +260,7 @@ impl SubCore {
 
     /// Why warp `wi` cannot issue now (`None`: it can, or it has nothing left to issue).
     pub fn why_stalled(&self, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Option<StallKind> {
-        match self.check(sh, ctx, wi) {
+        match self.check(Cycle::MAX / 2, sh, ctx, wi) {
             Check::Stall(k) => Some(k),
             _ => None,
         }
@@ -271,8 +271,18 @@ impl SubCore {
         self.rf.begin_cycle(now, &mut self.rb);
     }
 
+    /// The pipelines of unit `u` (the SM-wide pool for shared FP64).
+    #[inline]
+    fn alu_pool<'s>(&'s self, sh: &'s SmShared, u: usize) -> &'s [Cycle] {
+        if u == U_DP && sh.p.dp_shared {
+            &sh.dp_pool
+        } else {
+            &self.exec.pipes[u]
+        }
+    }
+
     /// Why warp `wi` cannot issue its next instruction now.
-    fn check(&self, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Check {
+    fn check(&self, now: Cycle, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Check {
         let w = &sh.warps[wi];
         if !w.active {
             return Check::Skip;
@@ -305,6 +315,15 @@ impl SubCore {
         if op.acts_at_issue() {
             return Check::Go { needs_cu: false };
         }
+        if sh.p.analytic_alu && !op.is_mem() {
+            // The ALU twin: a structural stall only when no pipeline of the unit is free by the
+            // cycle its operands would be read.
+            let pool = self.alu_pool(sh, op.unit as usize);
+            if pool.iter().all(|&r| r > now) {
+                return Check::Stall(StallKind::CompStructural);
+            }
+            return Check::Go { needs_cu: false };
+        }
         if self.cus.free_slot().is_none() {
             return Check::Stall(match self.cus.oldest_block() {
                 Block::MemPipe => StallKind::MemStructural,
@@ -326,7 +345,7 @@ impl SubCore {
         let mut draining_alu = false;
         for k in 0..self.order.len() {
             let wi = self.order[k] as usize;
-            match self.check(sh, ctx, wi) {
+            match self.check(now, sh, ctx, wi) {
                 Check::Skip => {
                     let w = &sh.warps[wi];
                     draining_mem |= w.mem_inflight > 0;
@@ -353,7 +372,7 @@ impl SubCore {
                     issued += 1;
                     // Dual issue: the same warp's next instruction, to a different unit.
                     if sh.p.issue_width > 1 && sh.warps[wi].active {
-                        if let Check::Go { needs_cu } = self.check(sh, ctx, wi) {
+                        if let Check::Go { needs_cu } = self.check(now, sh, ctx, wi) {
                             let w = &sh.warps[wi];
                             let inst = sh.inst(wi, w.ib.head);
                             let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
@@ -453,9 +472,46 @@ impl SubCore {
             if op.kind == OpKind::Branch {
                 w.branch_pending += 1;
             }
+        } else if sh.p.analytic_alu && !op.is_mem() && !op.acts_at_issue() {
+            self.issue_alu_twin(now, sh, wi, &inst, &op);
         }
         sh.note_maybe_done(wi as u16);
         op.unit
+    }
+
+    /// The analytical ALU pipeline: straight from issue to completion (`crate::analytic::alu`).
+    fn issue_alu_twin(
+        &mut self,
+        now: Cycle,
+        sh: &mut SmShared,
+        wi: usize,
+        inst: &TraceInst,
+        op: &OpClass,
+    ) {
+        let u = op.unit as usize;
+        let pool: &mut Vec<Cycle> = if u == U_DP && sh.p.dp_shared {
+            &mut sh.dp_pool
+        } else {
+            &mut self.exec.pipes[u]
+        };
+        let complete = crate::analytic::alu::issue(pool, now, op.latency, op.interval);
+        let uc = sh.stats.units.get_mut(u);
+        uc.dispatches += 1;
+        uc.busy_cycles += op.interval as u64;
+        let w = &mut sh.warps[wi];
+        w.inflight += 1;
+        w.sb.reserve(inst, false);
+        let branch = op.kind == OpKind::Branch;
+        if branch {
+            w.branch_pending += 1;
+        }
+        self.exec.inflight.push(InFlight {
+            complete,
+            warp: wi as u16,
+            ndst: inst.ndst.min(4),
+            dst: inst.dst,
+            branch,
+        });
     }
 
     /// Earliest future cycle at which this sub-core changes state by itself.

@@ -15,6 +15,7 @@
 //! thread count.
 
 pub mod clocks;
+pub mod compare;
 pub mod cta_issue;
 pub mod model;
 pub mod occupancy;
@@ -35,7 +36,7 @@ use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
 pub use cta_issue::{BlockScheduler, KernelRun};
-pub use model::{ModelChoice, ModuleModel};
+pub use model::{Mode, ModelChoice, ModuleModel};
 pub use occupancy::{occupancy, Limiter, Occupancy};
 pub use result::SimResult;
 
@@ -185,7 +186,9 @@ impl Gpu {
                 } else {
                     SmMem::Analytic(AnalyticSmMem::new(&cfg.analytic))
                 };
-                Ok(Sm::new(i, &cfg, mem))
+                let mut sm = Sm::new(i, &cfg, mem);
+                sm.sh.p.analytic_alu = model.alu == ModuleModel::Analytical;
+                Ok(sm)
             })
             .collect::<Result<Vec<_>>>()?;
         let partitions = if cycle_mem {

@@ -5,6 +5,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 
+/// A run mode: a timing model, or the functional memory pass (`memory`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Timing(ModelChoice),
+    /// `mem::functional::run`: caches only, no timing.
+    Memory,
+}
+
+impl Mode {
+    /// `cycle`, `hybrid`, `fast` or `memory`.
+    pub fn parse(name: &str) -> Result<Self> {
+        if name == "memory" {
+            return Ok(Mode::Memory);
+        }
+        ModelChoice::named(name).map(Mode::Timing)
+    }
+}
+
 /// How one module is simulated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -77,12 +95,48 @@ impl ModelChoice {
         Ok(())
     }
 
-    /// Rejects combinations this build cannot simulate yet.
+    /// A named mode (`--mode`): `cycle` (everything ticked), `hybrid` (analytical ALU
+    /// pipeline), `fast` (analytical ALU and memory path). `memory` (functional caches only) is
+    /// not a timing model; the CLI and `compare` run it separately ([`Mode`]).
+    pub fn named(name: &str) -> Result<Self> {
+        let all = |m| ModelChoice {
+            alu: m,
+            memory: m,
+            noc: m,
+            dram: m,
+            frontend: ModuleModel::Cycle,
+        };
+        match name {
+            "cycle" => Ok(all(ModuleModel::Cycle)),
+            "hybrid" => Ok(ModelChoice {
+                alu: ModuleModel::Analytical,
+                ..all(ModuleModel::Cycle)
+            }),
+            "fast" => Ok(all(ModuleModel::Analytical)),
+            _ => Err(Error::config(
+                "--mode",
+                format!("`{name}` is not a mode (allowed: cycle, hybrid, fast, memory)"),
+            )),
+        }
+    }
+
+    /// Applies a comma-separated mix `alu=analytical,noc=cycle`.
+    pub fn set_mix(&mut self, mix: &str) -> Result<()> {
+        for item in mix.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = item.split_once('=').ok_or_else(|| {
+                Error::config("--model", format!("`{item}`: expected MODULE=MODEL"))
+            })?;
+            self.set(k.trim(), v.trim())?;
+        }
+        Ok(())
+    }
+
+    /// Rejects combinations this build cannot simulate.
     pub fn validate(&self) -> Result<()> {
-        if self.alu != ModuleModel::Cycle {
+        if self.alu == ModuleModel::Perfect {
             return Err(Error::config(
                 "model.alu",
-                "only `cycle` is available in this build",
+                "only `cycle` and `analytical` are available",
             ));
         }
         if self.memory == ModuleModel::Perfect {

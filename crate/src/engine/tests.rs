@@ -750,3 +750,5 @@ fn builtin_workloads_run_and_skip_exactly() {
     }
     assert!(covered >= 8, "only {covered} workloads small enough");
 }
+
+mod hybrid;

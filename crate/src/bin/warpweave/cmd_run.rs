@@ -10,7 +10,7 @@ use std::path::Path;
 
 use clap::Args;
 use warpweave::config::{self, GpuConfig};
-use warpweave::engine::{Executor, ModelChoice, RunStatus, Simulator};
+use warpweave::engine::{compare, Executor, Mode, ModelChoice, ModuleModel, RunStatus, Simulator};
 use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
 use warpweave::trace::compact::CompactReader;
 use warpweave::trace::opcodes::Arch;
@@ -29,6 +29,10 @@ pub struct RunArgs {
     /// Config overrides, e.g. --set sm.subcores=2 --set features.war_check=false.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Named mode: cycle, hybrid (analytical ALU), fast (analytical ALU and memory path),
+    /// memory (functional caches only). `--model` then adjusts single modules.
+    #[arg(long)]
+    pub mode: Option<String>,
     /// Module models, e.g. --model memory=analytical --model frontend=perfect.
     #[arg(long = "model", value_name = "MODULE=MODEL")]
     pub model: Vec<String>,
@@ -91,14 +95,29 @@ pub fn load_config(gpu: &str, sets: &[String]) -> Result<GpuConfig> {
 pub fn run(a: &RunArgs) -> Result<()> {
     let cfg = load_config(&a.gpu, &a.set)?;
     let mut model = ModelChoice::default();
-    for m in &a.model {
-        let (k, v) = m
-            .split_once('=')
-            .ok_or_else(|| Error::config("--model", format!("`{m}`: expected MODULE=MODEL")))?;
-        model.set(k.trim(), v.trim())?;
+    if let Some(name) = &a.mode {
+        match Mode::parse(name)? {
+            Mode::Memory => return run_memory(a, &cfg),
+            Mode::Timing(m) => model = m,
+        }
     }
+    for m in &a.model {
+        model.set_mix(m)?;
+    }
+    // An analytical memory path takes its per-PC hit rates from a functional pre-pass.
+    let rates = if model.memory == ModuleModel::Analytical && a.mode.is_some() {
+        let mut pre = open_trace(&a.trace, &cfg)?;
+        Some(compare::pc_rates(&warpweave::mem::functional::run(
+            &cfg, &mut *pre,
+        )?))
+    } else {
+        None
+    };
     let src = open_trace(&a.trace, &cfg)?;
     let mut sim = Simulator::new(cfg, model, src)?;
+    if let Some(r) = &rates {
+        sim.use_pc_rates(r);
+    }
     if a.parallel {
         sim.set_executor(Executor::Parallel);
     }
@@ -139,6 +158,41 @@ pub fn run(a: &RunArgs) -> Result<()> {
     if let Some(j) = &a.json {
         let text =
             serde_json::to_string_pretty(&res).map_err(|e| Error::other(format!("JSON: {e}")))?;
+        std::fs::write(j, text).map_err(|e| Error::io(j, e))?;
+    }
+    Ok(())
+}
+
+/// `--mode memory`: the functional cache pass (`mem::functional::run`), same CLI.
+fn run_memory(a: &RunArgs, cfg: &GpuConfig) -> Result<()> {
+    let mut src = open_trace(&a.trace, cfg)?;
+    let started = std::time::Instant::now();
+    let rep = warpweave::mem::functional::run(cfg, &mut *src)?;
+    let secs = started.elapsed().as_secs_f64();
+    let (l1, l2, dram) = compare::functional_totals(&rep);
+    println!(
+        "warpweave {} — {} on {}",
+        env!("CARGO_PKG_VERSION"),
+        rep.trace,
+        rep.gpu
+    );
+    println!("models: functional caches only (mode memory, no timing)");
+    println!("L1 hit rate {l1:.4}   L2 hit rate {l2:.4}   DRAM sectors {dram}");
+    for k in &rep.kernels {
+        println!(
+            "  {:<40} mem insts {:>10}  L1 {:.4}  L2 {:.4}  DRAM rd/wr sectors {}/{}",
+            k.name,
+            k.mem_instructions,
+            k.l1.hit_rate,
+            k.l2.hit_rate,
+            k.dram_read_sectors,
+            k.dram_write_sectors
+        );
+    }
+    println!("simulated in {secs:.3} s");
+    if let Some(j) = &a.json {
+        let text =
+            serde_json::to_string_pretty(&rep).map_err(|e| Error::other(format!("JSON: {e}")))?;
         std::fs::write(j, text).map_err(|e| Error::io(j, e))?;
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod cmd_compare;
 mod cmd_config;
 mod cmd_convert;
 mod cmd_gen;
@@ -33,6 +34,10 @@ enum Cmd {
     Gen(cmd_gen::GenArgs),
     /// GPU presets: list, show the effective config, import an Accel-Sim config.
     Config(cmd_config::ConfigArgs),
+    /// Simulate a trace on a GPU (`--mode cycle|hybrid|fast|memory`, `--model m=x`).
+    Run(cmd_run::RunArgs),
+    /// Run several modes over traces and GPUs: cycles, hit rates, error and speed-up vs cycle.
+    Compare(cmd_compare::CompareArgs),
     /// Design-space sweeps over config keys and workloads, locally or on SLURM.
     Sweep(cmd_sweep::SweepArgs),
 }
@@ -46,6 +51,8 @@ fn main() {
         Cmd::Gen(a) => cmd_gen::run(&a),
         Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
         Cmd::Sweep(a) => cmd_sweep::run(&a),
+        Cmd::Run(a) => cmd_run::run(&a),
+        Cmd::Compare(a) => cmd_compare::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");

@@ -1,0 +1,78 @@
+//! `warpweave compare`: the chosen modes over a set of traces and GPUs, one table (and CSV /
+//! JSON) with cycles, IPC, hit rates, DRAM transactions, error against `cycle`, wall time,
+//! simulated warp instructions per second and speed-up (library part: `engine::compare`).
+
+use clap::Args;
+use warpweave::engine::compare::{self, CompareRow};
+use warpweave::engine::{Mode, ModelChoice};
+use warpweave::{Error, Result};
+
+use crate::cmd_run::{load_config, open_trace};
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// Traces (folder, file, compact or builtin:NAME); repeat or comma-separate.
+    #[arg(long = "trace", required = true, value_delimiter = ',')]
+    pub traces: Vec<String>,
+    /// GPU presets or TOML files; repeat or comma-separate.
+    #[arg(long = "gpu", default_value = "rtx2080ti", value_delimiter = ',')]
+    pub gpus: Vec<String>,
+    /// Modes: cycle, hybrid, fast, memory, or a mix NAME:alu=analytical+noc=cycle.
+    #[arg(
+        long = "modes",
+        default_value = "cycle,hybrid,fast,memory",
+        value_delimiter = ','
+    )]
+    pub modes: Vec<String>,
+    /// Config overrides for every run.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    #[arg(long)]
+    pub csv: Option<String>,
+    #[arg(long)]
+    pub json: Option<String>,
+}
+
+/// `cycle`/`hybrid`/`fast`/`memory`, or `NAME:module=model+module=model` (starting from cycle).
+fn parse_mode(s: &str) -> Result<(String, Mode)> {
+    if let Some((name, mix)) = s.split_once(':') {
+        let mut m = ModelChoice::named("cycle")?;
+        m.set_mix(&mix.replace('+', ","))?;
+        m.validate()?;
+        return Ok((name.to_string(), Mode::Timing(m)));
+    }
+    Ok((s.to_string(), Mode::parse(s)?))
+}
+
+pub fn run(a: &CompareArgs) -> Result<()> {
+    let modes = a
+        .modes
+        .iter()
+        .map(|s| parse_mode(s.trim()))
+        .collect::<Result<Vec<_>>>()?;
+    let mut rows: Vec<CompareRow> = Vec::new();
+    for gpu in &a.gpus {
+        let cfg = load_config(gpu, &a.set)?;
+        for trace in &a.traces {
+            for (name, mode) in &modes {
+                let mut open = || open_trace(trace, &cfg);
+                let t0 = std::time::Instant::now();
+                let out = compare::run_mode(&cfg, *mode, &mut open)?;
+                let wall = t0.elapsed().as_secs_f64();
+                eprintln!("{trace} on {gpu}: {name} in {wall:.3} s");
+                rows.push(compare::row(trace, gpu, name, &out, wall));
+            }
+        }
+    }
+    compare::finish(&mut rows);
+    print!("{}", compare::table_text(&rows));
+    if let Some(p) = &a.csv {
+        std::fs::write(p, compare::csv(&rows)).map_err(|e| Error::io(p, e))?;
+    }
+    if let Some(p) = &a.json {
+        let text =
+            serde_json::to_string_pretty(&rows).map_err(|e| Error::other(format!("JSON: {e}")))?;
+        std::fs::write(p, text).map_err(|e| Error::io(p, e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,342 @@
+//! `compare` (issue 5): the same trace under several modes, side by side, with each mode's
+//! error against `cycle`. Library part (no clocks, no files) so the browser can reuse it; the
+//! caller measures wall time.
+//!
+//! ```text
+//!  mode cycle  ──Simulator (all modules ticked)──────────────────────────┐
+//!  mode hybrid ──Simulator (analytical ALU twin)─────────────────────────┤
+//!  mode fast   ──mem::functional pre-pass ─> per-PC hit rates ─> Simulator(analytical ALU +
+//!                Equation 1 memory, seed 000) ───────────────────────────┤─> rows ─> table/CSV
+//!  mode memory ──mem::functional::run (caches only, no cycles) ──────────┘
+//! ```
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::{Mode, ModelChoice, ModuleModel, SimResult, Simulator};
+use crate::analytic::PcRates;
+use crate::config::GpuConfig;
+use crate::core::mem_port::SmMem;
+use crate::mem::functional::{self, FunctionalReport};
+use crate::trace::TraceSource;
+use crate::Result;
+
+/// One mode's outcome on one trace and GPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareRow {
+    pub trace: String,
+    pub gpu: String,
+    pub mode: String,
+    /// The model of each module (`ModelChoice::describe`), or `functional caches only`.
+    pub models: String,
+    /// None for `memory` (no timing).
+    pub cycles: Option<u64>,
+    pub ipc: Option<f64>,
+    pub warp_insts: u64,
+    pub l1_hit_rate: Option<f64>,
+    pub l2_hit_rate: Option<f64>,
+    /// DRAM transactions (cycle memory system: DRAM reads + writes; functional pass and `fast`:
+    /// DRAM sectors read + written).
+    pub dram_transactions: Option<u64>,
+    /// |cycles - cycles(cycle)| / cycles(cycle), percent.
+    pub cycle_error_pct: Option<f64>,
+    pub wall_s: f64,
+    pub warp_insts_per_s: f64,
+    /// wall(cycle) / wall(this).
+    pub speedup: Option<f64>,
+}
+
+/// Per-PC hit rates of a functional pass, merged over kernels by PC.
+pub fn pc_rates(rep: &FunctionalReport) -> Vec<PcRates> {
+    let mut acc: std::collections::BTreeMap<u32, (u64, u64, u64, u64)> = Default::default();
+    for k in &rep.kernels {
+        for p in &k.per_pc {
+            let e = acc.entry(p.pc).or_default();
+            e.0 += p.requests;
+            e.1 += p.l1_hits;
+            e.2 += p.l2_hits;
+            e.3 += p.dram;
+        }
+    }
+    let r = |a: u64, b: u64| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+    acc.into_iter()
+        .filter(|(_, v)| v.0 > 0)
+        .map(|(pc, (n, l1, l2, d))| PcRates {
+            pc,
+            l1_hit_rate: r(l1, n),
+            l2_hit_rate: r(l2, l2 + d),
+        })
+        .collect()
+}
+
+impl Simulator<'_> {
+    /// Gives every SM's analytical memory the per-PC hit rates of a functional pre-pass.
+    pub fn use_pc_rates(&mut self, rates: &[PcRates]) {
+        let ib = self.gpu.cfg.frontend.inst_bytes.max(1);
+        for sm in &mut self.gpu.sms {
+            if let SmMem::Analytic(m) = &mut sm.sh.mem {
+                m.set_pc_rates(rates, ib);
+            }
+        }
+    }
+}
+
+/// Totals of a functional pass: (L1 hit rate, L2 hit rate, DRAM sectors).
+pub fn functional_totals(rep: &FunctionalReport) -> (f64, f64, u64) {
+    let (mut a1, mut h1, mut a2, mut h2, mut d) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for k in &rep.kernels {
+        a1 += k.l1.accesses;
+        h1 += k.l1.hits;
+        a2 += k.l2.accesses;
+        h2 += k.l2.hits;
+        d += k.dram_read_sectors + k.dram_write_sectors;
+    }
+    let r = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    (r(h1, a1), r(h2, a2), d)
+}
+
+/// What one mode produced (before errors and speed-ups are known).
+pub enum Outcome {
+    Timed {
+        result: Box<SimResult>,
+        /// The pre-pass of `fast` (hit rates used, and reported).
+        prepass: Option<FunctionalReport>,
+    },
+    Functional(FunctionalReport),
+}
+
+/// Runs `mode` on a trace; `open` gives a fresh source (the pre-pass needs its own).
+/// A timing mode whose memory is analytical takes per-PC hit rates from a functional pre-pass.
+pub fn run_mode(
+    cfg: &GpuConfig,
+    mode: Mode,
+    open: &mut dyn FnMut() -> Result<Box<dyn TraceSource + Send>>,
+) -> Result<Outcome> {
+    match mode {
+        Mode::Memory => {
+            let mut src = open()?;
+            Ok(Outcome::Functional(functional::run(cfg, &mut *src)?))
+        }
+        Mode::Timing(m) => {
+            let prepass = if m.memory == ModuleModel::Analytical {
+                let mut src = open()?;
+                Some(functional::run(cfg, &mut *src)?)
+            } else {
+                None
+            };
+            let mut sim = Simulator::new(cfg.clone(), m, open()?)?;
+            if let Some(p) = &prepass {
+                sim.use_pc_rates(&pc_rates(p));
+            }
+            let result = Box::new(sim.run_to_end()?);
+            Ok(Outcome::Timed { result, prepass })
+        }
+    }
+}
+
+/// A row from an outcome; errors and speed-ups are filled in by [`finish`].
+pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> CompareRow {
+    let wall = wall_s.max(1e-9);
+    match out {
+        Outcome::Functional(rep) => {
+            let (l1, l2, d) = functional_totals(rep);
+            let insts: u64 = rep.kernels.iter().map(|k| k.mem_instructions).sum();
+            CompareRow {
+                trace: trace.into(),
+                gpu: gpu.into(),
+                mode: mode.into(),
+                models: "functional caches only (no timing)".into(),
+                cycles: None,
+                ipc: None,
+                warp_insts: insts,
+                l1_hit_rate: Some(l1),
+                l2_hit_rate: Some(l2),
+                dram_transactions: Some(d),
+                cycle_error_pct: None,
+                wall_s,
+                warp_insts_per_s: insts as f64 / wall,
+                speedup: None,
+            }
+        }
+        Outcome::Timed { result, prepass } => {
+            let (l1, l2, d) = match (&result.memory, prepass) {
+                (Some(m), _) => (
+                    Some(m.sm.l1.hit_rate()),
+                    Some(m.partitions.l2.hit_rate()),
+                    Some(m.partitions.dram.reads + m.partitions.dram.writes),
+                ),
+                (None, Some(p)) => {
+                    let (a, b, c) = functional_totals(p);
+                    (Some(a), Some(b), Some(c))
+                }
+                (None, None) => (None, None, None),
+            };
+            CompareRow {
+                trace: trace.into(),
+                gpu: gpu.into(),
+                mode: mode.into(),
+                models: result.model.describe(),
+                cycles: Some(result.cycles),
+                ipc: Some(result.ipc),
+                warp_insts: result.warp_insts,
+                l1_hit_rate: l1,
+                l2_hit_rate: l2,
+                dram_transactions: d,
+                cycle_error_pct: None,
+                wall_s,
+                warp_insts_per_s: result.warp_insts as f64 / wall,
+                speedup: None,
+            }
+        }
+    }
+}
+
+/// Fills each row's error and speed-up against the `cycle` row of the same trace and GPU.
+pub fn finish(rows: &mut [CompareRow]) {
+    let base: Vec<Option<(u64, f64)>> = rows
+        .iter()
+        .map(|r| {
+            rows.iter()
+                .find(|b| b.mode == "cycle" && b.trace == r.trace && b.gpu == r.gpu)
+                .and_then(|b| b.cycles.map(|c| (c, b.wall_s)))
+        })
+        .collect();
+    for (r, b) in rows.iter_mut().zip(base) {
+        if let Some((c, w)) = b {
+            r.cycle_error_pct = r
+                .cycles
+                .map(|x| 100.0 * (x as f64 - c as f64).abs() / (c.max(1) as f64));
+            r.speedup = Some(w / r.wall_s.max(1e-9));
+        }
+    }
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+}
+fn optf(v: Option<f64>, digits: usize) -> String {
+    v.map(|x| format!("{x:.digits$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Column names shared by the table and the CSV.
+pub const COLUMNS: [&str; 13] = [
+    "trace",
+    "gpu",
+    "mode",
+    "cycles",
+    "ipc",
+    "l1_hit",
+    "l2_hit",
+    "dram_tx",
+    "err_pct",
+    "wall_s",
+    "winst_per_s",
+    "speedup",
+    "models",
+];
+
+fn cells(r: &CompareRow) -> [String; 13] {
+    [
+        r.trace.clone(),
+        r.gpu.clone(),
+        r.mode.clone(),
+        opt(r.cycles),
+        optf(r.ipc, 3),
+        optf(r.l1_hit_rate, 3),
+        optf(r.l2_hit_rate, 3),
+        opt(r.dram_transactions),
+        optf(r.cycle_error_pct, 2),
+        format!("{:.3}", r.wall_s),
+        format!("{:.0}", r.warp_insts_per_s),
+        optf(r.speedup, 2),
+        r.models.clone(),
+    ]
+}
+
+/// One aligned text table.
+pub fn table_text(rows: &[CompareRow]) -> String {
+    let all: Vec<[String; 13]> = rows.iter().map(cells).collect();
+    let mut w = COLUMNS.map(str::len);
+    for c in &all {
+        for (i, s) in c.iter().enumerate() {
+            w[i] = w[i].max(s.len());
+        }
+    }
+    let mut s = String::new();
+    let line = |s: &mut String, c: &[&str]| {
+        for (i, x) in c.iter().enumerate() {
+            let _ = write!(s, "{:<width$}  ", x, width = w[i]);
+        }
+        let _ = writeln!(s);
+    };
+    line(&mut s, &COLUMNS);
+    for c in &all {
+        let v: Vec<&str> = c.iter().map(String::as_str).collect();
+        line(&mut s, &v);
+    }
+    s
+}
+
+/// CSV with a header line; the models column is quoted.
+pub fn csv(rows: &[CompareRow]) -> String {
+    let mut s = COLUMNS.join(",");
+    s.push('\n');
+    for r in rows {
+        let c = cells(r);
+        let last = c.len() - 1;
+        for (i, x) in c.iter().enumerate() {
+            if i == last {
+                let _ = writeln!(s, "\"{x}\"");
+            } else {
+                let _ = write!(s, "{x},");
+            }
+        }
+    }
+    s
+}
+
+/// The named modes `compare` runs by default.
+pub const DEFAULT_MODES: [&str; 4] = ["cycle", "hybrid", "fast", "memory"];
+
+/// A mode's model choice for the report, None for `memory`.
+pub fn models_of(mode: Mode) -> Option<ModelChoice> {
+    match mode {
+        Mode::Timing(m) => Some(m),
+        Mode::Memory => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{generate, Params};
+
+    #[test]
+    fn modes_compare_against_cycle() {
+        let mut cfg = GpuConfig::default();
+        cfg.gpu.num_sms = 2;
+        let t = generate("vecadd", &Params::new()).unwrap();
+        let mut rows = Vec::new();
+        for name in DEFAULT_MODES {
+            let mode = Mode::parse(name).unwrap();
+            let mut open = || -> Result<Box<dyn TraceSource + Send>> { Ok(Box::new(t.clone())) };
+            let out = run_mode(&cfg, mode, &mut open).unwrap();
+            rows.push(row("vecadd", "default", name, &out, 1.0));
+        }
+        rows[0].wall_s = 4.0;
+        finish(&mut rows);
+        assert_eq!(rows[0].cycle_error_pct, Some(0.0));
+        assert_eq!(rows[1].speedup, Some(4.0));
+        assert!(rows[3].cycles.is_none() && rows[3].cycle_error_pct.is_none());
+        // Every timing mode issues every warp instruction; the cycle and fast rows agree on
+        // the work done.
+        assert_eq!(rows[0].warp_insts, rows[1].warp_insts);
+        assert_eq!(rows[0].warp_insts, rows[2].warp_insts);
+        assert!(rows[2].models.contains("memory=analytical"));
+        let c = csv(&rows);
+        assert_eq!(c.lines().count(), 5);
+        assert!(c.starts_with("trace,gpu,mode,cycles"));
+    }
+}
