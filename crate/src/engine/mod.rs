@@ -326,7 +326,7 @@ impl Gpu {
         {
             use rayon::prelude::*;
             let sms = &mut self.sms;
-            let go = |threads: usize| {
+            let mut go = |threads: usize| {
                 // A few chunks per thread: balanced enough, and cheap to split.
                 let min_len = (sms.len() / (threads.max(1) * 4)).max(1);
                 sms.par_iter_mut()

@@ -7,6 +7,7 @@ mod cmd_config;
 mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
+mod cmd_run;
 mod cmd_sweep;
 
 #[derive(Parser)]
@@ -24,6 +25,8 @@ struct Cli {
 enum Cmd {
     /// What is in a trace: kernels, shapes, instruction mix, footprint.
     Info(cmd_info::InfoArgs),
+    /// Simulate a trace on a GPU config and print a summary (optionally JSON).
+    Run(cmd_run::RunArgs),
     /// Convert traces between Accel-Sim text and the compact binary format.
     Convert(cmd_convert::ConvertArgs),
     /// Generate a trace from a built-in workload model.
@@ -38,6 +41,7 @@ fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Info(a) => cmd_info::run(&a),
+        Cmd::Run(a) => cmd_run::run(&a),
         Cmd::Convert(a) => cmd_convert::run(&a),
         Cmd::Gen(a) => cmd_gen::run(&a),
         Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
