@@ -9,7 +9,8 @@
 # cycle SM with the analytical memory model (the default); `hybrid` and `fast` print n/a until
 # the CLI accepts them (`warpweave run --mode`).
 #
-# usage: bench/run.sh            env: BIG=1 adds the ~10M trace; THREADS="1 2"; GPU=titanv
+# usage: bench/run.sh   env: BIG=1 adds the ~10M trace; THREADS="1 2"; GPU=titanv;
+#        PROFILE=dev to skip the release build (numbers then are for opt-level 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -18,9 +19,10 @@ THREADS=${THREADS:-"1 2"}
 OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 
-echo "building the CLI (release)..." >&2
-cargo build --release --features cli -q -p warpweave
-BIN=$ROOT/target/release/warpweave
+PROFILE=${PROFILE:-release}
+echo "building the CLI ($PROFILE)..." >&2
+cargo build --profile "$PROFILE" --features cli -q -p warpweave
+case $PROFILE in dev) BIN=$ROOT/target/debug/warpweave ;; *) BIN=$ROOT/target/$PROFILE/warpweave ;; esac
 
 traces=("$ROOT"/sample-traces/large/*.wwt)
 gen() { # name n
@@ -28,13 +30,13 @@ gen() { # name n
   [ -f "$f" ] || "$BIN" gen vecadd -p "n=$2" -o "$f" -q >/dev/null 2>&1 || "$BIN" gen vecadd -p "n=$2" -o "$f" >/dev/null
   traces+=("$f")
 }
-gen vecadd-1m 3145728
-[ -n "${BIG:-}" ] && gen vecadd-10m 31457280
+gen vecadd-1m 2097152
+[ -n "${BIG:-}" ] && gen vecadd-10m 20971520
 
 has_mode() { "$BIN" run --help | grep -q -- "--mode"; }
 
 {
-echo "# warpweave speed ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), GPU $GPU)"
+echo "# warpweave speed ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), GPU $GPU, profile $PROFILE, load $(cut -d' ' -f1 /proc/loadavg))"
 echo
 echo "| trace | mode | threads | cycles | warp insts | wall s | WIPS | peak MB |"
 echo "|---|---|---|---|---|---|---|---|"

@@ -2,7 +2,8 @@
 //! `sample-traces/` (not `large/`) runs on the titanv preset (80 SMs) with the cycle memory
 //! system at 1, 2 and 4 threads, and the full JSON results must be equal. At 2 and 4 threads
 //! the engine is made to fork on every cycle with any busy SM (`par_min_busy = 1`) so that
-//! small traces exercise the parallel path too; one run keeps the default serial fallback.
+//! small traces exercise the parallel path too (the fallback itself cannot change results: it
+//! only picks how the same per-SM steps are scheduled).
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +43,7 @@ fn every_sample_trace_is_identical_at_1_2_and_4_threads() {
     assert!(files.len() >= 15, "sample traces: {}", files.len());
     for f in &files {
         let one = run(f, 1, false);
-        for (threads, force) in [(2, true), (4, true), (2, false)] {
+        for (threads, force) in [(2, true), (4, true)] {
             let par = run(f, threads, force);
             assert!(
                 par == one,
