@@ -33,7 +33,7 @@ gen() { # name n
 gen vecadd-1m 2097152
 [ -n "${BIG:-}" ] && gen vecadd-10m 20971520
 
-has_mode() { "$BIN" run --help | grep -q -- "--mode"; }
+has_mode() { "$BIN" run --help | grep -qE -- "--mode[ =<]"; }
 
 {
 echo "# warpweave speed ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), GPU $GPU, profile $PROFILE, load $(cut -d' ' -f1 /proc/loadavg))"
@@ -54,8 +54,8 @@ for t in "${traces[@]}"; do
       cycles=$(grep -m1 -oE '^cycles[^0-9]*[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
       line=$(grep -m1 '^simulated in' "$log")
       secs=$(echo "$line" | awk '{print $3}')
-      wips=$(echo "$line" | awk '{print $6}')
-      insts=$(awk -v s="$secs" -v w="$wips" 'BEGIN{printf "%.0f", s*w}')
+      wips=$(echo "$line" | awk '{print $5}')
+      insts=$(grep -m1 -oE 'warp insts [0-9]+' "$log" | awk '{print $3}')
       peak=$(grep -m1 '^peak memory' "$log" | awk '{print $3}')
       echo "| $name | $mode | $th | $cycles | $insts | $secs | $wips | $peak |"
     done
