@@ -13,7 +13,10 @@ use warpweave::trace::opcodes::Arch;
 use warpweave::trace::{MemTrace, TraceSource};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// (name, trace in memory): sample compact files (top level only) and the real text traces.
@@ -30,9 +33,19 @@ fn traces() -> Vec<(String, MemTrace)> {
         let mut r = CompactReader::open(&f).unwrap();
         out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
     }
-    for t in ["microgpusim-vectoradd-100-32", "microgpusim-matrixmul-32-32", "accelsim-my_app"] {
+    for t in [
+        "microgpusim-vectoradd-100-32",
+        "microgpusim-matrixmul-32-32",
+        "accelsim-my_app",
+    ] {
         let p = repo().join("../shared/real-traces").join(t);
-        let mut r = AccelSimTrace::open(&p, OpenOptions { default_arch: Arch::default() }).unwrap();
+        let mut r = AccelSimTrace::open(
+            &p,
+            OpenOptions {
+                default_arch: Arch::default(),
+            },
+        )
+        .unwrap();
         out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
     }
     out
@@ -47,15 +60,25 @@ fn run(preset: &str, memory: &str, name: &str, t: &MemTrace) -> u64 {
         .run_to_end()
         .unwrap_or_else(|e| panic!("{name} on {preset} (memory={memory}): {e}"));
     let want: u64 = t.kernels.iter().map(|k| k.warp_insts()).sum();
-    assert_eq!(r.warp_insts, want, "{name} on {preset} (memory={memory}) simulated a different instruction count");
-    assert!(r.cycles >= r.kernels.len() as u64, "{name} on {preset}: every kernel takes time");
+    assert_eq!(
+        r.warp_insts, want,
+        "{name} on {preset} (memory={memory}) simulated a different instruction count"
+    );
+    assert!(
+        r.cycles >= r.kernels.len() as u64,
+        "{name} on {preset}: every kernel takes time"
+    );
     r.cycles
 }
 
 #[test]
 fn every_sample_trace_runs_on_every_preset_with_both_memory_models() {
     let traces = traces();
-    assert!(traces.len() >= 20, "the sample set shrank: {}", traces.len());
+    assert!(
+        traces.len() >= 20,
+        "the sample set shrank: {}",
+        traces.len()
+    );
     for preset in config::preset_ids() {
         for (name, t) in &traces {
             for memory in ["analytical", "cycle"] {

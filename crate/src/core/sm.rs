@@ -371,14 +371,20 @@ impl Sm {
         self.cta_ready_at = now + cta_latency as u64;
     }
 
+    /// Whether this cycle's `step` does more than idle accounting (resident CTAs, memory
+    /// requests in flight or busy memory pipelines). The engine steps SMs in parallel only when
+    /// enough of them have work.
+    pub fn has_work(&self) -> bool {
+        self.sh.used.ctas > 0
+            || self.sh.mem.next_event().is_some()
+            || !self.sh.pipes.iter().all(|p| p.is_idle())
+    }
+
     /// One core cycle. Returns true when anything other than per-cycle stall accounting
     /// changed (so an idle-cycle skip is exact only when every SM returns false).
     pub fn step(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let n = self.subcores.len();
-        if self.sh.used.ctas == 0
-            && self.sh.mem.next_event().is_none()
-            && self.sh.pipes.iter().all(|p| p.is_idle())
-        {
+        if !self.has_work() {
             for s in 0..n {
                 self.subcores[s].last_stall = StallKind::Idle;
                 self.subcores[s].last_stall_pc = None;

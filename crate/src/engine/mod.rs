@@ -44,6 +44,10 @@ pub use result::SimResult;
 /// still pending (a safety net; a true deadlock, with nothing pending, is reported at once).
 pub const DEADLOCK_CYCLES: u64 = 2_000_000;
 
+/// Fewest SMs with work in a cycle for the parallel executor to fork; below it they step
+/// serially (the fork/join would cost more than it saves).
+pub const PAR_MIN_BUSY_SMS: usize = 8;
+
 /// How a `run_for` slice ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunStatus {
@@ -147,6 +151,12 @@ pub struct Gpu {
     pub clocks: ClockDomains,
     pub partitions: MemPartitions,
     pub executor: Executor,
+    /// Fewest busy SMs for a parallel cycle (`PAR_MIN_BUSY_SMS`; tests lower it to 1 to
+    /// fork on every cycle).
+    pub par_min_busy: usize,
+    /// The thread pool of the parallel executor (None: rayon's global pool).
+    #[cfg(feature = "parallel")]
+    pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// The next cycle to simulate.
     pub now: Cycle,
     last_progress: Cycle,
@@ -203,6 +213,9 @@ impl Gpu {
             sched: BlockScheduler::default(),
             partitions,
             executor: Executor::Serial,
+            par_min_busy: PAR_MIN_BUSY_SMS,
+            #[cfg(feature = "parallel")]
+            pool: None,
             now: 0,
             last_progress: 0,
             code_slots: Vec::new(),
@@ -299,19 +312,35 @@ impl Gpu {
     }
 
     /// Steps the SMs of cycle `now` with the configured executor. Returns whether any SM changed.
+    ///
+    /// Parallel stepping pays a fork/join per cycle, so it is used only when at least
+    /// `par_min_busy` SMs (default `PAR_MIN_BUSY_SMS`) have work this cycle (seed 002: few CTAs, no speed-up); otherwise
+    /// the SMs step serially. Either way each SM writes only its own state, so the result is
+    /// the same.
     fn step_sms(&mut self) -> bool {
         let ctx = StepCtx {
             kernels: &self.kernels,
         };
         let now = self.now;
         #[cfg(feature = "parallel")]
-        if self.executor == Executor::Parallel {
+        if self.executor == Executor::Parallel
+            && self.sms.len() >= self.par_min_busy
+            && self.sms.iter().filter(|sm| sm.has_work()).count() >= self.par_min_busy
+        {
             use rayon::prelude::*;
-            return self
-                .sms
-                .par_iter_mut()
-                .map(|sm| sm.step(now, &ctx))
-                .reduce(|| false, |a, b| a | b);
+            let sms = &mut self.sms;
+            let mut go = |threads: usize| {
+                // A few chunks per thread: balanced enough, and cheap to split.
+                let min_len = (sms.len() / (threads.max(1) * 4)).max(1);
+                sms.par_iter_mut()
+                    .with_min_len(min_len)
+                    .map(|sm| sm.step(now, &ctx))
+                    .reduce(|| false, |a, b| a | b)
+            };
+            return match &self.pool {
+                Some(p) => p.install(|| go(p.current_num_threads())),
+                None => go(rayon::current_num_threads()),
+            };
         }
         let mut any = false;
         for sm in &mut self.sms {
@@ -488,6 +517,33 @@ impl<'a> Simulator<'a> {
     /// Steps SMs with rayon (feature `parallel`); results are identical either way.
     pub fn set_executor(&mut self, e: Executor) {
         self.gpu.executor = e;
+    }
+
+    /// Steps the SMs on `threads` threads of a private pool (0: all cores; 1: serial; always
+    /// serial without the `parallel` feature, e.g. in wasm). Results are identical for any
+    /// thread count.
+    pub fn set_threads(&mut self, threads: usize) -> Result<()> {
+        #[cfg(feature = "parallel")]
+        {
+            let n = if threads == 0 {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            } else {
+                threads
+            };
+            if n > 1 {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| Error::other(format!("thread pool of {n}: {e}")))?;
+                self.gpu.pool = Some(std::sync::Arc::new(pool));
+                self.gpu.executor = Executor::Parallel;
+                return Ok(());
+            }
+            self.gpu.pool = None;
+        }
+        let _ = threads;
+        self.gpu.executor = Executor::Serial;
+        Ok(())
     }
 
     /// The next cycle to simulate.

@@ -694,6 +694,7 @@ fn parallel_stepping_equals_serial() {
     let serial = run(&c, vec![mixed(&o), mixed(&o)]);
     let mut s = sim(&c, vec![mixed(&o), mixed(&o)]);
     s.set_executor(Executor::Parallel);
+    s.gpu.par_min_busy = 1;
     let par = s.run_to_end().unwrap();
     assert_eq!(
         serde_json::to_string(&par).unwrap(),

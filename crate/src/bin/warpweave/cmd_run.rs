@@ -10,7 +10,7 @@ use std::path::Path;
 
 use clap::Args;
 use warpweave::config::{self, GpuConfig};
-use warpweave::engine::{compare, Executor, Mode, ModelChoice, ModuleModel, RunStatus, Simulator};
+use warpweave::engine::{compare, Mode, ModelChoice, ModuleModel, RunStatus, Simulator};
 use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
 use warpweave::trace::compact::CompactReader;
 use warpweave::trace::opcodes::Arch;
@@ -39,9 +39,13 @@ pub struct RunArgs {
     /// Write the full result (config, models, trace hash, statistics) as JSON.
     #[arg(long)]
     pub json: Option<String>,
-    /// Step the SMs of a cycle on all cores (results are identical).
+    /// Step the SMs of a cycle on all cores (same as --threads 0; results are identical).
     #[arg(long)]
     pub parallel: bool,
+    /// Threads stepping the SMs of a cycle: 0 = all cores, 1 = serial. Results are identical
+    /// for any count; cycles with few busy SMs step serially anyway.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
     /// Stop after this many cycles (0: run to the end).
     #[arg(long, default_value_t = 0)]
     pub max_cycles: u64,
@@ -118,9 +122,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     if let Some(r) = &rates {
         sim.use_pc_rates(r);
     }
-    if a.parallel {
-        sim.set_executor(Executor::Parallel);
-    }
+    sim.set_threads(if a.parallel { 0 } else { a.threads })?;
     let started = std::time::Instant::now();
     let slice = 200_000;
     loop {
@@ -155,6 +157,9 @@ pub fn run(a: &RunArgs) -> Result<()> {
         res.warp_insts as f64 / secs.max(1e-9),
         res.cycles as f64 / secs.max(1e-9)
     );
+    if let Some(kb) = peak_rss_kb() {
+        println!("peak memory {:.1} MB", kb as f64 / 1024.0);
+    }
     if let Some(j) = &a.json {
         let text =
             serde_json::to_string_pretty(&res).map_err(|e| Error::other(format!("JSON: {e}")))?;
@@ -196,4 +201,11 @@ fn run_memory(a: &RunArgs, cfg: &GpuConfig) -> Result<()> {
         std::fs::write(j, text).map_err(|e| Error::io(j, e))?;
     }
     Ok(())
+}
+
+/// Peak resident memory of this process in KiB (Linux `VmHWM`), for the benchmark table.
+fn peak_rss_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -24,8 +24,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Simulate a trace (or a built-in workload) on a GPU preset and print the statistics.
+    /// Simulate a trace on a GPU (`--mode cycle|hybrid|fast|memory`, `--model m=x`).
     Run(cmd_run::RunArgs),
+    /// Run several modes over traces and GPUs: cycles, hit rates, error and speed-up vs cycle.
+    Compare(cmd_compare::CompareArgs),
     /// What is in a trace: kernels, shapes, instruction mix, footprint.
     Info(cmd_info::InfoArgs),
     /// Convert traces between Accel-Sim text and the compact binary format.
@@ -34,10 +36,6 @@ enum Cmd {
     Gen(cmd_gen::GenArgs),
     /// GPU presets: list, show the effective config, import an Accel-Sim config.
     Config(cmd_config::ConfigArgs),
-    /// Simulate a trace on a GPU (`--mode cycle|hybrid|fast|memory`, `--model m=x`).
-    Run(cmd_run::RunArgs),
-    /// Run several modes over traces and GPUs: cycles, hit rates, error and speed-up vs cycle.
-    Compare(cmd_compare::CompareArgs),
     /// Design-space sweeps over config keys and workloads, locally or on SLURM.
     Sweep(cmd_sweep::SweepArgs),
 }
@@ -46,13 +44,12 @@ fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run::run(&a),
+        Cmd::Compare(a) => cmd_compare::run(&a),
         Cmd::Info(a) => cmd_info::run(&a),
         Cmd::Convert(a) => cmd_convert::run(&a),
         Cmd::Gen(a) => cmd_gen::run(&a),
         Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
         Cmd::Sweep(a) => cmd_sweep::run(&a),
-        Cmd::Run(a) => cmd_run::run(&a),
-        Cmd::Compare(a) => cmd_compare::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");
