@@ -1,0 +1,236 @@
+//! A crafted two-warp trace on one sub-core: the recorder's per-cycle stage occupancy, derived
+//! by hand from the pipeline timing (engine tests' rules: issue at 2, operands read and dispatch
+//! at issue+1, completion at issue+L, FP32 L=4 interval 2, INT L=4), and the golden picture.
+
+use super::*;
+use crate::config::GpuConfig;
+use crate::engine::{ModelChoice, Simulator};
+use crate::trace::*;
+
+fn op(t: &mut OpTable, name: &str, unit: Unit, lat: LatClass) -> OpId {
+    t.push(OpInfo {
+        name: name.into(),
+        unit,
+        lat,
+        kind: OpKind::Alu,
+        space: MemSpace::None,
+        unknown: false,
+    })
+}
+
+fn ins(op: OpId, pc: u32, dst: Reg, src: Reg) -> TraceInst {
+    let mut i = TraceInst {
+        op,
+        pc,
+        mask: u32::MAX,
+        ndst: 1,
+        nsrc: 1,
+        ..Default::default()
+    };
+    i.dst[0] = dst;
+    i.src[0] = src;
+    i
+}
+
+/// Warp 0: FFMA R0 <- R1; FFMA R2 <- R0 (dependent). Warp 1: IADD3 R4 <- R5.
+pub(crate) fn two_warp_trace() -> KernelTrace {
+    let mut t = OpTable::new();
+    let ffma = op(&mut t, "FFMA", Unit::Sp, LatClass::Fp32);
+    let iadd = op(&mut t, "IADD3", Unit::Int, LatClass::Int);
+    let w0 = WarpTrace {
+        warp_id: 0,
+        insts: vec![ins(ffma, 0, 0, 1), ins(ffma, 16, 2, 0)],
+        ..Default::default()
+    };
+    let w1 = WarpTrace {
+        warp_id: 1,
+        insts: vec![ins(iadd, 0, 4, 5)],
+        ..Default::default()
+    };
+    KernelTrace {
+        info: KernelInfo {
+            name: "two_warps".into(),
+            id: 1,
+            grid: Dim3::new(1, 1, 1),
+            block: Dim3::new(64, 1, 1),
+            nregs: 32,
+            ..Default::default()
+        },
+        ops: t,
+        ctas: vec![CtaTrace {
+            id: Dim3::new(0, 0, 0),
+            warps: vec![w0, w1],
+        }],
+    }
+}
+
+pub(crate) fn record(from: u64, to: u64) -> Timeline {
+    let mut c = GpuConfig::default();
+    c.gpu.num_sms = 1;
+    c.sm.subcores = 1;
+    c.frontend.l0i.size_kb = 0;
+    c.frontend.l1i.size_kb = 0;
+    let src = MemTrace::from_kernels("two", vec![two_warp_trace()]);
+    let mut s = Simulator::new(c, ModelChoice::default(), Box::new(src)).unwrap();
+    let rc = RecordConfig {
+        from,
+        to,
+        ..Default::default()
+    };
+    attach(&mut s.gpu, &rc).unwrap();
+    s.run_to_end().unwrap();
+    collect(&mut s.gpu)
+}
+
+/// Per cycle: (slot states, collector contents as (warp, op name), unit occupancy as
+/// (unit, warp, op name, stage)).
+type Occupancy = (Vec<SlotState>, Vec<(u16, String)>, Vec<(String, u16, String, u64)>);
+
+fn occupancy(tl: &Timeline) -> Vec<(u64, Occupancy)> {
+    tl.sms[0]
+        .frames
+        .iter()
+        .map(|f| {
+            let s = &f.subcores[0];
+            let cus = s
+                .collectors
+                .iter()
+                .flatten()
+                .map(|o| (o.warp, tl.op_name(o).to_string()))
+                .collect();
+            let units = s
+                .units
+                .iter()
+                .map(|u| {
+                    (
+                        UNIT_NAMES[u.unit as usize].to_string(),
+                        u.inst.warp,
+                        tl.op_name(&u.inst).to_string(),
+                        f.cycle - u.start,
+                    )
+                })
+                .collect();
+            (f.cycle, (s.slots[..2].to_vec(), cus, units))
+        })
+        .collect()
+}
+
+#[test]
+fn two_warps_occupy_the_stages_derived_by_hand() {
+    use crate::stats::StallKind::{CompData, IFetch};
+    use SlotState::*;
+    let tl = record(0, 100);
+    assert_eq!(tl.sms.len(), 1);
+    // The run ends at cycle 10 (last write-back at 9), so 11 frames.
+    assert_eq!(tl.sms[0].frames.len(), 11);
+    let s = |x: &str| x.to_string();
+    let ff = || (0u16, s("FFMA"));
+    let got = occupancy(&tl);
+    let want: Vec<(u64, Occupancy)> = vec![
+        // 0: CTA launched, fetch; 1: w0 decoded (ready), w1 fetched next.
+        (0, (vec![Stalled(IFetch), Stalled(IFetch)], vec![], vec![])),
+        (1, (vec![Ready, Stalled(IFetch)], vec![], vec![])),
+        // 2: w0 issues FFMA into a collector unit.
+        (2, (vec![Issued, Ready], vec![ff()], vec![])),
+        // 3: FFMA read its operand and dispatched (SP stage 0); w1 issues IADD3; w0's next
+        // FFMA waits on R0 until the completion at 2 + 4 = 6.
+        (
+            3,
+            (
+                vec![Stalled(CompData), Issued],
+                vec![(1, s("IADD3"))],
+                vec![(s("SP"), 0, s("FFMA"), 0)],
+            ),
+        ),
+        (
+            4,
+            (
+                vec![Stalled(CompData), Draining],
+                vec![],
+                vec![(s("INT"), 1, s("IADD3"), 0), (s("SP"), 0, s("FFMA"), 1)],
+            ),
+        ),
+        (
+            5,
+            (
+                vec![Stalled(CompData), Draining],
+                vec![],
+                vec![(s("INT"), 1, s("IADD3"), 1), (s("SP"), 0, s("FFMA"), 2)],
+            ),
+        ),
+        // 6: FFMA written back, the dependent FFMA issues the same cycle.
+        (
+            6,
+            (
+                vec![Issued, Draining],
+                vec![ff()],
+                vec![(s("INT"), 1, s("IADD3"), 2)],
+            ),
+        ),
+        // 7: IADD3 written back, warp 1 done.
+        (
+            7,
+            (vec![Draining, Empty], vec![], vec![(s("SP"), 0, s("FFMA"), 0)]),
+        ),
+        (
+            8,
+            (vec![Draining, Empty], vec![], vec![(s("SP"), 0, s("FFMA"), 1)]),
+        ),
+        (
+            9,
+            (vec![Draining, Empty], vec![], vec![(s("SP"), 0, s("FFMA"), 2)]),
+        ),
+        (10, (vec![Empty, Empty], vec![], vec![])),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn window_keeps_only_its_cycles() {
+    let all = record(0, 100);
+    let part = record(3, 6);
+    let cycles: Vec<u64> = part.sms[0].frames.iter().map(|f| f.cycle).collect();
+    assert_eq!(cycles, vec![3, 4, 5]);
+    assert_eq!(part.sms[0].frames[..], all.sms[0].frames[3..6]);
+}
+
+#[test]
+fn ascii_picture_matches_golden() {
+    let tl = record(0, 100);
+    let got = ascii::render(&tl, false);
+    let want = include_str!("golden_two_warps.txt");
+    if got != want && std::env::var_os("WARPWEAVE_BLESS").is_some() {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/src/timeline/golden_two_warps.txt");
+        std::fs::write(p, &got).unwrap();
+        return;
+    }
+    if got != want {
+        panic!("ASCII picture differs from golden_two_warps.txt; got:\n{got}");
+    }
+}
+
+#[test]
+fn bad_window_or_sm_is_a_config_error() {
+    let c = GpuConfig::default();
+    let src = MemTrace::from_kernels("two", vec![two_warp_trace()]);
+    let mut s = Simulator::new(c, ModelChoice::default(), Box::new(src)).unwrap();
+    let e = attach(
+        &mut s.gpu,
+        &RecordConfig {
+            from: 5,
+            to: 5,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("timeline.cycles"), "{e}");
+    let e = attach(
+        &mut s.gpu,
+        &RecordConfig {
+            sms: vec![9999],
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("SM 9999"), "{e}");
+}
