@@ -234,3 +234,57 @@ fn bad_window_or_sm_is_a_config_error() {
     .unwrap_err();
     assert!(e.to_string().contains("SM 9999"), "{e}");
 }
+
+#[test]
+fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
+    let tl = record(0, 100);
+    let j = chrome::render(&tl);
+    let ev = j["traceEvents"].as_array().unwrap();
+    let tid_of = |name: &str| {
+        ev.iter()
+            .find(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == name)
+            .map(|e| e["tid"].as_u64().unwrap())
+            .unwrap_or_else(|| panic!("track {name}"))
+    };
+    let spans = |tid: u64| -> Vec<(u64, u64, String)> {
+        ev.iter()
+            .filter(|e| e["ph"] == "X" && e["tid"] == tid)
+            .map(|e| {
+                let ts = e["ts"].as_u64().unwrap();
+                (ts, ts + e["dur"].as_u64().unwrap(), e["name"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    // The two FFMAs in the SP unit: dispatched at 3 (done 6) and 7 (done 10).
+    assert_eq!(
+        spans(tid_of("sc0 SP")),
+        vec![(3, 6, "w0 FFMA @0x0000".into()), (7, 10, "w0 FFMA @0x0010".into())]
+    );
+    // Warp 0's slot: issued 2, comp_data 3..6, issued 6, draining 7..10.
+    let w0: Vec<(u64, u64, String)> = spans(tid_of("sc0 w0"));
+    let names: Vec<_> = w0.iter().map(|s| (s.0, s.1, s.2.as_str())).collect();
+    assert_eq!(
+        names,
+        vec![
+            (0, 1, "ifetch"),
+            (1, 2, "ready"),
+            (2, 3, "issued"),
+            (3, 6, "comp_data"),
+            (6, 7, "issued"),
+            (7, 10, "draining")
+        ]
+    );
+    // Every track: spans sorted and disjoint.
+    let mut by_tid: std::collections::BTreeMap<(u64, u64), Vec<(u64, u64)>> = Default::default();
+    for e in ev.iter().filter(|e| e["ph"] == "X") {
+        let ts = e["ts"].as_u64().unwrap();
+        by_tid
+            .entry((e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .or_default()
+            .push((ts, ts + e["dur"].as_u64().unwrap()));
+    }
+    for v in by_tid.values_mut() {
+        v.sort();
+        assert!(v.windows(2).all(|w| w[0].1 <= w[1].0), "{v:?}");
+    }
+}
