@@ -7,6 +7,8 @@ mod cmd_config;
 mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
+mod cmd_run;
+mod cmd_run_views;
 mod cmd_sweep;
 
 #[derive(Parser)]
@@ -22,6 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Simulate a trace on a GPU configuration.
+    Run(cmd_run::RunArgs),
     /// What is in a trace: kernels, shapes, instruction mix, footprint.
     Info(cmd_info::InfoArgs),
     /// Convert traces between Accel-Sim text and the compact binary format.
@@ -37,6 +41,7 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
+        Cmd::Run(a) => cmd_run::run(&a),
         Cmd::Info(a) => cmd_info::run(&a),
         Cmd::Convert(a) => cmd_convert::run(&a),
         Cmd::Gen(a) => cmd_gen::run(&a),
