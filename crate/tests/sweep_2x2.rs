@@ -72,7 +72,9 @@ fn two_by_two_plan_gives_the_four_runs_done_one_by_one() {
     }
     // 64 warps of identical work, 16 instructions each (vecadd on sm_80, all lanes in bounds):
     // every run executes the same 1024 warp instructions...
-    assert!(par.iter().all(|r| r.metrics[1] == ("warp_insts".to_string(), 1024.0)));
+    assert!(par
+        .iter()
+        .all(|r| r.metrics[1] == ("warp_insts".to_string(), 1024.0)));
     // ...and a second sub-core (a second scheduler and set of units) finishes them sooner.
     assert!(
         cycles[2] < cycles[0],

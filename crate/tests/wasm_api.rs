@@ -5,9 +5,9 @@
 //! library writes (`session::golden`): wasm == native.
 #![cfg(target_arch = "wasm32")]
 
+use warpweave::wasm::{self, SimHandle};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
-use warpweave::wasm::{self, SimHandle};
 
 fn message(e: wasm_bindgen::JsError) -> String {
     let v: JsValue = e.into();
@@ -22,31 +22,48 @@ fn version_is_the_crate_version() {
 #[wasm_bindgen_test]
 fn gallery_run_in_slices_equals_the_native_golden() {
     let cfg = warpweave::config::preset_text("teaching").unwrap();
-    let mut h = SimHandle::from_workload("vecadd", "{}", cfg, "cycle").map_err(message).unwrap();
+    let mut h = SimHandle::from_workload("vecadd", "{}", cfg, "cycle")
+        .map_err(message)
+        .unwrap();
     let mut slices = 0;
     loop {
         let p = h.run_for(40.0).map_err(message).unwrap();
         slices += 1;
-        let done = js_sys::Reflect::get(&p, &"done".into()).unwrap().as_bool().unwrap();
+        let done = js_sys::Reflect::get(&p, &"done".into())
+            .unwrap()
+            .as_bool()
+            .unwrap();
         if done {
             break;
         }
     }
     assert!(slices > 1);
     let got = h.result_json().map_err(message).unwrap();
-    assert_eq!(got, include_str!("../../tests/browser/fixtures/golden/vecadd-cycle.json"));
+    assert_eq!(
+        got,
+        include_str!("../../tests/browser/fixtures/golden/vecadd-cycle.json")
+    );
 }
 
 #[wasm_bindgen_test]
 fn garbage_upload_is_an_error_naming_the_file() {
     let datas = js_sys::Array::new();
     datas.push(&js_sys::Uint8Array::from(&[0u8, 159, 146, 150, 7][..]));
-    let e = SimHandle::from_files(vec!["junk.bin".into()], datas, "", "memory").err().map(message).unwrap();
-    assert!(e.starts_with("junk.bin: format: not a warpweave compact trace"), "{e}");
+    let e = SimHandle::from_files(vec!["junk.bin".into()], datas, "", "memory")
+        .err()
+        .map(message)
+        .unwrap();
+    assert!(
+        e.starts_with("junk.bin: format: not a warpweave compact trace"),
+        "{e}"
+    );
 }
 
 #[wasm_bindgen_test]
 fn bad_override_names_the_key() {
-    let e = wasm::config_toml("teaching", r#"{"sm.max_warps": "0"}"#).err().map(message).unwrap();
+    let e = wasm::config_toml("teaching", r#"{"sm.max_warps": "0"}"#)
+        .err()
+        .map(message)
+        .unwrap();
     assert!(e.contains("sm.max_warps"), "{e}");
 }

@@ -167,7 +167,11 @@ pub fn draw_frame(cv: &mut Canvas, tl: &Timeline, si: usize, fi: usize, lay: &La
                 SlotState::Draining => "draining".into(),
                 SlotState::Stalled(why) => why.name().into(),
             };
-            let c = if st == SlotState::Empty { 0 } else { warp_colour(w) };
+            let c = if st == SlotState::Empty {
+                0
+            } else {
+                warp_colour(w)
+            };
             cv.put(&format!("w{w:<4}"), c);
             cv.put(&format!("{name:<12}"), 0);
             for o in sf.issued.iter().filter(|o| o.warp == w) {

@@ -41,7 +41,8 @@ impl Tracks {
 
     /// Track `t` holds `who` in cycle `c` (consecutive equal cycles merge into one span).
     fn hold(&mut self, t: &str, c: Cycle, who: Option<(String, Option<u16>)>) {
-        let same = matches!((self.open.get(t), &who), (Some(o), Some(w)) if o.0 == w.0 && o.1 == w.1);
+        let same =
+            matches!((self.open.get(t), &who), (Some(o), Some(w)) if o.0 == w.0 && o.1 == w.1);
         if same {
             return;
         }
@@ -114,7 +115,9 @@ pub fn render(tl: &Timeline) -> Value {
                 }
             }
             for (p, m) in f.mem.iter().enumerate() {
-                let who = |o: &Option<Occ>| o.map(|o| (format!("{} #{}", label(tl, &o), o.idx), Some(o.warp)));
+                let who = |o: &Option<Occ>| {
+                    o.map(|o| (format!("{} #{}", label(tl, &o), o.idx), Some(o.warp)))
+                };
                 tr.hold(&format!("mem{p} dispatch"), c, who(&m.dispatch));
                 tr.hold(&format!("mem{p} addr"), c, who(&m.addr));
                 tr.hold(&format!("mem{p} writeback"), c, who(&m.writeback));
@@ -135,7 +138,10 @@ pub fn render(tl: &Timeline) -> Value {
         tr.close_all(end);
         for ((s, u, start, _, _), (e, l, w)) in units_seen {
             let name = UNIT_NAMES[u as usize];
-            tr.span(&format!("sc{s} {name}"), (start, e.max(start + 1), l, Some(w)));
+            tr.span(
+                &format!("sc{s} {name}"),
+                (start, e.max(start + 1), l, Some(w)),
+            );
         }
         for ((p, _, _), (s, e, l, w)) in waits {
             tr.span(&format!("mem{p} wait"), (s, e, l, Some(w)));
@@ -157,11 +163,19 @@ pub fn render(tl: &Timeline) -> Value {
             }
             let many = lanes.len() > 1;
             for (li, (_, spans)) in lanes.into_iter().enumerate() {
-                let name = if many { format!("{t} #{li}") } else { t.clone() };
-                ev.push(json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
-                    "args": {"name": name}}));
-                ev.push(json!({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
-                    "args": {"sort_index": tid}}));
+                let name = if many {
+                    format!("{t} #{li}")
+                } else {
+                    t.clone()
+                };
+                ev.push(
+                    json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                    "args": {"name": name}}),
+                );
+                ev.push(
+                    json!({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
+                    "args": {"sort_index": tid}}),
+                );
                 for (s, e, l, w) in spans {
                     let mut x = json!({"ph": "X", "name": l, "pid": pid, "tid": tid,
                         "ts": s, "dur": e - s});

@@ -53,7 +53,10 @@ pub fn attach(gpu: &mut Gpu, rc: &RecordConfig) -> Result<()> {
     if rc.to <= rc.from {
         return Err(Error::config(
             "timeline.cycles",
-            format!("empty window {}..{}: expected A..B with A < B", rc.from, rc.to),
+            format!(
+                "empty window {}..{}: expected A..B with A < B",
+                rc.from, rc.to
+            ),
         ));
     }
     let n = gpu.sms.len();
@@ -158,7 +161,11 @@ fn frame(sm: &mut Sm, now: Cycle, ctx: &StepCtx) -> Frame {
     let sh = &sm.sh;
     let n = sm.subcores.len();
     let log: &[crate::core::IssueEvent] = sh.issue_log.as_deref().unwrap_or(&[]);
-    let issued_now = |wi: usize| log.iter().rev().any(|e| e.cycle == now && e.warp as usize == wi);
+    let issued_now = |wi: usize| {
+        log.iter()
+            .rev()
+            .any(|e| e.cycle == now && e.warp as usize == wi)
+    };
     let mut f = Frame {
         cycle: now,
         subcores: Vec::with_capacity(n),

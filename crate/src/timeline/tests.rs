@@ -84,7 +84,11 @@ pub(crate) fn record(from: u64, to: u64) -> Timeline {
 
 /// Per cycle: (slot states, collector contents as (warp, op name), unit occupancy as
 /// (unit, warp, op name, stage)).
-type Occupancy = (Vec<SlotState>, Vec<(u16, String)>, Vec<(String, u16, String, u64)>);
+type Occupancy = (
+    Vec<SlotState>,
+    Vec<(u16, String)>,
+    Vec<(String, u16, String, u64)>,
+);
 
 fn occupancy(tl: &Timeline) -> Vec<(u64, Occupancy)> {
     tl.sms[0]
@@ -170,15 +174,27 @@ fn two_warps_occupy_the_stages_derived_by_hand() {
         // 7: IADD3 written back, warp 1 done.
         (
             7,
-            (vec![Draining, Empty], vec![], vec![(s("SP"), 0, s("FFMA"), 0)]),
+            (
+                vec![Draining, Empty],
+                vec![],
+                vec![(s("SP"), 0, s("FFMA"), 0)],
+            ),
         ),
         (
             8,
-            (vec![Draining, Empty], vec![], vec![(s("SP"), 0, s("FFMA"), 1)]),
+            (
+                vec![Draining, Empty],
+                vec![],
+                vec![(s("SP"), 0, s("FFMA"), 1)],
+            ),
         ),
         (
             9,
-            (vec![Draining, Empty], vec![], vec![(s("SP"), 0, s("FFMA"), 2)]),
+            (
+                vec![Draining, Empty],
+                vec![],
+                vec![(s("SP"), 0, s("FFMA"), 2)],
+            ),
         ),
         (10, (vec![Empty, Empty], vec![], vec![])),
     ];
@@ -200,7 +216,10 @@ fn ascii_picture_matches_golden() {
     let got = ascii::render(&tl, false);
     let want = include_str!("golden_two_warps.txt");
     if got != want && std::env::var_os("WARPWEAVE_BLESS").is_some() {
-        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/src/timeline/golden_two_warps.txt");
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/timeline/golden_two_warps.txt"
+        );
         std::fs::write(p, &got).unwrap();
         return;
     }
@@ -251,14 +270,21 @@ fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
             .filter(|e| e["ph"] == "X" && e["tid"] == tid)
             .map(|e| {
                 let ts = e["ts"].as_u64().unwrap();
-                (ts, ts + e["dur"].as_u64().unwrap(), e["name"].as_str().unwrap().to_string())
+                (
+                    ts,
+                    ts + e["dur"].as_u64().unwrap(),
+                    e["name"].as_str().unwrap().to_string(),
+                )
             })
             .collect()
     };
     // The two FFMAs in the SP unit: dispatched at 3 (done 6) and 7 (done 10).
     assert_eq!(
         spans(tid_of("sc0 SP")),
-        vec![(3, 6, "w0 FFMA @0x0000".into()), (7, 10, "w0 FFMA @0x0010".into())]
+        vec![
+            (3, 6, "w0 FFMA @0x0000".into()),
+            (7, 10, "w0 FFMA @0x0010".into())
+        ]
     );
     // Warp 0's slot: issued 2, comp_data 3..6, issued 6, draining 7..10.
     let w0: Vec<(u64, u64, String)> = spans(tid_of("sc0 w0"));
@@ -345,7 +371,9 @@ fn gif_frames_decode_back_to_the_bitmaps() {
     let tl = record(0, 100);
     let frames = image::frames(&tl, 0);
     assert_eq!(frames.len(), 11);
-    assert!(frames.iter().all(|f| (f.w, f.h) == (frames[0].w, frames[0].h)));
+    assert!(frames
+        .iter()
+        .all(|f| (f.w, f.h) == (frames[0].w, frames[0].h)));
     let g = image::gif(&frames, 50);
     assert_eq!(&g[..6], b"GIF89a");
     // Walk the blocks: after the header (13 + 48 colour table + 19 loop extension), each frame
@@ -369,7 +397,9 @@ fn gif_frames_decode_back_to_the_bitmaps() {
     }
     assert_eq!(g[p], 0x3B);
     // Long runs of many codes (table growth to 12 bits and the clear at 4095).
-    let px: Vec<u8> = (0..200_000u32).map(|i| ((i * 7 + i / 13) % 9) as u8).collect();
+    let px: Vec<u8> = (0..200_000u32)
+        .map(|i| ((i * 7 + i / 13) % 9) as u8)
+        .collect();
     let b = image::Bitmap {
         w: 400,
         h: 500,
