@@ -21,6 +21,11 @@ pub struct InFlight {
     pub dst: [Reg; MAX_DST],
     /// A branch: resolves the warp's control hazard at completion.
     pub branch: bool,
+    /// Dispatch cycle, unit index, PC and opcode (read only by the timeline recorder).
+    pub start: Cycle,
+    pub unit: u8,
+    pub pc: u32,
+    pub op: u16,
 }
 
 #[derive(Clone, Debug)]

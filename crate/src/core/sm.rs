@@ -187,6 +187,8 @@ pub struct Sm {
     pub sh: SmShared,
     /// Earliest cycle the next CTA may be issued here (`cta_launch_latency`).
     pub cta_ready_at: Cycle,
+    /// The timeline recorder of this SM (`None`: off, and free).
+    pub recorder: Option<Box<crate::timeline::SmRecorder>>,
 }
 
 impl Sm {
@@ -247,6 +249,7 @@ impl Sm {
             subcores,
             sh,
             cta_ready_at: 0,
+            recorder: None,
         }
     }
 
@@ -383,6 +386,14 @@ impl Sm {
     /// One core cycle. Returns true when anything other than per-cycle stall accounting
     /// changed (so an idle-cycle skip is exact only when every SM returns false).
     pub fn step(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+        let ch = self.step_cycle(now, ctx);
+        if self.recorder.is_some() {
+            crate::timeline::capture(self, now, ctx);
+        }
+        ch
+    }
+
+    fn step_cycle(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let n = self.subcores.len();
         if !self.has_work() {
             for s in 0..n {
@@ -424,6 +435,9 @@ impl Sm {
 
     /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles.
     pub fn skip(&mut self, k: u64) {
+        if let Some(r) = &mut self.recorder {
+            r.repeat(k);
+        }
         for s in 0..self.subcores.len() {
             let (kind, pc) = (self.subcores[s].last_stall, self.subcores[s].last_stall_pc);
             self.sh.account_stall(s, kind, pc, k);

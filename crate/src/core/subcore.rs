@@ -221,6 +221,10 @@ impl SubCore {
             ndst: inst.ndst,
             dst: inst.dst,
             branch: op.kind == OpKind::Branch,
+            start: now,
+            unit: u as u8,
+            pc: inst.pc,
+            op: inst.op.0,
         };
         f.ndst = f.ndst.min(4);
         self.exec.inflight.push(f);
@@ -511,6 +515,10 @@ impl SubCore {
             ndst: inst.ndst.min(4),
             dst: inst.dst,
             branch,
+            start: now,
+            unit: u as u8,
+            pc: inst.pc,
+            op: inst.op.0,
         });
     }
 

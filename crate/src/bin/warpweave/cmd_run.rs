@@ -52,6 +52,9 @@ pub struct RunArgs {
     /// No progress line on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Timeline views (--show-pipeline, --cycles, --animate, --timeline).
+    #[command(flatten)]
+    pub views: crate::cmd_run_views::ViewArgs,
 }
 
 /// Opens a trace: built-in workload, compact file, or Accel-Sim text (folder or file).
@@ -123,6 +126,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         sim.use_pc_rates(r);
     }
     sim.set_threads(if a.parallel { 0 } else { a.threads })?;
+    crate::cmd_run_views::attach(&a.views, &mut sim)?;
     let started = std::time::Instant::now();
     let slice = 200_000;
     loop {
@@ -149,6 +153,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         eprint!("\r");
     }
     let res = sim.result();
+    crate::cmd_run_views::finish(&a.views, &mut sim)?;
     let secs = started.elapsed().as_secs_f64();
     print!("{}", res.summary_text());
     println!(

@@ -9,6 +9,7 @@ mod cmd_convert;
 mod cmd_gen;
 mod cmd_info;
 mod cmd_run;
+mod cmd_run_views;
 mod cmd_sweep;
 
 #[derive(Parser)]

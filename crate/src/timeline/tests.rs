@@ -1,0 +1,459 @@
+//! A crafted two-warp trace on one sub-core: the recorder's per-cycle stage occupancy, derived
+//! by hand from the pipeline timing (engine tests' rules: issue at 2, operands read and dispatch
+//! at issue+1, completion at issue+L, FP32 L=4 interval 2, INT L=4), and the golden picture.
+
+use super::*;
+use crate::config::GpuConfig;
+use crate::engine::{ModelChoice, Simulator};
+use crate::trace::*;
+
+fn op(t: &mut OpTable, name: &str, unit: Unit, lat: LatClass) -> OpId {
+    t.push(OpInfo {
+        name: name.into(),
+        unit,
+        lat,
+        kind: OpKind::Alu,
+        space: MemSpace::None,
+        unknown: false,
+    })
+}
+
+fn ins(op: OpId, pc: u32, dst: Reg, src: Reg) -> TraceInst {
+    let mut i = TraceInst {
+        op,
+        pc,
+        mask: u32::MAX,
+        ndst: 1,
+        nsrc: 1,
+        ..Default::default()
+    };
+    i.dst[0] = dst;
+    i.src[0] = src;
+    i
+}
+
+/// Warp 0: FFMA R0 <- R1; FFMA R2 <- R0 (dependent). Warp 1: IADD3 R4 <- R5.
+pub(crate) fn two_warp_trace() -> KernelTrace {
+    let mut t = OpTable::new();
+    let ffma = op(&mut t, "FFMA", Unit::Sp, LatClass::Fp32);
+    let iadd = op(&mut t, "IADD3", Unit::Int, LatClass::Int);
+    let w0 = WarpTrace {
+        warp_id: 0,
+        insts: vec![ins(ffma, 0, 0, 1), ins(ffma, 16, 2, 0)],
+        ..Default::default()
+    };
+    let w1 = WarpTrace {
+        warp_id: 1,
+        insts: vec![ins(iadd, 0, 4, 5)],
+        ..Default::default()
+    };
+    KernelTrace {
+        info: KernelInfo {
+            name: "two_warps".into(),
+            id: 1,
+            grid: Dim3::new(1, 1, 1),
+            block: Dim3::new(64, 1, 1),
+            nregs: 32,
+            ..Default::default()
+        },
+        ops: t,
+        ctas: vec![CtaTrace {
+            id: Dim3::new(0, 0, 0),
+            warps: vec![w0, w1],
+        }],
+    }
+}
+
+pub(crate) fn record(from: u64, to: u64) -> Timeline {
+    let mut c = GpuConfig::default();
+    c.gpu.num_sms = 1;
+    c.sm.subcores = 1;
+    c.frontend.l0i.size_kb = 0;
+    c.frontend.l1i.size_kb = 0;
+    let src = MemTrace::from_kernels("two", vec![two_warp_trace()]);
+    let mut s = Simulator::new(c, ModelChoice::default(), Box::new(src)).unwrap();
+    let rc = RecordConfig {
+        from,
+        to,
+        ..Default::default()
+    };
+    attach(&mut s.gpu, &rc).unwrap();
+    s.run_to_end().unwrap();
+    collect(&mut s.gpu)
+}
+
+/// Per cycle: (slot states, collector contents as (warp, op name), unit occupancy as
+/// (unit, warp, op name, stage)).
+type Occupancy = (
+    Vec<SlotState>,
+    Vec<(u16, String)>,
+    Vec<(String, u16, String, u64)>,
+);
+
+fn occupancy(tl: &Timeline) -> Vec<(u64, Occupancy)> {
+    tl.sms[0]
+        .frames
+        .iter()
+        .map(|f| {
+            let s = &f.subcores[0];
+            let cus = s
+                .collectors
+                .iter()
+                .flatten()
+                .map(|o| (o.warp, tl.op_name(o).to_string()))
+                .collect();
+            let units = s
+                .units
+                .iter()
+                .map(|u| {
+                    (
+                        UNIT_NAMES[u.unit as usize].to_string(),
+                        u.inst.warp,
+                        tl.op_name(&u.inst).to_string(),
+                        f.cycle - u.start,
+                    )
+                })
+                .collect();
+            (f.cycle, (s.slots[..2].to_vec(), cus, units))
+        })
+        .collect()
+}
+
+#[test]
+fn two_warps_occupy_the_stages_derived_by_hand() {
+    use crate::stats::StallKind::{CompData, IFetch};
+    use SlotState::*;
+    let tl = record(0, 100);
+    assert_eq!(tl.sms.len(), 1);
+    // The run ends at cycle 10 (last write-back at 9), so 11 frames.
+    assert_eq!(tl.sms[0].frames.len(), 11);
+    let s = |x: &str| x.to_string();
+    let ff = || (0u16, s("FFMA"));
+    let got = occupancy(&tl);
+    let want: Vec<(u64, Occupancy)> = vec![
+        // 0: CTA launched, fetch; 1: w0 decoded (ready), w1 fetched next.
+        (0, (vec![Stalled(IFetch), Stalled(IFetch)], vec![], vec![])),
+        (1, (vec![Ready, Stalled(IFetch)], vec![], vec![])),
+        // 2: w0 issues FFMA into a collector unit.
+        (2, (vec![Issued, Ready], vec![ff()], vec![])),
+        // 3: FFMA read its operand and dispatched (SP stage 0); w1 issues IADD3; w0's next
+        // FFMA waits on R0 until the completion at 2 + 4 = 6.
+        (
+            3,
+            (
+                vec![Stalled(CompData), Issued],
+                vec![(1, s("IADD3"))],
+                vec![(s("SP"), 0, s("FFMA"), 0)],
+            ),
+        ),
+        (
+            4,
+            (
+                vec![Stalled(CompData), Draining],
+                vec![],
+                vec![(s("INT"), 1, s("IADD3"), 0), (s("SP"), 0, s("FFMA"), 1)],
+            ),
+        ),
+        (
+            5,
+            (
+                vec![Stalled(CompData), Draining],
+                vec![],
+                vec![(s("INT"), 1, s("IADD3"), 1), (s("SP"), 0, s("FFMA"), 2)],
+            ),
+        ),
+        // 6: FFMA written back, the dependent FFMA issues the same cycle.
+        (
+            6,
+            (
+                vec![Issued, Draining],
+                vec![ff()],
+                vec![(s("INT"), 1, s("IADD3"), 2)],
+            ),
+        ),
+        // 7: IADD3 written back, warp 1 done.
+        (
+            7,
+            (
+                vec![Draining, Empty],
+                vec![],
+                vec![(s("SP"), 0, s("FFMA"), 0)],
+            ),
+        ),
+        (
+            8,
+            (
+                vec![Draining, Empty],
+                vec![],
+                vec![(s("SP"), 0, s("FFMA"), 1)],
+            ),
+        ),
+        (
+            9,
+            (
+                vec![Draining, Empty],
+                vec![],
+                vec![(s("SP"), 0, s("FFMA"), 2)],
+            ),
+        ),
+        (10, (vec![Empty, Empty], vec![], vec![])),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn window_keeps_only_its_cycles() {
+    let all = record(0, 100);
+    let part = record(3, 6);
+    let cycles: Vec<u64> = part.sms[0].frames.iter().map(|f| f.cycle).collect();
+    assert_eq!(cycles, vec![3, 4, 5]);
+    assert_eq!(part.sms[0].frames[..], all.sms[0].frames[3..6]);
+}
+
+#[test]
+fn ascii_picture_matches_golden() {
+    let tl = record(0, 100);
+    let got = ascii::render(&tl, false);
+    let want = include_str!("golden_two_warps.txt");
+    if got != want && std::env::var_os("WARPWEAVE_BLESS").is_some() {
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/timeline/golden_two_warps.txt"
+        );
+        std::fs::write(p, &got).unwrap();
+        return;
+    }
+    if got != want {
+        panic!("ASCII picture differs from golden_two_warps.txt; got:\n{got}");
+    }
+}
+
+#[test]
+fn bad_window_or_sm_is_a_config_error() {
+    let c = GpuConfig::default();
+    let src = MemTrace::from_kernels("two", vec![two_warp_trace()]);
+    let mut s = Simulator::new(c, ModelChoice::default(), Box::new(src)).unwrap();
+    let e = attach(
+        &mut s.gpu,
+        &RecordConfig {
+            from: 5,
+            to: 5,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("timeline.cycles"), "{e}");
+    let e = attach(
+        &mut s.gpu,
+        &RecordConfig {
+            sms: vec![9999],
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("SM 9999"), "{e}");
+}
+
+#[test]
+fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
+    let tl = record(0, 100);
+    let j = chrome::render(&tl);
+    let ev = j["traceEvents"].as_array().unwrap();
+    let tid_of = |name: &str| {
+        ev.iter()
+            .find(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == name)
+            .map(|e| e["tid"].as_u64().unwrap())
+            .unwrap_or_else(|| panic!("track {name}"))
+    };
+    let spans = |tid: u64| -> Vec<(u64, u64, String)> {
+        ev.iter()
+            .filter(|e| e["ph"] == "X" && e["tid"] == tid)
+            .map(|e| {
+                let ts = e["ts"].as_u64().unwrap();
+                (
+                    ts,
+                    ts + e["dur"].as_u64().unwrap(),
+                    e["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // The two FFMAs in the SP unit: dispatched at 3 (done 6) and 7 (done 10).
+    assert_eq!(
+        spans(tid_of("sc0 SP")),
+        vec![
+            (3, 6, "w0 FFMA @0x0000".into()),
+            (7, 10, "w0 FFMA @0x0010".into())
+        ]
+    );
+    // Warp 0's slot: issued 2, comp_data 3..6, issued 6, draining 7..10.
+    let w0: Vec<(u64, u64, String)> = spans(tid_of("sc0 w0"));
+    let names: Vec<_> = w0.iter().map(|s| (s.0, s.1, s.2.as_str())).collect();
+    assert_eq!(
+        names,
+        vec![
+            (0, 1, "ifetch"),
+            (1, 2, "ready"),
+            (2, 3, "issued"),
+            (3, 6, "comp_data"),
+            (6, 7, "issued"),
+            (7, 10, "draining")
+        ]
+    );
+    // Every track: spans sorted and disjoint.
+    let mut by_tid: std::collections::BTreeMap<(u64, u64), Vec<(u64, u64)>> = Default::default();
+    for e in ev.iter().filter(|e| e["ph"] == "X") {
+        let ts = e["ts"].as_u64().unwrap();
+        by_tid
+            .entry((e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .or_default()
+            .push((ts, ts + e["dur"].as_u64().unwrap()));
+    }
+    for v in by_tid.values_mut() {
+        v.sort();
+        assert!(v.windows(2).all(|w| w[0].1 <= w[1].0), "{v:?}");
+    }
+}
+
+/// A GIF LZW decoder (the reader's rules, written independently of the encoder).
+fn unlzw(data: &[u8], min: u32) -> Vec<u8> {
+    let clear = 1usize << min;
+    let eoi = clear + 1;
+    let mut table: Vec<Vec<u8>> = Vec::new();
+    let reset = |t: &mut Vec<Vec<u8>>| {
+        t.clear();
+        t.extend((0..clear).map(|i| vec![i as u8]));
+        t.push(Vec::new());
+        t.push(Vec::new());
+    };
+    reset(&mut table);
+    let (mut size, mut pos, mut out) = (min + 1, 0usize, Vec::new());
+    let mut prev: Option<usize> = None;
+    loop {
+        let mut code = 0usize;
+        for b in 0..size as usize {
+            let bit = (data[(pos + b) / 8] >> ((pos + b) % 8)) & 1;
+            code |= (bit as usize) << b;
+        }
+        pos += size as usize;
+        if code == clear {
+            reset(&mut table);
+            size = min + 1;
+            prev = None;
+            continue;
+        }
+        if code == eoi {
+            return out;
+        }
+        let entry = if code < table.len() {
+            table[code].clone()
+        } else {
+            let p = &table[prev.unwrap()];
+            let mut e = p.clone();
+            e.push(p[0]);
+            e
+        };
+        if let Some(p) = prev {
+            let mut n = table[p].clone();
+            n.push(entry[0]);
+            table.push(n);
+            if table.len() == (1 << size) && size < 12 {
+                size += 1;
+            }
+        }
+        out.extend_from_slice(&entry);
+        prev = Some(code);
+    }
+}
+
+#[test]
+fn gif_frames_decode_back_to_the_bitmaps() {
+    let tl = record(0, 100);
+    let frames = image::frames(&tl, 0);
+    assert_eq!(frames.len(), 11);
+    assert!(frames
+        .iter()
+        .all(|f| (f.w, f.h) == (frames[0].w, frames[0].h)));
+    let g = image::gif(&frames, 50);
+    assert_eq!(&g[..6], b"GIF89a");
+    // Walk the blocks: after the header (13 + 48 colour table + 19 loop extension), each frame
+    // is an 8-byte control extension, a 10-byte descriptor, the code size and sub-blocks.
+    let mut p = 13 + 48 + 19;
+    for f in &frames {
+        assert_eq!(g[p], 0x21);
+        p += 8;
+        assert_eq!(g[p], 0x2C);
+        p += 10;
+        let min = g[p] as u32;
+        p += 1;
+        let mut data = Vec::new();
+        while g[p] != 0 {
+            let n = g[p] as usize;
+            data.extend_from_slice(&g[p + 1..p + 1 + n]);
+            p += n + 1;
+        }
+        p += 1;
+        assert_eq!(unlzw(&data, min), f.px);
+    }
+    assert_eq!(g[p], 0x3B);
+    // Long runs of many codes (table growth to 12 bits and the clear at 4095).
+    let px: Vec<u8> = (0..200_000u32)
+        .map(|i| ((i * 7 + i / 13) % 9) as u8)
+        .collect();
+    let b = image::Bitmap {
+        w: 400,
+        h: 500,
+        px: px.clone(),
+    };
+    let g = image::gif(std::slice::from_ref(&b), 1);
+    let mut p = 13 + 48 + 19 + 18;
+    let min = g[p] as u32;
+    p += 1;
+    let mut data = Vec::new();
+    while g[p] != 0 {
+        let n = g[p] as usize;
+        data.extend_from_slice(&g[p + 1..p + 1 + n]);
+        p += n + 1;
+    }
+    assert_eq!(unlzw(&data, min), px);
+}
+
+#[test]
+fn png_holds_the_bitmap() {
+    use std::io::Read;
+    let tl = record(0, 100);
+    let frames = image::frames(&tl, 0);
+    let b = &frames[3];
+    let png = image::png(b);
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let mut p = 8;
+    let mut idat = Vec::new();
+    while p < png.len() {
+        let n = u32::from_be_bytes(png[p..p + 4].try_into().unwrap()) as usize;
+        let kind = &png[p + 4..p + 8];
+        if kind == b"IHDR" {
+            assert_eq!(
+                u32::from_be_bytes(png[p + 8..p + 12].try_into().unwrap()) as usize,
+                b.w
+            );
+        }
+        if kind == b"IDAT" {
+            idat.extend_from_slice(&png[p + 8..p + 8 + n]);
+        }
+        p += 12 + n;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(&idat[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let rows: Vec<u8> = raw
+        .chunks(b.w + 1)
+        .flat_map(|r| {
+            assert_eq!(r[0], 0);
+            r[1..].to_vec()
+        })
+        .collect();
+    assert_eq!(rows, b.px);
+    // Cycle 3: w0's FFMA is in SP stage 0, so warp 0's colour appears in the picture.
+    assert!(b.px.contains(&3));
+}
