@@ -72,6 +72,15 @@ fn label(tl: &Timeline, o: &Occ) -> String {
 }
 
 /// The Chrome-trace JSON document of `tl`.
+/// (sub-core, unit, start cycle, warp, pc) of an instruction seen in an execution unit.
+type UnitKey = (usize, u8, Cycle, u16, u32);
+/// (last cycle seen, label, opcode) of that instruction.
+type UnitSpan = (Cycle, String, u16);
+/// (sub-core, warp, pc) of an instruction waiting on memory.
+type WaitKey = (usize, u16, u32);
+/// (first cycle, last cycle, label, opcode) of that wait.
+type WaitSpan = (Cycle, Cycle, String, u16);
+
 pub fn render(tl: &Timeline) -> Value {
     let mut ev = Vec::new();
     for sm in &tl.sms {
@@ -79,9 +88,8 @@ pub fn render(tl: &Timeline) -> Value {
         ev.push(json!({"ph": "M", "name": "process_name", "pid": pid,
             "args": {"name": format!("SM {}", sm.sm)}}));
         let mut tr = Tracks::default();
-        let mut units_seen: BTreeMap<(usize, u8, Cycle, u16, u32), (Cycle, String, u16)> =
-            BTreeMap::new();
-        let mut waits: BTreeMap<(usize, u16, u32), (Cycle, Cycle, String, u16)> = BTreeMap::new();
+        let mut units_seen: BTreeMap<UnitKey, UnitSpan> = BTreeMap::new();
+        let mut waits: BTreeMap<WaitKey, WaitSpan> = BTreeMap::new();
         let n = sm.subcores;
         let mut last_issued = None;
         let mut end = tl.from;
@@ -150,7 +158,7 @@ pub fn render(tl: &Timeline) -> Value {
         let mut tid = 0u32;
         for t in &tr.order {
             let mut spans = tr.spans[t].clone();
-            spans.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+            spans.sort_by_key(|a| (a.0, a.1));
             let mut lanes: Vec<(Cycle, Vec<Span>)> = Vec::new();
             for sp in spans {
                 match lanes.iter_mut().find(|l| l.0 <= sp.0) {
