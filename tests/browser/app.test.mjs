@@ -163,7 +163,8 @@ test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, asyn
   // A gzip stream cut short.
   const gz = fs.readFileSync(path.join(FIX, 'kernel-1.traceg.gz'));
   await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: gz.subarray(0, 300) }]);
-  await page.waitForFunction(() => document.getElementById('status').dataset.state === 'error');
+  // The status is still "error" from the previous file: wait for this file's own message.
+  await page.waitForFunction(() => /kernel-1\.traceg\.gz/.test(document.getElementById('error').textContent));
   assert.match(await page.textContent('#error'), /kernel-1\.traceg\.gz/);
   // Bigger than the limit: refused before reading, with the CLI command.
   await page.setInputFiles('#file-input', [{ name: 'big trace.traceg', mimeType: 'text/plain', buffer: Buffer.alloc(5000, 0x41) }]);
@@ -171,7 +172,7 @@ test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, asyn
   const msg = await page.textContent('#error');
   assert.match(msg, /4\.0 KiB/);
   const preset = await page.evaluate(() => window.warpweave.preset);
-  assert.ok(msg.includes(`warpweave run 'big trace.traceg' --gpu ${preset} --mode cycle`), msg);
+  assert.ok(msg.includes(`warpweave run --trace 'big trace.traceg' --gpu ${preset} --mode cycle`), msg);
   await screenshot(page, 'errors');
   await page.close();
 });

@@ -38,9 +38,9 @@ test('format detection from magic bytes', () => {
 });
 
 test('the refusal names the exact CLI command', () => {
-  assert.equal(cliCommand([{ name: 'big.traceg' }], 'a100', 'fast'), 'warpweave run big.traceg --gpu a100 --mode fast');
-  assert.equal(cliCommand([{ name: "it's.wwt" }], 'a100', 'cycle'), "warpweave run 'it'\\''s.wwt' --gpu a100 --mode cycle");
-  assert.equal(cliCommand([{ name: 'x', webkitRelativePath: 'run1/kernelslist.g' }, { name: 'y', webkitRelativePath: 'run1/kernel-1.traceg' }], 't', 'memory'), 'warpweave run run1 --gpu t --mode memory');
+  assert.equal(cliCommand([{ name: 'big.traceg' }], 'a100', 'fast'), 'warpweave run --trace big.traceg --gpu a100 --mode fast');
+  assert.equal(cliCommand([{ name: "it's.wwt" }], 'a100', 'cycle'), "warpweave run --trace 'it'\\''s.wwt' --gpu a100 --mode cycle");
+  assert.equal(cliCommand([{ name: 'x', webkitRelativePath: 'run1/kernelslist.g' }, { name: 'y', webkitRelativePath: 'run1/kernel-1.traceg' }], 't', 'memory'), 'warpweave run --trace run1 --gpu t --mode memory');
 });
 
 test('long-form CSV has one row per measurement', () => {

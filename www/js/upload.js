@@ -53,7 +53,7 @@ export function cliCommand(files, preset, mode) {
     path = first.includes('/') ? first.split('/')[0] : 'path/to/trace-folder';
   }
   const q = /[^\w./-]/.test(path) ? `'${path.replace(/'/g, "'\\''")}'` : path;
-  return `warpweave run ${q} --gpu ${preset} --mode ${mode}`;
+  return `warpweave run --trace ${q} --gpu ${preset} --mode ${mode}`;
 }
 
 /** Collects File objects from a drop event, walking dropped folders. */
