@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 // The browser app end to end in Debian's Chromium: a gallery run equal to the native library's
 // result, an upload of a sample trace, a shared URL reproducing a run, cancel during a long run,
 // a corrupt file and a too-big file giving clear errors. Screenshots go to tests/artifacts/.
@@ -8,6 +9,9 @@ import path from 'node:path';
 import { serve, launch, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
 
 const FIX = path.join(ROOT, 'tests/browser/fixtures');
+// The real trace is read in place from ../shared (never copied into the repo); gzipped on the fly.
+const REAL_VECADD = path.join(ROOT, '../shared/real-traces/microgpusim-vectoradd-100-32');
+const realGz = () => zlib.gzipSync(fs.readFileSync(path.join(REAL_VECADD, 'kernel-1.traceg')), { level: 9 });
 const golden = (name) => JSON.parse(fs.readFileSync(path.join(FIX, 'golden', `${name}.json`), 'utf8'));
 
 let server;
@@ -75,7 +79,7 @@ test('upload of a sample Accel-Sim trace folder and of a gzipped kernel file', {
   const page = await openPage(browser, server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
-  const dir = path.join(FIX, 'vectoradd-100-32');
+  const dir = REAL_VECADD;
   await page.setInputFiles('#file-input', [
     { name: 'kernelslist.g', mimeType: 'text/plain', buffer: fs.readFileSync(path.join(dir, 'kernelslist.g')) },
     { name: 'kernel-1.traceg', mimeType: 'text/plain', buffer: fs.readFileSync(path.join(dir, 'kernel-1.traceg')) },
@@ -85,7 +89,7 @@ test('upload of a sample Accel-Sim trace folder and of a gzipped kernel file', {
   assert.deepEqual(json.result, want.result);
   assert.equal(json.trace.kernels[0].name, '_Z6vecAddIfEvPT_S1_S1_i');
   await screenshot(page, 'upload-folder');
-  await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: fs.readFileSync(path.join(FIX, 'kernel-1.traceg.gz')) }]);
+  await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: realGz() }]);
   await page.waitForFunction(() => /kernel-1\.traceg\.gz \(text\+gzip/.test(document.getElementById('upload-info').textContent));
   const gz = JSON.parse(await waitDone(page));
   // Same kernel; without kernelslist.g there are no MemcpyHtoD commands, so the L2 starts cold.
@@ -161,7 +165,7 @@ test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, asyn
   await page.waitForFunction(() => !document.getElementById('error').hidden);
   assert.match(await page.textContent('#error'), /junk\.bin: format: not a warpweave compact trace/);
   // A gzip stream cut short.
-  const gz = fs.readFileSync(path.join(FIX, 'kernel-1.traceg.gz'));
+  const gz = realGz();
   await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: gz.subarray(0, 300) }]);
   // The status is still "error" from the previous file: wait for this file's own message.
   await page.waitForFunction(() => /kernel-1\.traceg\.gz/.test(document.getElementById('error').textContent));

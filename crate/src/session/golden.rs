@@ -48,7 +48,8 @@ fn gallery_vecadd_cycle() {
 
 #[test]
 fn uploaded_vectoradd_trace_memory() {
-    let dir = fixtures().join("vectoradd-100-32");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/real-traces/microgpusim-vectoradd-100-32");
     let files = ["kernelslist.g", "kernel-1.traceg"]
         .iter()
         .map(|n| {
