@@ -249,7 +249,7 @@ pub enum Scope {
 /// Runs the suite on preset `gpu` (an id) and returns one row per metric.
 pub fn run_preset(gpu: &str, scope: Scope) -> Result<Vec<Row>> {
     let cfg = config::preset(gpu)?;
-    run(&cfg, scope)
+    run(&cfg, scope, &[])
 }
 
 /// Measures `metric` on `cfg`.
@@ -309,8 +309,18 @@ fn l1_plateau_kb(cfg: &GpuConfig) -> Result<f64> {
     Ok(last)
 }
 
-/// Runs the suite on `cfg`.
-pub fn run(cfg: &GpuConfig, scope: Scope) -> Result<Vec<Row>> {
+/// Runs the suite on `cfg`: every metric in `scope`, or only those named in `only` (ids;
+/// an unknown id is an error naming the known ones).
+pub fn run(cfg: &GpuConfig, scope: Scope, only: &[&str]) -> Result<Vec<Row>> {
+    for id in only {
+        if !all_metrics().any(|m| m.id == *id) {
+            let known: Vec<&str> = all_metrics().map(|m| m.id).collect();
+            return Err(crate::Error::config(
+                "--metrics",
+                format!("unknown metric `{id}` (known: {})", known.join(", ")),
+            ));
+        }
+    }
     let gpu = cfg.gpu.id.as_str();
     let mut rows = Vec::new();
     let mut dram_gbs = None;
@@ -318,9 +328,13 @@ pub fn run(cfg: &GpuConfig, scope: Scope) -> Result<Vec<Row>> {
         if scope == Scope::Published && lookup(gpu, metric.id).is_none() {
             continue;
         }
+        if !only.is_empty() && !only.contains(&metric.id) {
+            continue;
+        }
         let v = match (metric.id, dram_gbs) {
             ("bw_dram_eff", Some(gbs)) => 100.0 * gbs / dram_peak_gbs(cfg),
-            _ => measure(cfg, metric.id)?,
+            _ => measure(cfg, metric.id)
+                .map_err(|e| crate::Error::other(format!("validate {gpu} {}: {e}", metric.id)))?,
         };
         if metric.id == "bw_dram" {
             dram_gbs = Some(v);

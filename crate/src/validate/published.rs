@@ -42,9 +42,9 @@ const ABDEL_ARITH: &str = "Abdelkhalik et al., \"Demystifying the Nvidia Ampere 
 const CUDA_TPUT: &str = "NVIDIA CUDA C++ Programming Guide, \"Arithmetic Instructions\": \
                          throughput of native arithmetic instructions (operations per clock \
                          cycle per multiprocessor)";
-const PARANUMAL: &str = "Warburton, \"Rough-n-Ready Roofline: NVIDIA V100 edition\", \
-                         paranumal.com, 2018: 790 GB/s measured with cudaMemcpy of 900 GB/s \
-                         theoretical (V100 16GB PCIe)";
+const PARANUMAL: &str = "\"Rough-n-Ready Roofline: NVIDIA V100 edition\", paranumal.com blog, \
+                         2018-02-08: 790 GB/s measured with cudaMemcpy of 900 GB/s theoretical \
+                         (V100 16GB PCIe)";
 
 macro_rules! row {
     ($gpu:expr, $metric:expr, $v:expr, $on:expr, $src:expr, $checked:expr) => {
