@@ -29,6 +29,9 @@ const JIA18: &str = "Jia et al., \"Dissecting the NVIDIA Volta GPU Architecture 
                      Microbenchmarking\", arXiv:1804.06826, 2018, ch. 3 (memory latencies)";
 const JIA18_ARITH: &str = "Jia et al., \"Dissecting the NVIDIA Volta GPU Architecture via \
                            Microbenchmarking\", arXiv:1804.06826, 2018, ch. 4 (instruction latency)";
+const JIA19: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via Microbenchmarking\", \
+                     arXiv:1903.07486, 2019, ch. 3 (memory latencies; seed 000 Table II uses the \
+                     same 188 cycles for the RTX 2080 Ti)";
 const JIA19_ARITH: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via \
                            Microbenchmarking\", arXiv:1903.07486, 2019, ch. 4 (instruction latency)";
 const SJFENG: &str = "sjfeng1999/gpu-arch-microbenchmark (GitHub), README latency table, \
@@ -95,7 +98,7 @@ pub static PUBLISHED: [Published; 28] = [
     ),
     // RTX 2080 Ti: microbenchmarks of the same Turing SM on an RTX 2070 and a T4.
     row!("rtx2080ti", "lat_l1", 32.0, "RTX 2070", SJFENG, "search"),
-    row!("rtx2080ti", "lat_l2", 236.0, "RTX 2070", SJFENG, "search"),
+    row!("rtx2080ti", "lat_l2", 188.0, "Tesla T4", JIA19, "paper"),
     row!("rtx2080ti", "lat_shmem", 23.0, "RTX 2070", SJFENG, "search"),
     row!(
         "rtx2080ti",
