@@ -15,7 +15,7 @@
 
 pub mod ascii;
 pub mod chrome;
-mod font;
+pub(crate) mod font;
 pub mod image;
 mod record;
 #[cfg(test)]
