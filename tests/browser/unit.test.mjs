@@ -57,3 +57,21 @@ test('Chrome trace has a complete event per kernel at its cycles', () => {
   const x = t.traceEvents.filter((e) => e.ph === 'X');
   assert.deepEqual(x.map((e) => [e.name, e.ts, e.dur]), [['a', 10, 100], ['b', 110, 50]]);
 });
+
+test('cache view state: the last snapshot plus every change up to the cycle', async () => {
+  const { cacheState } = await import('../../www/js/cache-state.js');
+  const geometry = { sets: 2, assoc: 2, line_bytes: 128, sector_bytes: 32 };
+  const way = (set, w, line, valid, dirty = 0) => ({ set, way: w, line, valid, dirty });
+  const frames = [
+    { l1: { snapshot: { geometry, ways: [way(0, 1, 0x100, 15)] }, accesses: [], changed: [] } },
+    { l1: { accesses: [], changed: [way(1, 1, 0x80, 1)] } },
+    { l1: { accesses: [], changed: [way(0, 1, null, 0)] } },
+    { l1: { snapshot: { geometry, ways: [] }, accesses: [], changed: [] } },
+  ];
+  const at = (i) => [...cacheState(frames, i).ways.values()].map((w) => [w.set, w.way, w.line]);
+  assert.deepEqual(at(0), [[0, 1, 0x100]]);
+  assert.deepEqual(at(1), [[0, 1, 0x100], [1, 1, 0x80]]);
+  assert.deepEqual(at(2), [[1, 1, 0x80]]);
+  assert.deepEqual(at(3), []);
+  assert.equal(cacheState([{ l1: { accesses: [], changed: [] } }], 0), null);
+});

@@ -5,6 +5,7 @@
 // or a shape, and the text picture and tables below give the same content for the current cycle.
 // Data: the wasm's timelineJson() = {timeline: {from, to, units, kernels, sms: [...]}, text}.
 import { h, table } from './dom.js';
+import { cacheState } from './cache-state.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -214,30 +215,6 @@ function renderSlotTable(f) {
 }
 
 // ---- cache view ----
-/** Replays snapshots and changes up to frame fi: {geom, ways: Map(slot -> way)}. */
-export function cacheState(frames, fi) {
-  let start = 0;
-  for (let i = fi; i >= 0; i--) {
-    if (frames[i].l1?.snapshot) {
-      start = i;
-      break;
-    }
-  }
-  const snap = frames[start].l1?.snapshot;
-  if (!snap) return null;
-  const geom = snap.geometry;
-  const ways = new Map();
-  for (const w of snap.ways) ways.set(w.set * geom.assoc + w.way, w);
-  for (let i = start + 1; i <= fi; i++) {
-    for (const w of frames[i].l1.changed) {
-      const k = w.set * geom.assoc + w.way;
-      if (w.line === null) ways.delete(k);
-      else ways.set(k, w);
-    }
-  }
-  return { geom, ways };
-}
-
 const hex = (v) => '0x' + v.toString(16);
 const bits = (m, n) => Array.from({ length: n }, (_, i) => ((m >> i) & 1 ? '1' : '0')).join('');
 
