@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, launch, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
+import { serve, launch, openPage, screenshot, SKIP, ROOT, ARTIFACTS } from './harness.mjs';
 
 const WINDOW = [20, 60];
 const GOLDEN = path.join(ROOT, 'tests/browser/fixtures/golden/pipeline-vecadd-teaching.txt');
@@ -119,6 +119,7 @@ test('pipeline view steps forward and back; its text equals the CLI picture', { 
   assert.equal(await cycle(), stopped, 'pause stops the animation');
   assert.equal(await text(), want.get(stopped));
   await screenshot(page, 'pipeline-view');
+  await (await page.$('#pipeline')).screenshot({ path: path.join(ARTIFACTS, 'pipeline-view-section.png') });
   await page.close();
 });
 
@@ -158,5 +159,6 @@ test('cache view: the L1 accesses of a cycle and the lines they leave', { skip: 
   assert.ok(await page.$('#chart-hit-time table'));
   await page.$eval('#cacheview', (e) => e.scrollIntoView());
   await screenshot(page, 'cache-view');
+  await (await page.$('#cacheview')).screenshot({ path: path.join(ARTIFACTS, 'cache-view-section.png') });
   await page.close();
 });

@@ -226,8 +226,8 @@ function renderCache(sm, fi) {
   const nsec = geom.line_bytes / geom.sector_bytes;
   const per = 64; // sets per column block
   const blocks = Math.max(1, Math.ceil(geom.sets / per));
-  const wayW = Math.max(16, nsec * 5);
-  const rowH = 10;
+  const wayW = Math.max(28, nsec * 7);
+  const rowH = 14;
   const blockW = 40 + geom.assoc * (wayW + 2) + 16;
   const c = $('cache-canvas');
   c.width = blocks * blockW;
