@@ -75,3 +75,18 @@ test('cache view state: the last snapshot plus every change up to the cycle', as
   assert.deepEqual(at(3), []);
   assert.equal(cacheState([{ l1: { accesses: [], changed: [] } }], 0), null);
 });
+
+test('Chrome trace carries IPC and hit-rate counters and the recorded window per SM', () => {
+  const env = { mode: 'cycle', gpu: 't', result: { kernels: [] }, ipc_over_time: { interval: 64, cycle: [64, 128], ipc: [0.5, 1], l1_hit_rate: [null, 0.25], l2_hit_rate: [0.5, null] } };
+  const view = { chrome: { traceEvents: [{ ph: 'X', name: 'FFMA', pid: 0, tid: 3, ts: 5, dur: 4 }] } };
+  const t = JSON.parse(chromeTrace(env, view));
+  const c = t.traceEvents.filter((e) => e.ph === 'C').map((e) => [e.name, e.ts, e.args]);
+  assert.deepEqual(c, [
+    ['IPC', 64, { ipc: 0.5 }],
+    ['hit rate', 64, { L2: 0.5 }],
+    ['IPC', 128, { ipc: 1 }],
+    ['hit rate', 128, { L1D: 0.25 }],
+  ]);
+  const w = t.traceEvents.find((e) => e.name === 'FFMA');
+  assert.deepEqual([w.pid, w.tid, w.ts, w.dur], [100, 3, 5, 4]);
+});

@@ -263,6 +263,7 @@ async function startRun() {
     renderResults($('results-body'), env, elapsedMs);
     $('results').hidden = false;
     app.lastTimeline = timeline ? JSON.parse(timeline) : null;
+    app.last.view = app.lastTimeline;
     if (app.lastTimeline) showViews(app.lastTimeline);
     setStatus(`Done in ${(elapsedMs / 1000).toFixed(2)} s.`, 'done');
     writeUrlState();

@@ -256,6 +256,8 @@ pub const MAX_RECORD_CYCLES: u64 = 2000;
 pub struct TimelineView<'a> {
     pub timeline: &'a Timeline,
     pub text: Vec<Vec<String>>,
+    /// The window as Chrome-trace / Perfetto JSON (`run --timeline out.json`'s content).
+    pub chrome: serde_json::Value,
 }
 
 /// The architecture whose opcode table classifies kernels with binary version 0.
@@ -457,6 +459,7 @@ impl Session {
             text: (0..tl.sms.len())
                 .map(|si| timeline::ascii::frame_texts(tl, si))
                 .collect(),
+            chrome: timeline::chrome::render(tl),
         };
         serde_json::to_string(&v)
             .map_err(|e| Error::other(format!("cannot serialise the timeline: {e}")))
