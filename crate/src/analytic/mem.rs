@@ -1,29 +1,45 @@
 //! The analytical memory model of one SM (seed 000 section III-D2): every request completes a
-//! fixed latency after it is accepted, with only the contention that matters simulated (a bound on
-//! outstanding requests; the SM's arbiter already serialises one request per structure and bank
-//! per cycle).
+//! fixed latency after it is accepted, plus the contention that dominates memory-bound kernels
+//! (in the spirit of the MDM model), each as `ready = max(now, ready) + interval`.
 //!
 //! ```text
-//!  global / local / texture:  L = L1·R1 + (1-R1)·(L2·R2 + (1-R2)·DRAM)      (Equation 1)
-//!  L1-bypassing (atomics, .STRONG.GPU):  L = L2·R2 + (1-R2)·DRAM
-//!  shared:    L = shmem_latency × bank-conflict wavefronts
-//!  constant:  L = const_latency
+//!  request at t ─> start s = t + 1  (the cycle the cycle model's L1 takes it from its queue)
+//!   shared:     s' = max(s, shm_ready); shm_ready = s' + W          (W = bank-conflict
+//!               done = s' + L_shm + W - 1                               wavefronts)
+//!   constant:   done = s + L_const
+//!   global / local / texture (per PC, hit rates R1, R2 from the functional pre-pass):
+//!     L1 bank   s' = max(s, bank_ready[b]); bank_ready[b] = s' + 1   (b = line % L1 banks)
+//!     MSHR      expected misses in flight Σ(1 - R1) <= L1 MSHR entries, else refused
+//!               (back-pressure: the SM retries, so misses are served in MSHR-sized batches)
+//!     NoC       q1 = max(s', noc_ready);  noc_ready  = q1 + (1-R1)·bytes / port B/cycle
+//!     DRAM      q2 = max(q1, dram_ready); dram_ready = q2 + (1-R1)(1-R2)·bytes / DRAM share
+//!     done = s' + L + ceil((1-R1)·(q2 - s'))        (hits never wait below the L1)
+//!       L = L1·R1 + (1-R1)·(L2·R2 + (1-R2)·DRAM)                         (Equation 1)
+//!       L1-bypassing (atomics, .STRONG.GPU): L = L2·R2 + (1-R2)·DRAM, all bytes cross the NoC
 //! ```
-//! With the defaults (R1 = R2 = 1) a global access costs the L1 hit latency; the functional cache
-//! model (issue 5) will give per-PC rates.
+//! The queues keep time in 1/65536 cycle so fractional intervals add up exactly (integer
+//! arithmetic: deterministic). The DRAM share of an SM is the GPU's peak DRAM bandwidth divided
+//! by the SMs the kernel occupies (`min(SMs, CTAs)`); the NoC port is the SM's own.
+//! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
+//! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::config::AnalyticMemConfig;
+use crate::config::{AnalyticMemConfig, GpuConfig};
 use crate::mem::{AccessKind, HitLevel, MemRequest, MemResponse};
-use crate::trace::MemSpace;
+use crate::trace::{KernelInfo, MemSpace};
 use crate::Cycle;
+
+/// Fixed point of the bandwidth queues: 1 cycle = `FP` units.
+pub const FP: u64 = 1 << 16;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pending {
     ready: Cycle,
     seq: u64,
+    /// Expected L1 misses this request holds in the MSHR (FP units).
+    mshr: u64,
     resp: MemResponse,
 }
 
@@ -39,22 +55,81 @@ impl PartialOrd for Pending {
     }
 }
 
+/// Bandwidth and occupancy limits of one SM's memory path (set per kernel from the GPU config;
+/// all zero = no contention beyond `max_outstanding`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contention {
+    /// L1 banks (one lookup per bank per cycle); 0 = unlimited.
+    pub l1_banks: u32,
+    pub line_bytes: u32,
+    pub sector_bytes: u32,
+    /// The SM's crossbar port: FP units per byte.
+    pub noc_fp_per_byte: u64,
+    /// This SM's share of the DRAM bandwidth: FP units per byte.
+    pub dram_fp_per_byte: u64,
+    /// L1 MSHR entries in FP units (expected misses in flight); 0 = unlimited.
+    pub mshr_fp: u64,
+}
+
+impl Contention {
+    /// The limits of an SM of `cfg` running a kernel of `ctas` CTAs.
+    pub fn from_config(cfg: &GpuConfig, ctas: u64) -> Self {
+        let core = cfg.clocks.core_mhz.max(1e-3);
+        let port = cfg.noc.flit_bytes.max(1) as f64
+            * cfg.noc.port_flits_per_cycle.max(1) as f64
+            * (cfg.clocks.icnt_mhz.max(1e-3) / core);
+        let sector = cfg.l2.cache.sector_bytes.max(1);
+        let chan = crate::mem::dram::DramChannel::new(&cfg.dram, sector);
+        let dram = chan.peak_bytes_per_cycle()
+            * cfg.l2.partitions.max(1) as f64
+            * (cfg.clocks.dram_mhz.max(1e-3) / core);
+        let sms = (cfg.gpu.num_sms.max(1) as u64).min(ctas.max(1)) as f64;
+        let per_byte = |bw: f64| (FP as f64 / bw.max(1e-6)).round() as u64;
+        Contention {
+            l1_banks: cfg.l1d.banks.clamp(1, 64),
+            line_bytes: cfg.l1d.cache.line_bytes.max(1),
+            sector_bytes: cfg.l1d.cache.sector_bytes.max(1),
+            noc_fp_per_byte: per_byte(port),
+            dram_fp_per_byte: per_byte(dram / sms),
+            mshr_fp: cfg.l1d.cache.mshr_entries as u64 * FP,
+        }
+    }
+}
+
+/// Equation 1 of one PC: latencies and the expected traffic below the L1 (FP units).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PcLat {
+    global: u32,
+    bypass: u32,
+    level: HitLevel,
+    /// 1 - R1.
+    miss: u64,
+    /// (1 - R1)(1 - R2).
+    dram: u64,
+    /// 1 - R2 (L1-bypassing requests).
+    bypass_dram: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct AnalyticSmMem {
     cfg: AnalyticMemConfig,
-    global_lat: u32,
-    bypass_lat: u32,
-    global_level: HitLevel,
+    global: PcLat,
     heap: BinaryHeap<Pending>,
     seq: u64,
     /// Per-PC Equation 1 latencies from a functional pre-pass (`set_pc_rates`), indexed by
-    /// `pc / inst_bytes`: (global latency, L1-bypass latency, level); latency 0 = no entry.
-    pc_lat: Vec<(u32, u32, HitLevel)>,
+    /// `pc / inst_bytes`; latency 0 = no entry.
+    pc_lat: Vec<PcLat>,
     inst_bytes: u32,
+    cont: Contention,
+    shm_ready: Cycle,
+    bank_ready: [Cycle; 64],
+    noc_ready: u64,
+    dram_ready: u64,
+    mshr_used: u64,
 }
 
 /// Hit rates of one PC (from `mem::functional`'s per-PC report).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PcRates {
     pub pc: u32,
     pub l1_hit_rate: f64,
@@ -64,18 +139,34 @@ pub struct PcRates {
 
 impl AnalyticSmMem {
     pub fn new(cfg: &AnalyticMemConfig) -> Self {
-        let (global_lat, bypass_lat, global_level) =
-            equation_one(cfg, cfg.l1_hit_rate, cfg.l2_hit_rate);
         AnalyticSmMem {
             cfg: cfg.clone(),
-            global_lat,
-            bypass_lat,
-            global_level,
+            global: equation_one(cfg, cfg.l1_hit_rate, cfg.l2_hit_rate),
             heap: BinaryHeap::with_capacity(cfg.max_outstanding.max(1) as usize),
             seq: 0,
             pc_lat: Vec::new(),
             inst_bytes: 16,
+            cont: Contention::default(),
+            shm_ready: 0,
+            bank_ready: [0; 64],
+            noc_ready: 0,
+            dram_ready: 0,
+            mshr_used: 0,
         }
+    }
+
+    /// Bandwidth and occupancy limits (`Contention::default()`: none).
+    pub fn set_contention(&mut self, c: Contention) {
+        self.cont = c;
+    }
+
+    pub fn contention(&self) -> Contention {
+        self.cont
+    }
+
+    /// A kernel starts on this SM: its bandwidth share follows the SMs the kernel occupies.
+    pub fn begin_kernel(&mut self, info: &KernelInfo, cfg: &GpuConfig) {
+        self.set_contention(Contention::from_config(cfg, info.num_ctas()));
     }
 
     /// Per-PC hit rates (seed 000: from the functional cache pre-pass); PCs not listed keep the
@@ -87,43 +178,46 @@ impl AnalyticSmMem {
             .map(|r| (r.pc / self.inst_bytes) as usize + 1)
             .max()
             .unwrap_or(0);
-        self.pc_lat = vec![(0, 0, HitLevel::L1); n];
+        let none = PcLat {
+            global: 0,
+            ..self.global
+        };
+        self.pc_lat = vec![none; n];
         for r in rates {
             self.pc_lat[(r.pc / self.inst_bytes) as usize] =
                 equation_one(&self.cfg, r.l1_hit_rate, r.l2_hit_rate);
         }
     }
 
-    /// Latency and level of a request.
+    fn pc_entry(&self, pc: u32) -> PcLat {
+        self.pc_lat
+            .get((pc / self.inst_bytes) as usize)
+            .copied()
+            .filter(|e| e.global > 0)
+            .unwrap_or(self.global)
+    }
+
+    /// Latency (without contention) and level of a request.
     pub fn latency(&self, req: &MemRequest) -> (u32, HitLevel) {
         match req.space {
             MemSpace::Shared => (
-                self.cfg.shmem_latency.max(1) * req.shmem_wavefronts.max(1),
+                self.cfg.shmem_latency.max(1) + req.shmem_wavefronts.max(1) - 1,
                 HitLevel::Shared,
             ),
             MemSpace::Constant => (self.cfg.const_latency.max(1), HitLevel::Constant),
-            _ if !self.pc_lat.is_empty() => {
-                let e = self
-                    .pc_lat
-                    .get((req.pc / self.inst_bytes) as usize)
-                    .copied()
-                    .filter(|e| e.0 > 0)
-                    .unwrap_or((self.global_lat, self.bypass_lat, self.global_level));
-                if req.bypass_l1 || req.kind == AccessKind::Atomic {
-                    (e.1, HitLevel::L2)
+            _ => {
+                let e = self.pc_entry(req.pc);
+                if bypasses(req) {
+                    let level = if e.bypass_dram * 2 <= FP {
+                        HitLevel::L2
+                    } else {
+                        HitLevel::Dram
+                    };
+                    (e.bypass, level)
                 } else {
-                    (e.0, e.2)
+                    (e.global, e.level)
                 }
             }
-            _ if req.bypass_l1 || req.kind == AccessKind::Atomic => (
-                self.bypass_lat,
-                if self.cfg.l2_hit_rate >= 0.5 {
-                    HitLevel::L2
-                } else {
-                    HitLevel::Dram
-                },
-            ),
-            _ => (self.global_lat, self.global_level),
         }
     }
 
@@ -131,11 +225,52 @@ impl AnalyticSmMem {
         if self.heap.len() >= self.cfg.max_outstanding.max(1) as usize {
             return Err(req);
         }
+        let start = now + 1;
         let (lat, level) = self.latency(&req);
+        let (ready, mshr) = match req.space {
+            MemSpace::Shared => {
+                let wf = req.shmem_wavefronts.max(1) as u64;
+                let s = start.max(self.shm_ready);
+                self.shm_ready = s + wf;
+                (s + lat as u64, 0)
+            }
+            MemSpace::Constant => (start + lat as u64, 0),
+            _ => {
+                let e = self.pc_entry(req.pc);
+                let bypass = bypasses(&req);
+                let (miss, dram) = if bypass {
+                    (FP, e.bypass_dram)
+                } else {
+                    (e.miss, e.dram)
+                };
+                let mshr = if bypass { 0 } else { miss };
+                let c = self.cont;
+                if c.mshr_fp > 0 && self.mshr_used > 0 && self.mshr_used + mshr > c.mshr_fp {
+                    return Err(req);
+                }
+                let mut s = start;
+                if c.l1_banks > 0 && !bypass {
+                    let b = ((req.addr / c.line_bytes as u64) % c.l1_banks as u64) as usize;
+                    s = s.max(self.bank_ready[b]);
+                    self.bank_ready[b] = s + 1;
+                }
+                let bytes = req.sectors.count_ones().max(1) as u64 * c.sector_bytes as u64;
+                let t0 = s * FP;
+                let q1 = t0.max(self.noc_ready);
+                self.noc_ready = q1 + miss * bytes * c.noc_fp_per_byte / FP;
+                let q2 = q1.max(self.dram_ready);
+                self.dram_ready = q2 + dram * bytes * c.dram_fp_per_byte / FP;
+                self.mshr_used += mshr;
+                // Only the missing fraction queues (a hit never leaves the L1).
+                let wait = (q2 - t0) * miss / FP;
+                (s + lat as u64 + wait.div_ceil(FP), mshr)
+            }
+        };
         self.seq += 1;
         self.heap.push(Pending {
-            ready: now + lat as u64,
+            ready,
             seq: self.seq,
+            mshr,
             resp: MemResponse {
                 tag: req.tag,
                 level,
@@ -147,7 +282,10 @@ impl AnalyticSmMem {
 
     pub fn pop_response(&mut self, now: Cycle) -> Option<MemResponse> {
         if self.heap.peek().is_some_and(|p| p.ready <= now) {
-            return self.heap.pop().map(|p| p.resp);
+            return self.heap.pop().map(|p| {
+                self.mshr_used -= p.mshr;
+                p.resp
+            });
         }
         None
     }
@@ -161,8 +299,13 @@ impl AnalyticSmMem {
     }
 }
 
-/// Equation 1 for hit rates `r1`, `r2`: (global latency, L1-bypass latency, dominant level).
-fn equation_one(cfg: &AnalyticMemConfig, r1: f64, r2: f64) -> (u32, u32, HitLevel) {
+/// Atomics and `.STRONG.GPU` accesses skip the L1.
+fn bypasses(req: &MemRequest) -> bool {
+    req.bypass_l1 || matches!(req.kind, AccessKind::Atomic | AccessKind::Reduction)
+}
+
+/// Equation 1 for hit rates `r1`, `r2`.
+fn equation_one(cfg: &AnalyticMemConfig, r1: f64, r2: f64) -> PcLat {
     let r1 = r1.clamp(0.0, 1.0);
     let r2 = r2.clamp(0.0, 1.0);
     let below = r2 * cfg.l2_latency as f64 + (1.0 - r2) * cfg.dram_latency as f64;
@@ -174,20 +317,23 @@ fn equation_one(cfg: &AnalyticMemConfig, r1: f64, r2: f64) -> (u32, u32, HitLeve
     } else {
         HitLevel::Dram
     };
-    (
-        global.round().max(1.0) as u32,
-        below.round().max(1.0) as u32,
+    let fp = |x: f64| (x * FP as f64).round() as u64;
+    PcLat {
+        global: global.round().max(1.0) as u32,
+        bypass: below.round().max(1.0) as u32,
         level,
-    )
+        miss: fp(1.0 - r1),
+        dram: fp((1.0 - r1) * (1.0 - r2)),
+        bypass_dram: fp(1.0 - r2),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn equation_one_and_ordering() {
-        let cfg = AnalyticMemConfig {
+    fn eq1_cfg() -> AnalyticMemConfig {
+        AnalyticMemConfig {
             l1_latency: 30,
             l2_latency: 200,
             dram_latency: 400,
@@ -196,33 +342,46 @@ mod tests {
             l1_hit_rate: 0.5,
             l2_hit_rate: 0.5,
             max_outstanding: 2,
-        };
-        let mut m = AnalyticSmMem::new(&cfg);
-        // 0.5*30 + 0.5*(0.5*200 + 0.5*400) = 15 + 150 = 165
-        let g = MemRequest {
-            tag: 1,
+        }
+    }
+
+    fn global(tag: u64, pc: u32, addr: u64) -> MemRequest {
+        MemRequest {
+            tag,
+            pc,
+            addr,
+            sectors: 0xf,
             space: MemSpace::Global,
             ..Default::default()
-        };
+        }
+    }
+
+    #[test]
+    fn equation_one_and_ordering() {
+        let mut m = AnalyticSmMem::new(&eq1_cfg());
+        // 0.5*30 + 0.5*(0.5*200 + 0.5*400) = 15 + 150 = 165
+        let g = global(1, 0, 0);
         assert_eq!(m.latency(&g).0, 165);
+        // Shared: latency + one cycle per extra wavefront (the cycle model's pipeline).
         let s = MemRequest {
             tag: 2,
             space: MemSpace::Shared,
             shmem_wavefronts: 3,
             ..Default::default()
         };
-        assert_eq!(m.latency(&s).0, 60);
+        assert_eq!(m.latency(&s).0, 22);
         m.try_request(10, g).unwrap();
         m.try_request(10, s).unwrap();
         assert!(
             m.try_request(10, g).is_err(),
             "bounded outstanding requests"
         );
-        assert_eq!(m.next_event(), Some(70));
-        assert_eq!(m.pop_response(69), None);
-        assert_eq!(m.pop_response(70).map(|r| r.tag), Some(2));
-        assert_eq!(m.pop_response(174), None);
-        assert_eq!(m.pop_response(175).map(|r| r.tag), Some(1));
+        // Taken at 11 (the cycle after the request, as the cycle L1 does).
+        assert_eq!(m.next_event(), Some(33));
+        assert_eq!(m.pop_response(32), None);
+        assert_eq!(m.pop_response(33).map(|r| r.tag), Some(2));
+        assert_eq!(m.pop_response(175), None);
+        assert_eq!(m.pop_response(176).map(|r| r.tag), Some(1));
         assert_eq!(m.next_event(), None);
     }
 
@@ -267,7 +426,7 @@ mod tests {
         // Unlisted PCs (in or beyond the table) keep the config's rates: the L1 latency.
         assert_eq!(m.latency(&at(0x20, false)).0, 28);
         assert_eq!(m.latency(&at(0x1000, false)).0, 28);
-        // Timing follows the latency: accepted at 5, done at 5 + 97.
+        // Timing follows the latency: accepted at 5, taken at 6, done at 6 + 97.
         m.try_request(
             5,
             MemRequest {
@@ -276,6 +435,98 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(m.next_event(), Some(102));
+        assert_eq!(m.next_event(), Some(103));
+    }
+
+    /// NoC and DRAM bandwidth queues, hand-derived. R1 = R2 = 0.5, 128-byte requests, a NoC
+    /// port of 32 B/cycle and a DRAM share of 8 B/cycle: each request puts 0.5 x 128 / 32 = 2
+    /// cycles on the NoC queue and 0.25 x 128 / 8 = 4 on the DRAM queue.
+    #[test]
+    fn bandwidth_queues_hand_derived() {
+        let mut cfg = eq1_cfg();
+        cfg.max_outstanding = 64;
+        let mut m = AnalyticSmMem::new(&cfg);
+        m.set_contention(Contention {
+            l1_banks: 0,
+            line_bytes: 128,
+            sector_bytes: 32,
+            noc_fp_per_byte: FP / 32,
+            dram_fp_per_byte: FP / 8,
+            mshr_fp: 0,
+        });
+        for t in 0..4 {
+            m.try_request(0, global(t, 0, 128 * t as u64)).unwrap();
+        }
+        // Taken at 1, Eq. 1 latency 165. Queue starts (cycles): NoC 1, 3, 5, 7;
+        // DRAM max(NoC, ready) = 1, 5, 9, 13 -> waits 0, 4, 8, 12, of which only the
+        // missing half is charged: 0, 2, 4, 6.
+        let done: Vec<Cycle> = (0..4)
+            .map(|_| {
+                let t = m.next_event().unwrap();
+                m.pop_response(t).unwrap();
+                t
+            })
+            .collect();
+        assert_eq!(done, vec![166, 168, 170, 172]);
+        // After an idle period the queues are empty again: no burst-after-idle charge.
+        m.try_request(1000, global(9, 0, 0)).unwrap();
+        assert_eq!(m.next_event(), Some(1166));
+    }
+
+    /// MSHR batching: expected misses in flight are bounded by the MSHR entries; L1 bank
+    /// conflicts serialise lookups of one bank.
+    #[test]
+    fn mshr_bound_and_bank_conflicts() {
+        let mut cfg = eq1_cfg();
+        cfg.max_outstanding = 64;
+        let mut m = AnalyticSmMem::new(&cfg);
+        m.set_contention(Contention {
+            l1_banks: 4,
+            line_bytes: 128,
+            sector_bytes: 32,
+            noc_fp_per_byte: 0,
+            dram_fp_per_byte: 0,
+            mshr_fp: FP,
+        });
+        // Miss probability 0.5 each: two fit in one MSHR entry's worth, the third waits.
+        m.try_request(0, global(1, 0, 0)).unwrap();
+        // Same bank (line 4 % 4 == 0): its lookup is one cycle later.
+        m.try_request(0, global(2, 0, 4 * 128)).unwrap();
+        assert!(m.try_request(0, global(3, 0, 128)).is_err());
+        assert_eq!(m.pop_response(166).map(|r| r.tag), Some(1));
+        assert_eq!(m.pop_response(166), None);
+        assert_eq!(m.pop_response(167).map(|r| r.tag), Some(2));
+        // Freed: a different bank goes at once.
+        m.try_request(200, global(3, 0, 128)).unwrap();
+        assert_eq!(m.next_event(), Some(366));
+        // Shared memory: W wavefronts hold the pipeline W cycles.
+        let shm = |tag| MemRequest {
+            tag,
+            space: MemSpace::Shared,
+            shmem_wavefronts: 4,
+            ..Default::default()
+        };
+        m.try_request(300, shm(5)).unwrap();
+        m.try_request(300, shm(6)).unwrap();
+        let t5 = m.next_event().unwrap();
+        assert_eq!(t5, 301 + 20 + 3);
+        m.pop_response(t5).unwrap();
+        assert_eq!(m.next_event(), Some(305 + 20 + 3));
+    }
+
+    /// The limits a preset gives: the RTX 2080 Ti's DRAM share per SM for a kernel on all 68
+    /// SMs, against one on 2 SMs (34x the bandwidth per SM).
+    #[test]
+    fn contention_from_config() {
+        let cfg = GpuConfig::default();
+        let all = Contention::from_config(&cfg, 1 << 20);
+        let two = Contention::from_config(&cfg, 2);
+        assert_eq!(all.mshr_fp, cfg.l1d.cache.mshr_entries as u64 * FP);
+        let ratio = all.dram_fp_per_byte as f64 / two.dram_fp_per_byte as f64;
+        let expect = cfg.gpu.num_sms as f64 / 2.0;
+        assert!(
+            (ratio - expect).abs() / expect < 0.01,
+            "{ratio} vs {expect}"
+        );
     }
 }

@@ -68,10 +68,11 @@ impl SmMem {
         }
     }
 
-    /// A kernel starts on this SM (L1 / shared-memory carve-out).
+    /// A kernel starts on this SM (cycle: L1 / shared-memory carve-out; analytical: the
+    /// bandwidth share of the SMs the kernel occupies).
     pub fn begin_kernel(&mut self, info: &KernelInfo, cfg: &GpuConfig) {
         match self {
-            SmMem::Analytic(_) => {}
+            SmMem::Analytic(m) => m.begin_kernel(info, cfg),
             SmMem::Cycle(m) => m.begin_kernel(info, cfg),
         }
     }

@@ -25,6 +25,8 @@ pub struct Scoreboard {
     mem: [u64; NREGS / 64],
     /// Number of registers with a pending write.
     npend: u32,
+    /// Bumped by every change (the issue stage caches a warp's hazard check against it).
+    version: u32,
 }
 
 impl Default for Scoreboard {
@@ -34,6 +36,7 @@ impl Default for Scoreboard {
             reads: [0; NREGS],
             mem: [0; NREGS / 64],
             npend: 0,
+            version: 0,
         }
     }
 }
@@ -58,7 +61,15 @@ fn idx(r: Reg) -> Option<usize> {
 
 impl Scoreboard {
     pub fn reset(&mut self) {
+        let v = self.version.wrapping_add(1);
         *self = Scoreboard::default();
+        self.version = v;
+    }
+
+    /// Changes with every reserve, release and read: equal versions, equal answers.
+    #[inline]
+    pub fn version(&self) -> u32 {
+        self.version
     }
 
     /// RAW (sources) or WAW (destinations) hazard of `inst`, memory first.
@@ -86,6 +97,7 @@ impl Scoreboard {
 
     /// Marks `inst`'s destinations pending.
     pub fn reserve(&mut self, inst: &TraceInst, from_mem: bool) {
+        self.version = self.version.wrapping_add(1);
         for &r in inst.dsts() {
             if let Some(i) = idx(r) {
                 if self.pend[i] == 0 {
@@ -104,6 +116,7 @@ impl Scoreboard {
     /// One write of `r` completed. Returns true when a read of `r` was still pending
     /// (a WAR violation: the write overtook an older reader).
     pub fn release(&mut self, r: Reg) -> bool {
+        self.version = self.version.wrapping_add(1);
         if let Some(i) = idx(r) {
             if self.pend[i] > 0 {
                 self.pend[i] -= 1;
@@ -119,6 +132,7 @@ impl Scoreboard {
 
     /// An instruction entered a collector unit: its register sources are pending reads.
     pub fn add_read(&mut self, r: Reg) {
+        self.version = self.version.wrapping_add(1);
         if let Some(i) = idx(r) {
             self.reads[i] = self.reads[i].saturating_add(1);
         }
@@ -126,6 +140,7 @@ impl Scoreboard {
 
     /// A source operand was read from its bank.
     pub fn read_done(&mut self, r: Reg) {
+        self.version = self.version.wrapping_add(1);
         if let Some(i) = idx(r) {
             self.reads[i] = self.reads[i].saturating_sub(1);
         }

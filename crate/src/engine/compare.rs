@@ -14,11 +14,13 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use std::sync::Arc;
+
 use super::{Mode, ModelChoice, ModuleModel, SimResult, Simulator};
-use crate::analytic::PcRates;
+use crate::analytic::{PcRates, Prepass, PrepassCache};
 use crate::config::GpuConfig;
 use crate::core::mem_port::SmMem;
-use crate::mem::functional::{self, FunctionalReport};
+use crate::mem::functional;
 use crate::trace::TraceSource;
 use crate::Result;
 
@@ -41,34 +43,17 @@ pub struct CompareRow {
     pub dram_transactions: Option<u64>,
     /// |cycles - cycles(cycle)| / cycles(cycle), percent.
     pub cycle_error_pct: Option<f64>,
+    /// Wall time of the simulation itself (a pre-pass the caller timed apart excluded).
     pub wall_s: f64,
+    /// Wall time of the functional pre-pass this row needed, when the caller ran it apart
+    /// (0 when it came from the cache; None: no pre-pass, or not measured apart).
+    pub prepass_s: Option<f64>,
     pub warp_insts_per_s: f64,
     /// wall(cycle) / wall(this).
     pub speedup: Option<f64>,
 }
 
-/// Per-PC hit rates of a functional pass, merged over kernels by PC.
-pub fn pc_rates(rep: &FunctionalReport) -> Vec<PcRates> {
-    let mut acc: std::collections::BTreeMap<u32, (u64, u64, u64, u64)> = Default::default();
-    for k in &rep.kernels {
-        for p in &k.per_pc {
-            let e = acc.entry(p.pc).or_default();
-            e.0 += p.requests;
-            e.1 += p.l1_hits;
-            e.2 += p.l2_hits;
-            e.3 += p.dram;
-        }
-    }
-    let r = |a: u64, b: u64| if b == 0 { 1.0 } else { a as f64 / b as f64 };
-    acc.into_iter()
-        .filter(|(_, v)| v.0 > 0)
-        .map(|(pc, (n, l1, l2, d))| PcRates {
-            pc,
-            l1_hit_rate: r(l1, n),
-            l2_hit_rate: r(l2, l2 + d),
-        })
-        .collect()
-}
+pub use crate::analytic::prepass::{pc_rates, totals as functional_totals};
 
 impl Simulator<'_> {
     /// Gives every SM's analytical memory the per-PC hit rates of a functional pre-pass.
@@ -82,36 +67,33 @@ impl Simulator<'_> {
     }
 }
 
-/// Totals of a functional pass: (L1 hit rate, L2 hit rate, DRAM sectors).
-pub fn functional_totals(rep: &FunctionalReport) -> (f64, f64, u64) {
-    let (mut a1, mut h1, mut a2, mut h2, mut d) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    for k in &rep.kernels {
-        a1 += k.l1.accesses;
-        h1 += k.l1.hits;
-        a2 += k.l2.accesses;
-        h2 += k.l2.hits;
-        d += k.dram_read_sectors + k.dram_write_sectors;
-    }
-    let r = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    (r(h1, a1), r(h2, a2), d)
-}
-
 /// What one mode produced (before errors and speed-ups are known).
 pub enum Outcome {
     Timed {
         result: Box<SimResult>,
         /// The pre-pass of `fast` (hit rates used, and reported).
-        prepass: Option<FunctionalReport>,
+        prepass: Option<Arc<Prepass>>,
     },
-    Functional(FunctionalReport),
+    Functional(functional::FunctionalReport),
 }
 
 /// Runs `mode` on a trace; `open` gives a fresh source (the pre-pass needs its own).
-/// A timing mode whose memory is analytical takes per-PC hit rates from a functional pre-pass.
+/// A timing mode whose memory is analytical takes per-PC hit rates from a functional pre-pass
+/// (computed here; see [`run_mode_cached`] to share it between modes and runs).
 pub fn run_mode(
     cfg: &GpuConfig,
     mode: Mode,
     open: &mut dyn FnMut() -> Result<Box<dyn TraceSource + Send>>,
+) -> Result<Outcome> {
+    run_mode_cached(cfg, mode, open, &mut PrepassCache::new())
+}
+
+/// As [`run_mode`], with the pre-pass taken from (or stored in) `cache`.
+pub fn run_mode_cached(
+    cfg: &GpuConfig,
+    mode: Mode,
+    open: &mut dyn FnMut() -> Result<Box<dyn TraceSource + Send>>,
+    cache: &mut PrepassCache,
 ) -> Result<Outcome> {
     match mode {
         Mode::Memory => {
@@ -120,14 +102,13 @@ pub fn run_mode(
         }
         Mode::Timing(m) => {
             let prepass = if m.memory == ModuleModel::Analytical {
-                let mut src = open()?;
-                Some(functional::run(cfg, &mut *src)?)
+                Some(cache.get(cfg, open)?.0)
             } else {
                 None
             };
             let mut sim = Simulator::new(cfg.clone(), m, open()?)?;
             if let Some(p) = &prepass {
-                sim.use_pc_rates(&pc_rates(p));
+                sim.use_pc_rates(&p.rates);
             }
             let result = Box::new(sim.run_to_end()?);
             Ok(Outcome::Timed { result, prepass })
@@ -155,6 +136,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 dram_transactions: Some(d),
                 cycle_error_pct: None,
                 wall_s,
+                prepass_s: None,
                 warp_insts_per_s: insts as f64 / wall,
                 speedup: None,
             }
@@ -166,10 +148,11 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                     Some(m.partitions.l2.hit_rate()),
                     Some(m.partitions.dram.reads + m.partitions.dram.writes),
                 ),
-                (None, Some(p)) => {
-                    let (a, b, c) = functional_totals(p);
-                    (Some(a), Some(b), Some(c))
-                }
+                (None, Some(p)) => (
+                    Some(p.l1_hit_rate),
+                    Some(p.l2_hit_rate),
+                    Some(p.dram_sectors),
+                ),
                 (None, None) => (None, None, None),
             };
             CompareRow {
@@ -185,6 +168,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 dram_transactions: d,
                 cycle_error_pct: None,
                 wall_s,
+                prepass_s: None,
                 warp_insts_per_s: result.warp_insts as f64 / wall,
                 speedup: None,
             }
@@ -221,7 +205,7 @@ fn optf(v: Option<f64>, digits: usize) -> String {
 }
 
 /// Column names shared by the table and the CSV.
-pub const COLUMNS: [&str; 13] = [
+pub const COLUMNS: [&str; 14] = [
     "trace",
     "gpu",
     "mode",
@@ -232,12 +216,13 @@ pub const COLUMNS: [&str; 13] = [
     "dram_tx",
     "err_pct",
     "wall_s",
+    "prepass_s",
     "winst_per_s",
     "speedup",
     "models",
 ];
 
-fn cells(r: &CompareRow) -> [String; 13] {
+fn cells(r: &CompareRow) -> [String; 14] {
     [
         r.trace.clone(),
         r.gpu.clone(),
@@ -249,6 +234,7 @@ fn cells(r: &CompareRow) -> [String; 13] {
         opt(r.dram_transactions),
         optf(r.cycle_error_pct, 2),
         format!("{:.3}", r.wall_s),
+        optf(r.prepass_s, 3),
         format!("{:.0}", r.warp_insts_per_s),
         optf(r.speedup, 2),
         r.models.clone(),
@@ -257,7 +243,7 @@ fn cells(r: &CompareRow) -> [String; 13] {
 
 /// One aligned text table.
 pub fn table_text(rows: &[CompareRow]) -> String {
-    let all: Vec<[String; 13]> = rows.iter().map(cells).collect();
+    let all: Vec<[String; 14]> = rows.iter().map(cells).collect();
     let mut w = COLUMNS.map(str::len);
     for c in &all {
         for (i, s) in c.iter().enumerate() {

@@ -325,7 +325,12 @@ impl Gpu {
         #[cfg(feature = "parallel")]
         if self.executor == Executor::Parallel
             && self.sms.len() >= self.par_min_busy
-            && self.sms.iter().filter(|sm| sm.has_work()).count() >= self.par_min_busy
+            && self
+                .sms
+                .iter()
+                .filter(|sm| sm.awake(now) && sm.has_work())
+                .count()
+                >= self.par_min_busy
         {
             use rayon::prelude::*;
             let sms = &mut self.sms;
@@ -371,6 +376,7 @@ impl Gpu {
         for r in self.replies.drain(..) {
             if let Some(sm) = self.sms.get_mut(r.src_sm as usize) {
                 sm.sh.mem.deliver(now, r);
+                sm.wake_now();
             }
         }
         // The other clock domains, in fixed order, with as many ticks as fall in this cycle.

@@ -538,7 +538,8 @@ fn kernels_get_distinct_code_addresses() {
 fn shared_memory_bank_conflicts_cost_their_wavefronts() {
     let o = ops();
     let c = cfg();
-    // LDS then a dependent IADD. Load-to-use = 3 pipeline cycles + 24 x wavefronts.
+    // LDS then a dependent IADD. Load-to-use = pipeline cycles + 24 + (wavefronts - 1): the
+    // analytical shared memory serves one wavefront per cycle, like the cycle model's.
     let k = |stride: u64| {
         let a: Vec<u64> = (0..32).map(|l| l * stride).collect();
         kernel(
@@ -552,7 +553,20 @@ fn shared_memory_bank_conflicts_cost_their_wavefronts() {
     };
     let free = run(&c, vec![k(4)]);
     let two = run(&c, vec![k(8)]);
-    assert_eq!(two.cycles - free.cycles, 24);
+    assert_eq!(two.cycles - free.cycles, 1);
+    let mut cm = c.clone();
+    cm.shmem.latency = c.analytic.shmem_latency;
+    let cyc = |k| {
+        Simulator::new(
+            cm.clone(),
+            ModelChoice::named("cycle").unwrap(),
+            Box::new(MemTrace::from_kernels("t", vec![k])),
+        )
+        .unwrap()
+        .run_to_end()
+        .unwrap()
+    };
+    assert_eq!(cyc(k(8)).cycles - cyc(k(4)).cycles, 1);
     assert_eq!(
         (
             free.totals.mem.shmem_wavefronts,

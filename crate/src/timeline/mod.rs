@@ -17,7 +17,7 @@
 pub mod ascii;
 pub mod cache;
 pub mod chrome;
-mod font;
+pub(crate) mod font;
 pub mod image;
 mod record;
 #[cfg(test)]

@@ -545,7 +545,7 @@ fn parameter_errors_name_the_parameter() {
 #[test]
 fn registry_lists_every_workload_with_valid_defaults() {
     let names: Vec<&str> = list().iter().map(|d| d.name).collect();
-    assert_eq!(names.len(), 14);
+    assert_eq!(names.len(), 17);
     for d in list() {
         assert!(
             Args::resolve(d.name, d.params, &Params::new()).is_ok(),

@@ -36,6 +36,10 @@ pub struct RunArgs {
     /// Module models, e.g. --model memory=analytical --model frontend=perfect.
     #[arg(long = "model", value_name = "MODULE=MODEL")]
     pub model: Vec<String>,
+    /// Keep the analytical memory's functional pre-pass as a file in DIR (keyed by trace hash
+    /// and cache-relevant config), so later runs skip it.
+    #[arg(long = "prepass-cache", value_name = "DIR")]
+    pub prepass_cache: Option<String>,
     /// Write the full result (config, models, trace hash, statistics) as JSON.
     #[arg(long)]
     pub json: Option<String>,
@@ -113,17 +117,18 @@ pub fn run(a: &RunArgs) -> Result<()> {
     }
     // An analytical memory path takes its per-PC hit rates from a functional pre-pass.
     let rates = if model.memory == ModuleModel::Analytical && a.mode.is_some() {
-        let mut pre = open_trace(&a.trace, &cfg)?;
-        Some(compare::pc_rates(&warpweave::mem::functional::run(
-            &cfg, &mut *pre,
-        )?))
+        let mut cache = match &a.prepass_cache {
+            Some(d) => warpweave::analytic::PrepassCache::with_dir(d),
+            None => warpweave::analytic::PrepassCache::new(),
+        };
+        Some(cache.get(&cfg, &mut || open_trace(&a.trace, &cfg))?.0)
     } else {
         None
     };
     let src = open_trace(&a.trace, &cfg)?;
     let mut sim = Simulator::new(cfg, model, src)?;
     if let Some(r) = &rates {
-        sim.use_pc_rates(r);
+        sim.use_pc_rates(&r.rates);
     }
     sim.set_threads(if a.parallel { 0 } else { a.threads })?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;

@@ -90,3 +90,82 @@ fn every_model_mix_runs_workloads_to_completion() {
     }
     assert!(runs >= 16, "only {runs} runs");
 }
+
+/// One warp: a global load that misses to DRAM, the same line again (an L1 hit), a shared
+/// load with a 2-way bank conflict, each used by a dependent IADD. No two requests overlap, so
+/// nothing contends. The memory twin (Equation 1 with the pre-pass's per-PC hit rates) gives
+/// the cycle memory system's exact issue cycles and total once its DRAM latency is set to the
+/// cycle model's round trip, read off the first load (the only constant the cycle model does
+/// not have as one number). The L1 hit and the shared access must then agree by themselves.
+#[test]
+fn memory_twin_equals_cycle_model_without_contention() {
+    use crate::engine::compare::{run_mode, Outcome};
+    let o = ops();
+    let mut c = cfg();
+    c.l1d.cache_global = true;
+    c.l2.warm_from_memcpy = false;
+    c.l1d.cache.latency = c.analytic.l1_latency;
+    c.shmem.latency = c.analytic.shmem_latency;
+    let line: Vec<u64> = (0..32).map(|l| 0x4_0000 + 4 * l).collect();
+    let shm: Vec<u64> = (0..32).map(|l| 8 * l).collect();
+    let insts = vec![
+        mem(o.ldg, &[4], &[2], 4),
+        ins(o.iadd, &[5], &[4]),
+        mem(o.ldg, &[6], &[5], 4),
+        ins(o.iadd, &[7], &[6]),
+        mem(o.lds, &[8], &[7], 4),
+        ins(o.iadd, &[9], &[8]),
+    ];
+    let t = MemTrace::from_kernels(
+        "t",
+        vec![kernel(
+            "k",
+            &o,
+            vec![vec![warp(insts, &[line.clone(), line, shm])]],
+        )],
+    );
+    let logged = |c: &GpuConfig, mode: &str| {
+        let m = ModelChoice::named(mode).unwrap();
+        let mut s = Simulator::new(c.clone(), m, Box::new(t.clone())).unwrap();
+        if m.memory == ModuleModel::Analytical {
+            let mut open = || -> Result<Box<dyn TraceSource + Send>> { Ok(Box::new(t.clone())) };
+            let Outcome::Timed {
+                prepass: Some(p), ..
+            } = run_mode(c, Mode::Timing(m), &mut open).unwrap()
+            else {
+                panic!("fast mode runs a pre-pass")
+            };
+            // Hand-checked rates: PC 0 misses both levels, PC 32 hits the L1.
+            assert_eq!(
+                p.rates
+                    .iter()
+                    .map(|r| (r.pc, r.l1_hit_rate, r.l2_hit_rate))
+                    .collect::<Vec<_>>(),
+                vec![(0, 0.0, 0.0), (32, 1.0, 1.0)]
+            );
+            s.use_pc_rates(&p.rates);
+        }
+        s.gpu.sms[0].enable_issue_log();
+        let r = s.run_to_end().unwrap();
+        let log: Vec<u64> = s.gpu.sms[0]
+            .sh
+            .issue_log
+            .take()
+            .unwrap()
+            .iter()
+            .map(|e| e.cycle)
+            .collect();
+        (r.cycles, log)
+    };
+    // Both ALU models are the same here (no contention): compare memory models under the
+    // analytical ALU, i.e. `hybrid` against `fast`.
+    let (cc, lc) = logged(&c, "hybrid");
+    let (_, lf0) = logged(&c, "fast");
+    // Calibrate: the first load's use issues (lc[1] - lf0[1]) cycles later in the cycle model.
+    let mut cf = c.clone();
+    cf.analytic.dram_latency =
+        (c.analytic.dram_latency as i64 + lc[1] as i64 - lf0[1] as i64) as u32;
+    let (cfast, lf) = logged(&cf, "fast");
+    assert_eq!(lf, lc);
+    assert_eq!(cfast, cc);
+}

@@ -47,8 +47,19 @@ struct SmSched {
     pending: VecDeque<CtaTrace>,
 }
 
-/// Runs every kernel of `src` through the functional memory hierarchy.
+/// Runs every kernel of `src` through the functional memory hierarchy, with the SDCM
+/// (reuse-distance) baseline beside it.
 pub fn run(cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<FunctionalReport> {
+    run_with(cfg, src, true)
+}
+
+/// As [`run`]; `sdcm = false` skips the reuse-distance profiles (the analytical memory
+/// model's pre-pass needs only the per-PC hit counts; its SDCM figures are then zero).
+pub fn run_with(
+    cfg: &GpuConfig,
+    src: &mut dyn TraceSource,
+    sdcm: bool,
+) -> Result<FunctionalReport> {
     let first = if src.kernel_count() > 0 {
         carveout::choose(cfg, src.kernel_info(0))
     } else {
@@ -85,7 +96,7 @@ pub fn run(cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<FunctionalRepor
                 let trace_name = src.name().to_string();
                 let mut stream = src.open_kernel(index)?;
                 rep.kernels
-                    .push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name)?);
+                    .push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name, sdcm)?);
             }
         }
     }
@@ -109,6 +120,8 @@ struct KernelRun<'a> {
     shmem_lo: u64,
     shmem_hi: u64,
     trace: &'a str,
+    /// Keep the reuse-distance profiles (SDCM baseline).
+    sdcm: bool,
 }
 
 impl KernelRun<'_> {
@@ -273,7 +286,7 @@ impl KernelRun<'_> {
             let mut req = l.request(op.kind, space, op.bypass);
             req.pc = pc;
             fm.access(sm, &req);
-            if space != MemSpace::Constant {
+            if self.sdcm && space != MemSpace::Constant {
                 let mut m = l.sectors;
                 while m != 0 {
                     let s = m.trailing_zeros() as u64;
@@ -292,6 +305,7 @@ fn run_kernel(
     fm: &mut FuncMem,
     stream: &mut dyn KernelStream,
     trace: &str,
+    sdcm: bool,
 ) -> Result<KernelMemReport> {
     let info = stream.info().clone();
     let co = carveout::choose(cfg, &info);
@@ -327,6 +341,7 @@ fn run_kernel(
         },
         shmem_hi: info.shmem_base.saturating_add(1 << 24),
         trace,
+        sdcm,
     };
     kr.sync_ops(stream.ops());
     let mut busy = vec![true; n];
