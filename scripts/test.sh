@@ -32,7 +32,7 @@ cargo build --lib --release --target wasm32-unknown-unknown -p warpweave
 
 if [ -z "${SKIP_BROWSER:-}" ] && [ -f tests/browser/run.sh ]; then
   step "browser tests (headless Chromium)"
-  tests/browser/run.sh
+  WW_WASM_PREBUILT=1 tests/browser/run.sh
 fi
 echo
 echo "all tests passed"
