@@ -13,6 +13,34 @@
 //! ```
 //! Seed 002: per-SM state and stats, merged in a fixed order, give identical results for any
 //! thread count.
+//!
+//! # Skipping cycles: the `next_event` contract
+//! Two levels of skipping, both exact (a test compares the full JSON with
+//! `features.skip_idle_cycles` on and off) and both driven by one interface:
+//!
+//! ```text
+//!  block                      reports                              woken early by
+//!  SubCore / ExecUnits        next_event(now): completions, pipes   -
+//!  FetchUnit, MemPipe          next_event(now)                       -
+//!  SmMem (Analytic | Cycle)   next_event(): next response ready     deliver() (engine)
+//!  Sm                         next_event(now) = min of the above    launch_cta, deliver -> wake_now()
+//!  MemPartitions              next_event(): NoC / L2 / DRAM         inject() (engine)
+//! ```
+//! - **Per SM** ([`crate::core::Sm::step`]): after a cycle in which the SM changed nothing
+//!   (`step` returned false), it sleeps until `Sm::next_event(now)`; the cycles in between only
+//!   replay the last cycle's stall accounting (`Sm::skip`). Anything from outside the SM (a CTA
+//!   launch, a memory reply) calls `Sm::wake_now`.
+//! - **Whole GPU** (`Simulator::run_for`): when no SM and no memory partition changed anything,
+//!   the clock jumps to the earliest `next_event` of all blocks.
+//!
+//! The contract for every block (cycle or analytical twin): `next_event` must return the
+//! earliest cycle > now at which the block's state or outputs can change *without outside
+//! input* (a response becoming ready, a pipeline freeing, a queue that is not empty: `now + 1`),
+//! or `None` when only outside input can wake it. Reporting too early only costs speed;
+//! reporting too late breaks exactness. A block that changes state inside `step`/`tick` must
+//! make that step return "changed" (true), so the SM stays awake on the next cycle.
+//! Analytical twins with a known ready time (e.g. `AnalyticSmMem`'s response heap, the ALU
+//! twin's completions in `ExecUnits::inflight`) report exactly that time.
 
 pub mod clocks;
 pub mod compare;
