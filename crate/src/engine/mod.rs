@@ -48,6 +48,8 @@ pub mod cta_issue;
 pub mod model;
 pub mod occupancy;
 pub mod result;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_bench;
 
 #[cfg(test)]
 mod tests;
