@@ -8,11 +8,13 @@
 # instructions (generated once into target/bench/). GPU: titanv (80 SMs, Volta), the config
 # the goals are stated for. Modes (`warpweave run --mode`): cycle, hybrid (analytical ALU),
 # fast (analytical ALU and memory path), memory (functional caches only).
-# The 10M trace runs in fast and memory mode only (cycle mode would take minutes) unless BIG=1;
-# it is the peak-memory check: ~1 GB as Accel-Sim text, simulated while streamed CTA by CTA.
+# The 10M trace (~1 GB as Accel-Sim text) is the peak-memory check: by default one run, mode
+# `stream` = cycle SM + analytical memory (no functional pre-pass), streamed CTA by CTA;
+# BIG=1 runs it in every mode too (minutes).
 #
 # usage: bench/run.sh   env: THREADS="1 2"; GPU=titanv; BIG=1 (10M trace in every mode);
-#        NO_WASM=1; PROFILE=dev to skip the release build (numbers then are for opt-level 1)
+#        NO_WASM=1; NO_10M=1 (skip the 10M trace); BIN=/path/to/warpweave and WASM_FILE=x.wasm
+#        (use these builds as they are); PROFILE=dev to skip the release build (numbers then are for opt-level 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,12 +24,16 @@ OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 
 PROFILE=${PROFILE:-release}
-echo "building the CLI ($PROFILE)..." >&2
-cargo build --profile "$PROFILE" --features cli -q -p warpweave
-case $PROFILE in dev) BIN=$ROOT/target/debug/warpweave ;; *) BIN=$ROOT/target/$PROFILE/warpweave ;; esac
+if [ -z "${BIN:-}" ]; then
+  echo "building the CLI ($PROFILE)..." >&2
+  cargo build --profile "$PROFILE" --features cli -q -p warpweave
+  case $PROFILE in dev) BIN=$ROOT/target/debug/warpweave ;; *) BIN=$ROOT/target/$PROFILE/warpweave ;; esac
+fi
 
 WASM=$ROOT/target/wasm32-unknown-unknown/release/warpweave.wasm
-if [ -z "${NO_WASM:-}" ] && command -v node >/dev/null && rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
+if [ -n "${WASM_FILE:-}" ]; then
+  WASM=$WASM_FILE
+elif [ -z "${NO_WASM:-}" ] && command -v node >/dev/null && rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
   echo "building the library for wasm32 (release)..." >&2
   cargo build --release --lib --target wasm32-unknown-unknown -q -p warpweave || WASM=
 else
@@ -41,7 +47,7 @@ gen() { # name n
   traces+=("$f")
 }
 gen vecadd-1m 2097152
-gen vecadd-10m 20971520
+[ -n "${NO_10M:-}" ] || gen vecadd-10m 20971520
 
 declare -A INSTS # warp instructions per trace (the memory mode does not print them)
 row() { # name mode threads log
@@ -66,20 +72,24 @@ echo "| trace | mode | build | threads | cycles | warp insts | wall s | WIPS | p
 echo "|---|---|---|---|---|---|---|---|---|"
 for t in "${traces[@]}"; do
   name=$(basename "$t" .wwt)
-  for mode in cycle hybrid fast memory; do
-    if [ "$name" = vecadd-10m ] && [ -z "${BIG:-}" ] && { [ $mode = cycle ] || [ $mode = hybrid ]; }; then
-      continue
-    fi
+  modes="cycle hybrid fast memory"
+  # The 10M trace: by default only the streaming check (cycle SM, analytical memory without
+  # the functional pre-pass of --mode fast), one thread.
+  [ "$name" = vecadd-10m ] && [ -z "${BIG:-}" ] && modes=stream
+  for mode in $modes; do
     for th in $THREADS; do
       [ $mode = memory ] && [ "$th" != 1 ] && continue # the functional pass is single-threaded
+      [ $mode = stream ] && [ "$th" != 1 ] && continue
+      margs=(--mode "$mode")
+      [ $mode = stream ] && margs=(--model memory=analytical)
       log=$OUT/$name.$mode.$th.txt
-      if /usr/bin/time -f "maxrss %M" "$BIN" run --gpu "$GPU" --trace "$t" --mode "$mode" --threads "$th" -q >"$log" 2>&1; then
+      if /usr/bin/time -f "maxrss %M" "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" -q >"$log" 2>&1; then
         row "$name" "$mode" "$th" "$log"
       else
         echo "| $name | $mode | native | $th | failed: $(tail -1 "$log") |"
       fi
     done
-    if [ -n "$WASM" ] && { [ "$name" != vecadd-10m ] || [ $mode = fast ]; }; then
+    if [ -n "$WASM" ] && [ "$name" != vecadd-10m ]; then
       read -r _ _ cyc n secs wips < <(node "$ROOT/bench/wasm_sim.mjs" "$WASM" "$mode" "$t")
       [ $mode = memory ] && cyc=-
       echo "| $name | $mode | wasm | 1 | $cyc | $n | $secs | $wips | - |"
