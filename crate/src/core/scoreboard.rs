@@ -18,15 +18,16 @@ use crate::trace::{is_zero_reg, Reg, TraceInst};
 pub const NREGS: usize = 320;
 
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Scoreboard {
-    pend: [u8; NREGS],
-    reads: [u8; NREGS],
-    /// Bit per register: the pending write comes from a memory instruction.
-    mem: [u64; NREGS / 64],
-    /// Number of registers with a pending write.
-    npend: u32,
     /// Bumped by every change (the issue stage caches a warp's hazard check against it).
     version: u32,
+    /// Number of registers with a pending write.
+    npend: u32,
+    /// Bit per register: the pending write comes from a memory instruction.
+    mem: [u64; NREGS / 64],
+    pend: [u8; NREGS],
+    reads: [u8; NREGS],
 }
 
 impl Default for Scoreboard {

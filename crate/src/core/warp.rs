@@ -37,34 +37,37 @@ pub enum WarpCheck {
     Ready { op: OpClass, pc: u32 },
 }
 
+/// A warp slot. `repr(C)` with the fields the issue stage reads every cycle first (they share
+/// the first cache lines; the 700-byte scoreboard comes last, its version first).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Warp {
     pub active: bool,
+    pub at_barrier: bool,
+    /// A fetch for this warp is in flight.
+    pub fetching: bool,
     /// CTA slot in the SM.
     pub cta: u16,
     /// Warp index inside its CTA trace.
     pub widx: u16,
     /// Kernel launch number.
     pub kernel: u32,
-    /// Launch order on this SM (GTO's "oldest").
-    pub age: u64,
     pub n_insts: u32,
-    pub ib: IBuffer,
-    pub sb: Scoreboard,
     /// Instructions issued and not yet completed (collector, unit, memory pipeline).
     pub inflight: u16,
     /// Memory instructions not yet completed (MEMBAR waits for zero).
     pub mem_inflight: u16,
     /// Branches issued and not yet resolved.
     pub branch_pending: u16,
-    pub at_barrier: bool,
-    /// A fetch for this warp is in flight.
-    pub fetching: bool,
+    pub ib: IBuffer,
+    /// Launch order on this SM (GTO's "oldest").
+    pub age: u64,
     /// Cycle the warp was launched (stats, deadlock report).
     pub launched_at: Cycle,
     /// The cached issue check and the inputs it was computed from.
     pub chk_key: CheckKey,
     pub chk: WarpCheck,
+    pub sb: Scoreboard,
 }
 
 impl Warp {
