@@ -123,16 +123,23 @@ pub struct AnalyticSmMem {
     /// `pc / inst_bytes`; latency 0 = no entry.
     pc_lat: Vec<PcLat>,
     inst_bytes: u32,
+    q: Box<Queues>,
+    mshr_used: u64,
+    /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
+    acc: Vec<i64>,
+}
+
+/// The contention state of one SM (boxed: the SM holds `SmMem` inline).
+#[derive(Clone, Debug)]
+struct Queues {
     cont: Contention,
     shm_ready: Cycle,
     bank_ready: [Cycle; 64],
+    /// NoC and DRAM queues, FP units.
     noc_ready: u64,
     dram_ready: u64,
-    mshr_used: u64,
     /// Lines on their way from the L2 to this SM's L1: (line, arrival), direct-mapped.
     inflight: [(u64, Cycle); INFLIGHT],
-    /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
-    acc: Vec<i64>,
 }
 
 /// Entries of the in-flight line table (a power of two).
@@ -156,24 +163,26 @@ impl AnalyticSmMem {
             seq: 0,
             pc_lat: Vec::new(),
             inst_bytes: 16,
-            cont: Contention::default(),
-            shm_ready: 0,
-            bank_ready: [0; 64],
-            noc_ready: 0,
-            dram_ready: 0,
+            q: Box::new(Queues {
+                cont: Contention::default(),
+                shm_ready: 0,
+                bank_ready: [0; 64],
+                noc_ready: 0,
+                dram_ready: 0,
+                inflight: [(u64::MAX, 0); INFLIGHT],
+            }),
             mshr_used: 0,
-            inflight: [(u64::MAX, 0); INFLIGHT],
             acc: vec![0],
         }
     }
 
     /// Bandwidth and occupancy limits (`Contention::default()`: none).
     pub fn set_contention(&mut self, c: Contention) {
-        self.cont = c;
+        self.q.cont = c;
     }
 
     pub fn contention(&self) -> Contention {
-        self.cont
+        self.q.cont
     }
 
     /// A kernel starts on this SM: its bandwidth share follows the SMs the kernel occupies.
@@ -248,8 +257,8 @@ impl AnalyticSmMem {
         let (ready, mshr) = match req.space {
             MemSpace::Shared => {
                 let wf = req.shmem_wavefronts.max(1) as u64;
-                let s = start.max(self.shm_ready);
-                self.shm_ready = s + wf;
+                let s = start.max(self.q.shm_ready);
+                self.q.shm_ready = s + wf;
                 (s + lat as u64, 0)
             }
             MemSpace::Constant => (start + lat as u64, 0),
@@ -262,22 +271,22 @@ impl AnalyticSmMem {
                     (e.miss, e.dram)
                 };
                 let mshr = if bypass { 0 } else { miss };
-                let c = self.cont;
+                let c = self.q.cont;
                 if c.mshr_fp > 0 && self.mshr_used > 0 && self.mshr_used + mshr > c.mshr_fp {
                     return Err(req);
                 }
                 let mut s = start;
                 if c.l1_banks > 0 && !bypass {
                     let b = ((req.addr / c.line_bytes as u64) % c.l1_banks as u64) as usize;
-                    s = s.max(self.bank_ready[b]);
-                    self.bank_ready[b] = s + 1;
+                    s = s.max(self.q.bank_ready[b]);
+                    self.q.bank_ready[b] = s + 1;
                 }
                 let bytes = req.sectors.count_ones().max(1) as u64 * c.sector_bytes as u64;
                 let t0 = s * FP;
-                let q1 = t0.max(self.noc_ready);
-                self.noc_ready = q1 + miss * bytes * c.noc_fp_per_byte / FP;
-                let q2 = q1.max(self.dram_ready);
-                self.dram_ready = q2 + dram * bytes * c.dram_fp_per_byte / FP;
+                let q1 = t0.max(self.q.noc_ready);
+                self.q.noc_ready = q1 + miss * bytes * c.noc_fp_per_byte / FP;
+                let q2 = q1.max(self.q.dram_ready);
+                self.q.dram_ready = q2 + dram * bytes * c.dram_fp_per_byte / FP;
                 self.mshr_used += mshr;
                 // Only the missing fraction queues (a hit never leaves the L1).
                 let wait = (q2 - t0) * miss / FP;
@@ -288,7 +297,7 @@ impl AnalyticSmMem {
                     // Which requests fetch is decided by error diffusion of the PC's miss
                     // probability (deterministic; the fraction of fetching requests is 1 - R1).
                     let line = req.addr / c.line_bytes.max(1) as u64;
-                    let slot = &mut self.inflight[line as usize & (INFLIGHT - 1)];
+                    let slot = &mut self.q.inflight[line as usize & (INFLIGHT - 1)];
                     if slot.0 == line && slot.1 > done {
                         done = slot.1;
                     } else {
@@ -492,7 +501,7 @@ mod tests {
             mshr_fp: 0,
         });
         for t in 0..4 {
-            m.try_request(0, global(t, 0, 128 * t as u64)).unwrap();
+            m.try_request(0, global(t, 0, 128 * t)).unwrap();
         }
         // Taken at 1, Eq. 1 latency 165. Queue starts (cycles): NoC 1, 3, 5, 7;
         // DRAM max(NoC, ready) = 1, 5, 9, 13 -> waits 0, 4, 8, 12, of which only the
