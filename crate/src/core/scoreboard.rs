@@ -18,13 +18,16 @@ use crate::trace::{is_zero_reg, Reg, TraceInst};
 pub const NREGS: usize = 320;
 
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Scoreboard {
-    pend: [u8; NREGS],
-    reads: [u8; NREGS],
-    /// Bit per register: the pending write comes from a memory instruction.
-    mem: [u64; NREGS / 64],
+    /// Bumped by every change (the issue stage caches a warp's hazard check against it).
+    version: u32,
     /// Number of registers with a pending write.
     npend: u32,
+    /// Bit per register: the pending write comes from a memory instruction.
+    mem: [u64; NREGS / 64],
+    pend: [u8; NREGS],
+    reads: [u8; NREGS],
 }
 
 impl Default for Scoreboard {
@@ -34,6 +37,7 @@ impl Default for Scoreboard {
             reads: [0; NREGS],
             mem: [0; NREGS / 64],
             npend: 0,
+            version: 0,
         }
     }
 }
@@ -58,7 +62,15 @@ fn idx(r: Reg) -> Option<usize> {
 
 impl Scoreboard {
     pub fn reset(&mut self) {
+        let v = self.version.wrapping_add(1);
         *self = Scoreboard::default();
+        self.version = v;
+    }
+
+    /// Changes with every reserve, release and read: equal versions, equal answers.
+    #[inline]
+    pub fn version(&self) -> u32 {
+        self.version
     }
 
     /// RAW (sources) or WAW (destinations) hazard of `inst`, memory first.
@@ -86,6 +98,7 @@ impl Scoreboard {
 
     /// Marks `inst`'s destinations pending.
     pub fn reserve(&mut self, inst: &TraceInst, from_mem: bool) {
+        self.version = self.version.wrapping_add(1);
         for &r in inst.dsts() {
             if let Some(i) = idx(r) {
                 if self.pend[i] == 0 {
@@ -104,6 +117,7 @@ impl Scoreboard {
     /// One write of `r` completed. Returns true when a read of `r` was still pending
     /// (a WAR violation: the write overtook an older reader).
     pub fn release(&mut self, r: Reg) -> bool {
+        self.version = self.version.wrapping_add(1);
         if let Some(i) = idx(r) {
             if self.pend[i] > 0 {
                 self.pend[i] -= 1;
@@ -119,6 +133,7 @@ impl Scoreboard {
 
     /// An instruction entered a collector unit: its register sources are pending reads.
     pub fn add_read(&mut self, r: Reg) {
+        self.version = self.version.wrapping_add(1);
         if let Some(i) = idx(r) {
             self.reads[i] = self.reads[i].saturating_add(1);
         }
@@ -126,6 +141,7 @@ impl Scoreboard {
 
     /// A source operand was read from its bank.
     pub fn read_done(&mut self, r: Reg) {
+        self.version = self.version.wrapping_add(1);
         if let Some(i) = idx(r) {
             self.reads[i] = self.reads[i].saturating_sub(1);
         }

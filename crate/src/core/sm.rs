@@ -189,6 +189,13 @@ pub struct Sm {
     pub cta_ready_at: Cycle,
     /// The timeline recorder of this SM (`None`: off, and free).
     pub recorder: Option<Box<crate::timeline::SmRecorder>>,
+    /// Per-SM idle skipping (`features.skip_idle_cycles`): before this cycle nothing in the SM
+    /// can change by itself, so `step` only replays the last cycle's stall accounting. Set from
+    /// [`Sm::next_event`] after a step that changed nothing; reset by every input from outside
+    /// (a CTA launch, a memory reply: [`Sm::wake_now`]).
+    pub wake: Cycle,
+    /// Whether per-SM skipping is on (`features.skip_idle_cycles`).
+    pub skip_idle: bool,
 }
 
 impl Sm {
@@ -250,7 +257,21 @@ impl Sm {
             sh,
             cta_ready_at: 0,
             recorder: None,
+            wake: 0,
+            skip_idle: cfg.features.skip_idle_cycles,
         }
+    }
+
+    /// Something from outside (a CTA, a memory reply) arrived: step on the next cycle.
+    #[inline]
+    pub fn wake_now(&mut self) {
+        self.wake = 0;
+    }
+
+    /// Whether `step(now)` will do real work (false: it only replays stall accounting).
+    #[inline]
+    pub fn awake(&self, now: Cycle) -> bool {
+        now >= self.wake
     }
 
     /// Records every issued instruction from now on (tests, teaching timeline).
@@ -372,6 +393,7 @@ impl Sm {
         }
         sh.ctas[slot] = c;
         self.cta_ready_at = now + cta_latency as u64;
+        self.wake_now();
     }
 
     /// Whether this cycle's `step` does more than idle accounting (resident CTAs, memory
@@ -385,11 +407,24 @@ impl Sm {
 
     /// One core cycle. Returns true when anything other than per-cycle stall accounting
     /// changed (so an idle-cycle skip is exact only when every SM returns false).
+    ///
+    /// Per-SM skipping: after a cycle that changed nothing, the SM sleeps until
+    /// [`Sm::next_event`] (or an outside input, [`Sm::wake_now`]); the cycles in between would
+    /// repeat that cycle exactly, so they only replay its stall accounting ([`Sm::skip`]).
     pub fn step(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+        if now < self.wake {
+            self.skip(1);
+            return false;
+        }
         let ch = self.step_cycle(now, ctx);
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
         }
+        self.wake = if ch || !self.skip_idle || self.recorder.is_some() {
+            now + 1
+        } else {
+            self.next_event(now).unwrap_or(Cycle::MAX)
+        };
         ch
     }
 

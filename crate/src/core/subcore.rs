@@ -17,6 +17,7 @@ use super::regfile::RegFile;
 use super::result_bus::{dst_banks, ResultBus};
 use super::scheduler::Scheduler;
 use super::scoreboard::Hazard;
+use super::warp::WarpCheck;
 use super::{barrier, IssueEvent, SmShared};
 use crate::config::GpuConfig;
 use crate::stats::StallKind;
@@ -285,37 +286,78 @@ impl SubCore {
         }
     }
 
-    /// Why warp `wi` cannot issue its next instruction now.
-    fn check(&self, now: Cycle, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Check {
+    /// The warp-local part of the issue check (barrier, branch, instruction buffer,
+    /// scoreboard, MEMBAR), computed from scratch.
+    fn warp_state(sh: &SmShared, ctx: &StepCtx, wi: usize) -> WarpCheck {
         let w = &sh.warps[wi];
         if !w.active {
-            return Check::Skip;
+            return WarpCheck::Skip;
         }
+        let blame = || {
+            if w.n_insts > 0 {
+                sh.inst(wi, w.ib.head.min(w.n_insts - 1)).pc
+            } else {
+                0
+            }
+        };
+        let stall = |kind: StallKind, pc: u32| WarpCheck::Stall {
+            kind,
+            war_hold: false,
+            pc,
+        };
         if w.at_barrier {
-            return Check::Stall(StallKind::Barrier);
+            return stall(StallKind::Barrier, blame());
         }
         if w.branch_pending > 0 {
-            return Check::Stall(StallKind::Control);
+            return stall(StallKind::Control, blame());
         }
         if w.ib.is_empty() {
             if w.ib.head >= w.n_insts {
-                return Check::Skip;
+                return WarpCheck::Skip;
             }
-            return Check::Stall(StallKind::IFetch);
+            return stall(StallKind::IFetch, blame());
         }
         let inst = sh.inst(wi, w.ib.head);
         let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
         match w.sb.hazard(&inst) {
-            Some(Hazard::Mem) => return Check::Stall(StallKind::MemData),
-            Some(Hazard::Alu) => return Check::Stall(StallKind::CompData),
+            Some(Hazard::Mem) => return stall(StallKind::MemData, inst.pc),
+            Some(Hazard::Alu) => return stall(StallKind::CompData, inst.pc),
             None => {}
         }
         if sh.p.war_check && w.sb.war(&inst) {
-            return Check::Stall(StallKind::CompData);
+            return WarpCheck::Stall {
+                kind: StallKind::CompData,
+                war_hold: true,
+                pc: inst.pc,
+            };
         }
         if op.kind == OpKind::MemBarrier && w.mem_inflight > 0 {
-            return Check::Stall(StallKind::Barrier);
+            return stall(StallKind::Barrier, inst.pc);
         }
+        WarpCheck::Ready { op, pc: inst.pc }
+    }
+
+    /// [`SubCore::warp_state`], cached in the warp until one of its inputs changes.
+    #[inline]
+    fn warp_state_cached(sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> WarpCheck {
+        let key = sh.warps[wi].check_key();
+        if sh.warps[wi].chk_key == key {
+            return sh.warps[wi].chk;
+        }
+        let r = Self::warp_state(sh, ctx, wi);
+        let w = &mut sh.warps[wi];
+        w.chk_key = key;
+        w.chk = r;
+        r
+    }
+
+    /// The sub-core's part of the check: a unit pipeline or a collector unit for a ready warp.
+    fn resolve(&self, now: Cycle, sh: &SmShared, ws: WarpCheck) -> Check {
+        let op = match ws {
+            WarpCheck::Skip => return Check::Skip,
+            WarpCheck::Stall { kind, .. } => return Check::Stall(kind),
+            WarpCheck::Ready { op, .. } => op,
+        };
         if op.acts_at_issue() {
             return Check::Go { needs_cu: false };
         }
@@ -338,37 +380,46 @@ impl SubCore {
         Check::Go { needs_cu: true }
     }
 
+    /// Why warp `wi` cannot issue its next instruction now.
+    fn check(&self, now: Cycle, sh: &SmShared, ctx: &StepCtx, wi: usize) -> Check {
+        self.resolve(now, sh, Self::warp_state(sh, ctx, wi))
+    }
+
     /// The scheduler picks up to `issue_width` instructions (a second one only from the same
     /// warp, to a different unit) and records this cycle's stall reason.
+    ///
+    /// Each warp's own part of the check is cached against its inputs (`Warp::check_key`), so
+    /// a warp waiting on memory costs a comparison per cycle, not a scoreboard walk.
     fn issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
         self.sched.order(&mut self.order);
-        let mut first_stall: Option<(StallKind, usize)> = None;
+        let mut first_stall: Option<(StallKind, u32, u32)> = None;
         let mut issued = 0u32;
         let mut changed = false;
         let mut draining_mem = false;
         let mut draining_alu = false;
         for k in 0..self.order.len() {
             let wi = self.order[k] as usize;
-            match self.check(now, sh, ctx, wi) {
+            let ws = Self::warp_state_cached(sh, ctx, wi);
+            match self.resolve(now, sh, ws) {
                 Check::Skip => {
                     let w = &sh.warps[wi];
                     draining_mem |= w.mem_inflight > 0;
                     draining_alu |= w.inflight > w.mem_inflight;
                 }
                 Check::Stall(kind) => {
-                    if sh.p.war_check && kind == StallKind::CompData {
-                        let w = &sh.warps[wi];
-                        let inst = sh.inst(wi, w.ib.head);
-                        if w.sb.hazard(&inst).is_none() {
-                            sh.stats.subcores[self.id].war_holds += 1;
-                            changed = true;
-                        }
+                    if let WarpCheck::Stall { war_hold: true, .. } = ws {
+                        sh.stats.subcores[self.id].war_holds += 1;
+                        changed = true;
                     }
                     if kind == StallKind::MemData && self.sched.demote(wi as u16) {
                         changed = true;
                     }
                     if first_stall.is_none() {
-                        first_stall = Some((kind, wi));
+                        let pc = match ws {
+                            WarpCheck::Stall { pc, .. } | WarpCheck::Ready { pc, .. } => pc,
+                            WarpCheck::Skip => 0,
+                        };
+                        first_stall = Some((kind, sh.warps[wi].kernel, pc));
                     }
                 }
                 Check::Go { needs_cu } => {
@@ -376,13 +427,13 @@ impl SubCore {
                     issued += 1;
                     // Dual issue: the same warp's next instruction, to a different unit.
                     if sh.p.issue_width > 1 && sh.warps[wi].active {
-                        if let Check::Go { needs_cu } = self.check(now, sh, ctx, wi) {
-                            let w = &sh.warps[wi];
-                            let inst = sh.inst(wi, w.ib.head);
-                            let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
-                            if op.unit != unit {
-                                self.do_issue(now, sh, ctx, wi, needs_cu);
-                                issued += 1;
+                        let ws = Self::warp_state_cached(sh, ctx, wi);
+                        if let Check::Go { needs_cu } = self.resolve(now, sh, ws) {
+                            if let WarpCheck::Ready { op, .. } = ws {
+                                if op.unit != unit {
+                                    self.do_issue(now, sh, ctx, wi, needs_cu);
+                                    issued += 1;
+                                }
                             }
                         }
                     }
@@ -397,12 +448,7 @@ impl SubCore {
             return true;
         }
         let (kind, pc) = match first_stall {
-            Some((k, wi)) => {
-                let w = &sh.warps[wi];
-                let slot =
-                    sh.inst(wi, w.ib.head.min(w.n_insts.saturating_sub(1))).pc / sh.p.inst_bytes;
-                (k, Some((w.kernel, slot)))
-            }
+            Some((k, kernel, pc)) => (k, Some((kernel, pc / sh.p.inst_bytes))),
             None if draining_mem => (StallKind::MemData, None),
             None if draining_alu => (StallKind::CompData, None),
             None => (StallKind::Idle, None),

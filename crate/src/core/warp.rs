@@ -3,39 +3,89 @@
 //! A warp lives in a hardware warp slot (0..max_warps); its sub-core is `slot % subcores`, as the
 //! hardware assigns them (seed 001 section 2.1). Its instructions are read from the CTA's trace.
 
+use super::ctx::OpClass;
 use super::ibuffer::IBuffer;
 use super::scoreboard::Scoreboard;
+use crate::stats::StallKind;
 use crate::trace::CtaTrace;
 use crate::Cycle;
 
+/// Everything the warp-local part of the issue check reads. While it is unchanged the
+/// cached [`WarpCheck`] is still the answer (the scoreboard's version covers its contents).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckKey {
+    age: u64,
+    sb: u32,
+    head: u32,
+    n_insts: u32,
+    flags: u8,
+}
+
+/// The warp-local part of the issue check (the sub-core's resources are checked every cycle).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WarpCheck {
+    /// Nothing left to issue.
+    #[default]
+    Skip,
+    /// `war_hold`: held only by a write-after-read hazard; `pc`: the instruction blamed.
+    Stall {
+        kind: StallKind,
+        war_hold: bool,
+        pc: u32,
+    },
+    /// The head instruction may issue if its unit / collector allows.
+    Ready { op: OpClass, pc: u32 },
+}
+
+/// A warp slot. `repr(C)` with the fields the issue stage reads every cycle first (they share
+/// the first cache lines; the 700-byte scoreboard comes last, its version first).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Warp {
     pub active: bool,
+    pub at_barrier: bool,
+    /// A fetch for this warp is in flight.
+    pub fetching: bool,
     /// CTA slot in the SM.
     pub cta: u16,
     /// Warp index inside its CTA trace.
     pub widx: u16,
     /// Kernel launch number.
     pub kernel: u32,
-    /// Launch order on this SM (GTO's "oldest").
-    pub age: u64,
     pub n_insts: u32,
-    pub ib: IBuffer,
-    pub sb: Scoreboard,
     /// Instructions issued and not yet completed (collector, unit, memory pipeline).
     pub inflight: u16,
     /// Memory instructions not yet completed (MEMBAR waits for zero).
     pub mem_inflight: u16,
     /// Branches issued and not yet resolved.
     pub branch_pending: u16,
-    pub at_barrier: bool,
-    /// A fetch for this warp is in flight.
-    pub fetching: bool,
+    pub ib: IBuffer,
+    /// Launch order on this SM (GTO's "oldest").
+    pub age: u64,
     /// Cycle the warp was launched (stats, deadlock report).
     pub launched_at: Cycle,
+    /// The cached issue check and the inputs it was computed from.
+    pub chk_key: CheckKey,
+    pub chk: WarpCheck,
+    pub sb: Scoreboard,
 }
 
 impl Warp {
+    /// The inputs of the warp-local issue check, now.
+    #[inline]
+    pub fn check_key(&self) -> CheckKey {
+        CheckKey {
+            age: self.age,
+            sb: self.sb.version(),
+            head: self.ib.head,
+            n_insts: self.n_insts,
+            flags: self.active as u8
+                | (self.at_barrier as u8) << 1
+                | ((self.branch_pending > 0) as u8) << 2
+                | (self.ib.is_empty() as u8) << 3
+                | ((self.mem_inflight > 0) as u8) << 4,
+        }
+    }
     /// Every instruction issued and every one completed.
     #[inline]
     pub fn finished(&self) -> bool {

@@ -50,6 +50,8 @@ pub struct BlockScheduler {
     /// Launch number handing out CTAs now, and its remaining CTAs.
     pub issuing: Option<u32>,
     pub ctas: VecDeque<CtaTrace>,
+    /// The issuing kernel's stream has CTAs not yet in `ctas` (`ctas_total` still growing).
+    pub more: bool,
     /// Earliest cycle the issuing kernel may issue (kernel launch latency).
     pub ready_at: Cycle,
     rr: usize,
@@ -88,6 +90,9 @@ impl BlockScheduler {
         cfg: &crate::config::GpuConfig,
     ) -> u32 {
         let Some(l) = self.issuing else { return 0 };
+        if self.ctas.is_empty() {
+            return 0;
+        }
         if now < self.ready_at {
             return 0;
         }
@@ -115,7 +120,7 @@ impl BlockScheduler {
             run.first_cta_at.get_or_insert(now);
             run.ctas_issued += issued as u64;
         }
-        if self.ctas.is_empty() {
+        if self.ctas.is_empty() && !self.more {
             self.issuing = None;
         }
         issued

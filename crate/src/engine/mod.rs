@@ -13,6 +13,34 @@
 //! ```
 //! Seed 002: per-SM state and stats, merged in a fixed order, give identical results for any
 //! thread count.
+//!
+//! # Skipping cycles: the `next_event` contract
+//! Two levels of skipping, both exact (a test compares the full JSON with
+//! `features.skip_idle_cycles` on and off) and both driven by one interface:
+//!
+//! ```text
+//!  block                      reports                              woken early by
+//!  SubCore / ExecUnits        next_event(now): completions, pipes   -
+//!  FetchUnit, MemPipe          next_event(now)                       -
+//!  SmMem (Analytic | Cycle)   next_event(): next response ready     deliver() (engine)
+//!  Sm                         next_event(now) = min of the above    launch_cta, deliver -> wake_now()
+//!  MemPartitions              next_event(): NoC / L2 / DRAM         inject() (engine)
+//! ```
+//! - **Per SM** ([`crate::core::Sm::step`]): after a cycle in which the SM changed nothing
+//!   (`step` returned false), it sleeps until `Sm::next_event(now)`; the cycles in between only
+//!   replay the last cycle's stall accounting (`Sm::skip`). Anything from outside the SM (a CTA
+//!   launch, a memory reply) calls `Sm::wake_now`.
+//! - **Whole GPU** (`Simulator::run_for`): when no SM and no memory partition changed anything,
+//!   the clock jumps to the earliest `next_event` of all blocks.
+//!
+//! The contract for every block (cycle or analytical twin): `next_event` must return the
+//! earliest cycle > now at which the block's state or outputs can change *without outside
+//! input* (a response becoming ready, a pipeline freeing, a queue that is not empty: `now + 1`),
+//! or `None` when only outside input can wake it. Reporting too early only costs speed;
+//! reporting too late breaks exactness. A block that changes state inside `step`/`tick` must
+//! make that step return "changed" (true), so the SM stays awake on the next cycle.
+//! Analytical twins with a known ready time (e.g. `AnalyticSmMem`'s response heap, the ALU
+//! twin's completions in `ExecUnits::inflight`) report exactly that time.
 
 pub mod clocks;
 pub mod compare;
@@ -20,6 +48,8 @@ pub mod cta_issue;
 pub mod model;
 pub mod occupancy;
 pub mod result;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_bench;
 
 #[cfg(test)]
 mod tests;
@@ -31,7 +61,7 @@ use crate::config::GpuConfig;
 use crate::core::{KernelCtx, Sm, SmMem, StepCtx};
 use crate::mem::NocPacket;
 use crate::stats::SmStats;
-use crate::trace::{Command, KernelTrace, TraceSource};
+use crate::trace::{Command, KernelInfo, KernelStream, OpTable, TraceSource};
 use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
@@ -227,24 +257,31 @@ impl Gpu {
         })
     }
 
-    /// Starts a kernel: occupancy, opcode classes, code address, CTAs queued.
-    fn start_kernel(&mut self, mut k: KernelTrace, trace_index: usize, stream: u64) -> Result<()> {
-        if k.info.nregs > self.cfg.sm.max_regs_per_thread.max(1) {
+    /// Starts a kernel: occupancy, opcode classes, code address. Its CTAs arrive through
+    /// [`Gpu::feed_ctas`] (streamed: the kernel is never held whole).
+    fn start_kernel(
+        &mut self,
+        mut info: KernelInfo,
+        ops: &OpTable,
+        trace_index: usize,
+        stream: u64,
+    ) -> Result<()> {
+        if info.nregs > self.cfg.sm.max_regs_per_thread.max(1) {
             // Some real traces carry garbage here (accelsim-my_app says 21955): run the kernel
             // without a register limit rather than refuse it, and say so.
             self.warnings.push(format!(
                 "kernel `{}`: header says {} registers per thread (more than sm.max_regs_per_thread = {}); \
                  occupancy ignores registers for it",
-                k.info.name, k.info.nregs, self.cfg.sm.max_regs_per_thread
+                info.name, info.nregs, self.cfg.sm.max_regs_per_thread
             ));
-            k.info.nregs = 0;
+            info.nregs = 0;
         }
-        let occ = occupancy(&k.info, &self.cfg)?;
+        let occ = occupancy(&info, &self.cfg)?;
         let launch = self.kernels.len() as u32;
-        let slot = match self.code_slots.iter().position(|n| *n == k.info.name) {
+        let slot = match self.code_slots.iter().position(|n| *n == info.name) {
             Some(s) => s,
             None => {
-                self.code_slots.push(k.info.name.clone());
+                self.code_slots.push(info.name.clone());
                 self.code_slots.len() - 1
             }
         };
@@ -254,59 +291,81 @@ impl Gpu {
         } else {
             0
         };
-        let max_pc = k
-            .ctas
-            .iter()
-            .flat_map(|c| c.warps.iter())
-            .flat_map(|w| w.insts.iter())
-            .map(|i| i.pc)
-            .max()
-            .unwrap_or(0);
         let mut ctx = KernelCtx {
             launch,
-            info: k.info.clone(),
+            info,
             ops: Vec::new(),
             op_names: Vec::new(),
             code_base,
-            pc_slots: (max_pc / self.cfg.frontend.inst_bytes.max(1)) as usize + 1,
+            pc_slots: 1,
             regs_per_warp: occ.regs_per_warp,
             shmem_per_cta: occ.shmem_per_cta,
             max_ctas_per_sm: occ.ctas_per_sm,
         };
-        ctx.refresh_ops(&k.ops, &self.cfg);
-        for c in &k.ctas {
-            for w in &c.warps {
-                if let Some(bad) = w.insts.iter().find(|i| i.op.0 as usize >= ctx.ops.len()) {
-                    return Err(Error::parse(
-                        &k.info.name,
-                        0,
-                        "opcode",
-                        format!(
-                            "op id {} at pc {:#x} is not in the kernel's opcode table",
-                            bad.op.0, bad.pc
-                        ),
-                    ));
-                }
-            }
-        }
-        let total = k.ctas.len() as u64;
+        ctx.refresh_ops(ops, &self.cfg);
         self.sched.runs.push(KernelRun {
             launch,
             trace_index,
             stream,
-            ctas_total: total,
+            ctas_total: 0,
             ctas_issued: 0,
             ctas_done: 0,
             launched_at: self.now,
             first_cta_at: None,
-            end_at: if total == 0 { Some(self.now) } else { None },
+            end_at: None,
             occupancy: occ,
         });
         self.kernels.push(ctx);
-        if total > 0 {
-            self.sched.issuing = Some(launch);
-            self.sched.ctas = VecDeque::from(k.ctas);
-            self.sched.ready_at = self.now + self.cfg.sm.kernel_launch_latency as u64;
+        self.sched.issuing = Some(launch);
+        self.sched.more = true;
+        self.sched.ready_at = self.now + self.cfg.sm.kernel_launch_latency as u64;
+        Ok(())
+    }
+
+    /// Hands CTAs of the issuing kernel to the block scheduler until it holds more than one
+    /// cycle's worth (one per SM) or the stream ends. Per-PC statistics grow with the highest
+    /// PC seen; the opcode table is re-read as the stream decodes.
+    fn feed_ctas(&mut self, s: &mut dyn KernelStream) -> Result<()> {
+        let Some(l) = self.sched.issuing else {
+            return Ok(());
+        };
+        let want = self.sms.len() + 1;
+        while self.sched.more && self.sched.ctas.len() < want {
+            let Some(cta) = s.next_cta()? else {
+                self.sched.more = false;
+                break;
+            };
+            let ctx = &mut self.kernels[l as usize];
+            if ctx.ops.len() < s.ops().len() {
+                ctx.refresh_ops(s.ops(), &self.cfg);
+            }
+            let ib = self.cfg.frontend.inst_bytes.max(1);
+            for w in &cta.warps {
+                for i in &w.insts {
+                    if i.op.0 as usize >= ctx.ops.len() {
+                        return Err(Error::parse(
+                            &ctx.info.name,
+                            0,
+                            "opcode",
+                            format!(
+                                "op id {} at pc {:#x} is not in the kernel's opcode table",
+                                i.op.0, i.pc
+                            ),
+                        ));
+                    }
+                    ctx.pc_slots = ctx.pc_slots.max((i.pc / ib) as usize + 1);
+                }
+            }
+            self.sched.ctas.push_back(cta);
+            self.sched.runs[l as usize].ctas_total += 1;
+        }
+        if !self.sched.more && self.sched.ctas.is_empty() {
+            // Every CTA handed out (or none at all): the next kernel may start.
+            self.sched.issuing = None;
+            let run = &mut self.sched.runs[l as usize];
+            if run.ctas_total == 0 {
+                run.end_at = Some(self.now);
+            }
         }
         Ok(())
     }
@@ -325,7 +384,12 @@ impl Gpu {
         #[cfg(feature = "parallel")]
         if self.executor == Executor::Parallel
             && self.sms.len() >= self.par_min_busy
-            && self.sms.iter().filter(|sm| sm.has_work()).count() >= self.par_min_busy
+            && self
+                .sms
+                .iter()
+                .filter(|sm| sm.awake(now) && sm.has_work())
+                .count()
+                >= self.par_min_busy
         {
             use rayon::prelude::*;
             let sms = &mut self.sms;
@@ -371,6 +435,7 @@ impl Gpu {
         for r in self.replies.drain(..) {
             if let Some(sm) = self.sms.get_mut(r.src_sm as usize) {
                 sm.sh.mem.deliver(now, r);
+                sm.wake_now();
             }
         }
         // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
@@ -388,7 +453,9 @@ impl Gpu {
             for k in sm.sh.done_ctas.drain(..) {
                 let run = &mut self.sched.runs[k as usize];
                 run.ctas_done += 1;
-                if run.ctas_done == run.ctas_total {
+                if run.ctas_done == run.ctas_total
+                    && !(self.sched.more && self.sched.issuing == Some(k))
+                {
                     run.end_at = Some(now);
                     self.partitions.end_kernel();
                 }
@@ -476,6 +543,8 @@ pub struct Simulator<'a> {
     pub gpu: Gpu,
     pub model: ModelChoice,
     src: Box<dyn TraceSource + 'a>,
+    /// The CTA stream of the kernel the block scheduler is issuing from.
+    stream: Option<Box<dyn KernelStream + Send>>,
     commands: VecDeque<Command>,
     done_at: Option<Cycle>,
     trace_name: String,
@@ -507,6 +576,7 @@ impl<'a> Simulator<'a> {
             gpu,
             model,
             src,
+            stream: None,
             commands,
             done_at: None,
             trace_name,
@@ -575,14 +645,28 @@ impl<'a> Simulator<'a> {
             .next_eligible(self.gpu.cfg.sm.concurrent_kernels)
         {
             let (index, stream) = self.gpu.sched.queue.remove(i).expect("index valid");
-            let k = {
-                let mut s = self.src.open_kernel(index)?;
-                KernelTrace::collect(&mut *s)?
-            };
-            self.gpu.start_kernel(k, index, stream)?;
+            let mut s = self.src.open_kernel_owned(index)?;
+            self.gpu
+                .start_kernel(s.info().clone(), s.ops(), index, stream)?;
+            self.gpu.feed_ctas(&mut *s)?;
+            self.stream = Some(s);
             changed = true;
         }
+        self.feed()?;
         Ok(changed)
+    }
+
+    /// Keeps the block scheduler supplied with CTAs of the issuing kernel.
+    fn feed(&mut self) -> Result<()> {
+        if let Some(s) = &mut self.stream {
+            if self.gpu.sched.issuing.is_some() {
+                self.gpu.feed_ctas(&mut **s)?;
+            }
+            if self.gpu.sched.issuing.is_none() {
+                self.stream = None;
+            }
+        }
+        Ok(())
     }
 
     /// Runs at most `max_cycles` core cycles.

@@ -406,8 +406,47 @@ pub trait TraceSource {
     /// The header of kernel `k` without decoding its body.
     fn kernel_info(&self, k: usize) -> &KernelInfo;
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>>;
+    /// Kernel `k` as a stream that owns what it needs, so the engine can keep it across
+    /// `run_for` slices and pull CTAs as SMs free up (kernels are never loaded whole).
+    /// The default decodes the whole kernel into memory; sources that can stream (compact,
+    /// Accel-Sim text) override it.
+    fn open_kernel_owned(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send>> {
+        let mut s = self.open_kernel(k)?;
+        Ok(Box::new(OwnedKernelStream::new(KernelTrace::collect(
+            &mut *s,
+        )?)))
+    }
     /// A stable hash identifying the input (hex), printed in every result.
     fn trace_hash(&self) -> String;
+}
+
+/// A stream that owns a decoded kernel (the default [`TraceSource::open_kernel_owned`]).
+pub struct OwnedKernelStream {
+    info: KernelInfo,
+    ops: OpTable,
+    ctas: std::vec::IntoIter<CtaTrace>,
+}
+
+impl OwnedKernelStream {
+    pub fn new(k: KernelTrace) -> Self {
+        OwnedKernelStream {
+            info: k.info,
+            ops: k.ops,
+            ctas: k.ctas.into_iter(),
+        }
+    }
+}
+
+impl KernelStream for OwnedKernelStream {
+    fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+    fn ops(&self) -> &OpTable {
+        &self.ops
+    }
+    fn next_cta(&mut self) -> Result<Option<CtaTrace>> {
+        Ok(self.ctas.next())
+    }
 }
 
 /// A fully decoded kernel, for small traces, tests and the built-in workloads.

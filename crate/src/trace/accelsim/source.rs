@@ -337,6 +337,10 @@ impl TraceSource for AccelSimTrace {
         &self.kernels[k].info
     }
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
+        self.open_kernel_owned(k)
+    }
+    /// The text streams own their (re-opened) file: CTA by CTA, never the whole kernel.
+    fn open_kernel_owned(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send>> {
         let e = self
             .kernels
             .get(k)

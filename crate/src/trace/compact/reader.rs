@@ -446,6 +446,52 @@ impl<R: Read + Seek> KernelStream for CompactKernelStream<'_, R> {
     }
 }
 
+/// A kernel of a compact file that owns its compressed chunks (read at open: a few bytes per
+/// warp instruction) and decodes them one at a time as CTAs are pulled.
+pub struct OwnedCompactStream {
+    name: String,
+    k: usize,
+    info: KernelInfo,
+    ops: OpTable,
+    entries: Vec<ChunkEntry>,
+    raw: std::vec::IntoIter<Vec<u8>>,
+    next_chunk: usize,
+    dec: ChunkDecoder,
+    fd: FrameDecoder,
+    buf: std::vec::IntoIter<CtaTrace>,
+}
+
+impl KernelStream for OwnedCompactStream {
+    fn info(&self) -> &KernelInfo {
+        &self.info
+    }
+    fn ops(&self) -> &OpTable {
+        &self.ops
+    }
+    fn next_cta(&mut self) -> Result<Option<CtaTrace>> {
+        loop {
+            if let Some(c) = self.buf.next() {
+                return Ok(Some(c));
+            }
+            let Some(raw) = self.raw.next() else {
+                return Ok(None);
+            };
+            let c = self.next_chunk;
+            self.next_chunk += 1;
+            let ctas = decode_chunk_with(
+                &mut self.dec,
+                &mut self.fd,
+                &raw,
+                &self.entries[c],
+                &self.name,
+                (self.k, c),
+                self.ops.len(),
+            )?;
+            self.buf = ctas.into_iter();
+        }
+    }
+}
+
 impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
     fn name(&self) -> &str {
         &self.name
@@ -465,6 +511,26 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
             rd: self,
             k,
             next_chunk: 0,
+            buf: Vec::new().into_iter(),
+        }))
+    }
+    fn open_kernel_owned(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send>> {
+        let kern = self.kernel(k)?;
+        let entries = kern.entry.chunks.clone();
+        let (info, ops) = (kern.entry.info.clone(), kern.ops.clone());
+        let raw = (0..entries.len())
+            .map(|c| self.raw_chunk(k, c))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(OwnedCompactStream {
+            name: self.name.clone(),
+            k,
+            info,
+            ops,
+            entries,
+            raw: raw.into_iter(),
+            next_chunk: 0,
+            dec: ChunkDecoder::new(),
+            fd: FrameDecoder::new(),
             buf: Vec::new().into_iter(),
         }))
     }
