@@ -6,18 +6,26 @@
 #   wasm-bindgen --target web --out-dir www/pkg target/wasm32-unknown-unknown/release/warpweave.wasm
 #
 # Usage: scripts/build-wasm.sh [--dev]   (--dev: unoptimised debug build, faster to compile)
+#        scripts/build-wasm.sh --prebuilt  (no cargo build: bind the release .wasm that
+#                                           scripts/test.sh's wasm32 step has just built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PROFILE=release
 FLAG=--release
+BUILD=1
 if [ "${1:-}" = "--dev" ]; then PROFILE=debug; FLAG=""; fi
+if [ "${1:-}" = "--prebuilt" ]; then BUILD=""; fi
 
 command -v wasm-bindgen >/dev/null || { echo "build-wasm: wasm-bindgen not found; run scripts/install-web-toolchain.sh" >&2; exit 1; }
 
-cargo build --lib ${FLAG} --target wasm32-unknown-unknown -p warpweave
+if [ -n "$BUILD" ]; then
+  cargo build --lib ${FLAG} --target wasm32-unknown-unknown -p warpweave
+fi
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
-wasm-bindgen --target web --out-dir www/pkg "${TARGET_DIR}/wasm32-unknown-unknown/${PROFILE}/warpweave.wasm"
+WASM="${TARGET_DIR}/wasm32-unknown-unknown/${PROFILE}/warpweave.wasm"
+[ -f "$WASM" ] || { echo "build-wasm: $WASM missing (build it, or drop --prebuilt)" >&2; exit 1; }
+wasm-bindgen --target web --out-dir www/pkg "$WASM"
 
 mkdir -p www/vendor
 if [ -d node_modules/uplot/dist ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, clippy, the Rust unit/integration/end-to-end tests, the wasm32
-# build, and the browser tests in headless Chromium. Installs what it needs first (idempotent).
+# build, a sweep on a real single-node SLURM (tests/slurm), and the browser tests in headless
+# Chromium. Installs what it needs first (idempotent).
 # Usage: scripts/test.sh            (everything)
 #        SKIP_BROWSER=1 scripts/test.sh   (no Chromium/wasm-bindgen: Rust only)
 set -euo pipefail
@@ -22,12 +23,16 @@ step "cargo test (dev profile: opt-level 1, dependencies at 2; --features cli)"
 cargo test --features cli 2>&1 | tee /tmp/warpweave-cargo-test.log
 grep -E '^test result:' /tmp/warpweave-cargo-test.log | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
 
+step "sweep on a real single-node SLURM (sbatch job array, collected CSV = local CSV)"
+cargo build --features cli --bin warpweave
+tests/slurm/run.sh target/debug/warpweave
+
 step "wasm32 library build"
 cargo build --lib --release --target wasm32-unknown-unknown -p warpweave
 
 if [ -z "${SKIP_BROWSER:-}" ] && [ -f tests/browser/run.sh ]; then
   step "browser tests (headless Chromium)"
-  tests/browser/run.sh
+  WW_WASM_PREBUILT=1 tests/browser/run.sh
 fi
 echo
 echo "all tests passed"

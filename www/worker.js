@@ -1,8 +1,9 @@
 // The module Web Worker that owns the wasm. The page talks to it only with plain messages:
 //
-//   page -> worker: {type:'hello'} | {type:'run', id, source, config, mode, opts} | {type:'cancel', id}
+//   page -> worker: {type:'hello'} | {type:'run', id, source, config, mode, record?} | {type:'cancel', id}
+//                   record: {sm, from, to} asks for the pipeline/cache views' window
 //   worker -> page: {type:'ready', version, api} | {type:'progress', id, phase, cycles, ctasDone, ctasTotal}
-//                   {type:'result', id, result} | {type:'error', id, kind, message}
+//                   {type:'result', id, result, timeline?} | {type:'error', id, kind, message}
 //
 // Runs proceed in slices (SimHandle.runFor) so progress is posted at most ~10 times a second and a
 // cancel message is heard between slices; the page also terminates the Worker outright when a
@@ -89,6 +90,7 @@ async function run(msg) {
   }
   const handle = openHandle(msg);
   try {
+    if (msg.record) handle.record(msg.record.sm, msg.record.from, msg.record.to);
     let slice = 2000; // cycles per runFor call, adapted so one slice takes about SLICE_MS
     let lastPost = 0;
     for (;;) {
@@ -112,7 +114,8 @@ async function run(msg) {
       await new Promise((r) => setTimeout(r, 0));
     }
     const result = handle.resultJson();
-    self.postMessage({ type: 'result', id, result, elapsedMs: performance.now() - t0 });
+    const timeline = msg.record ? handle.timelineJson() : undefined;
+    self.postMessage({ type: 'result', id, result, timeline, elapsedMs: performance.now() - t0 });
   } finally {
     handle.free();
   }

@@ -21,6 +21,7 @@ pub mod stats;
 pub mod sweep;
 pub mod timeline;
 pub mod trace;
+pub mod validate;
 pub mod workload;
 
 #[cfg(target_arch = "wasm32")]

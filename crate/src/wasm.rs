@@ -11,8 +11,9 @@
 //!  page (main.js) ──postMessage──> worker.js ──calls──> SimHandle / catalog functions
 //!        ^                            │   SimHandle.fromWorkload(name, paramsJson, configToml, mode)
 //!        │                            │   SimHandle.fromFiles(names, datas, configToml, mode)
+//!        │                            │   handle.record(sm, from, to)   (optional, before runFor)
 //!        │                            │   handle.runFor(cycles) -> {phase, cycles, ctasDone, ...}
-//!        └── progress/result/error ───┘   handle.resultJson() -> String
+//!        └── progress/result/error ───┘   handle.resultJson() / handle.timelineJson() -> String
 //! ```
 
 use wasm_bindgen::prelude::*;
@@ -226,6 +227,22 @@ impl SimHandle {
     #[wasm_bindgen(js_name = traceInfo)]
     pub fn trace_info(&self) -> Result<JsValue, JsError> {
         to_js(self.s.trace())
+    }
+
+    /// Records cycles `from..to` (at most 2000) of SM `sm` for the pipeline and cache views;
+    /// call before the first `runFor` (timing modes only).
+    pub fn record(&mut self, sm: u32, from: f64, to: f64) -> Result<(), JsError> {
+        self.s
+            .record(sm, from.max(0.0) as u64, to.max(0.0) as u64)
+            .map_err(js_err)
+    }
+
+    /// The recorded window as JSON text: `{timeline: {from, to, units, kernels, sms: [{sm,
+    /// subcores, frames: [...]}]}, text: [[frame picture, ...] per SM]}`, the text being exactly
+    /// what `warpweave run --show-pipeline --color never` prints for each cycle.
+    #[wasm_bindgen(js_name = timelineJson)]
+    pub fn timeline_json(&self) -> Result<String, JsError> {
+        self.s.timeline_json().map_err(js_err)
     }
 
     /// The finished run as JSON text (the same envelope the JSON export saves).

@@ -67,3 +67,38 @@ fn bad_override_names_the_key() {
         .unwrap();
     assert!(e.contains("sm.max_warps"), "{e}");
 }
+
+#[wasm_bindgen_test]
+fn recorded_window_text_equals_the_cli_picture() {
+    let cfg = warpweave::config::preset_text("teaching").unwrap();
+    let mut h = SimHandle::from_workload("vecadd", "{}", cfg, "cycle")
+        .map_err(message)
+        .unwrap();
+    h.record(0, 20.0, 60.0).map_err(message).unwrap();
+    loop {
+        let p = h.run_for(1000.0).map_err(message).unwrap();
+        if js_sys::Reflect::get(&p, &"done".into())
+            .unwrap()
+            .as_bool()
+            .unwrap()
+        {
+            break;
+        }
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&h.timeline_json().map_err(message).unwrap()).unwrap();
+    let text: String = v["text"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        text + "\n",
+        include_str!("../../tests/browser/fixtures/golden/pipeline-vecadd-teaching.txt")
+    );
+    assert_eq!(
+        v["timeline"]["sms"][0]["frames"].as_array().unwrap().len(),
+        40
+    );
+}

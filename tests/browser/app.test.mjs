@@ -10,7 +10,9 @@ import { serve, launch, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
 
 const FIX = path.join(ROOT, 'tests/browser/fixtures');
 // The real trace is read in place from ../shared (never copied into the repo); gzipped on the fly.
-const REAL_VECADD = path.join(ROOT, '../shared/real-traces/microgpusim-vectoradd-100-32');
+// WARPWEAVE_SHARED points elsewhere (a worktree has no ../shared beside it).
+const SHARED = process.env.WARPWEAVE_SHARED || path.join(ROOT, '../shared');
+const REAL_VECADD = path.join(SHARED, 'real-traces/microgpusim-vectoradd-100-32');
 const realGz = () => zlib.gzipSync(fs.readFileSync(path.join(REAL_VECADD, 'kernel-1.traceg')), { level: 9 });
 const golden = (name) => JSON.parse(fs.readFileSync(path.join(FIX, 'golden', `${name}.json`), 'utf8'));
 

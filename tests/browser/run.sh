@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Browser tests: the wasm API under wasm-bindgen-test (node), then the app in headless Chromium
 # (node --test + playwright-core, /usr/bin/chromium). Screenshots land in tests/artifacts/.
-# Builds www/pkg (release) first. Usage: tests/browser/run.sh [--dev]   (--dev: debug wasm build)
+# Builds www/pkg (release) first; the Chromium tests always run that release wasm.
+# Usage: tests/browser/run.sh [--dev]   (--dev: debug wasm build)
+#        WW_WASM_PREBUILT=1 tests/browser/run.sh   (scripts/test.sh: bind the release .wasm its
+#                                                   wasm32 step built; no second cargo build)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-scripts/build-wasm.sh "$@"
+if [ -n "${WW_WASM_PREBUILT:-}" ]; then
+  scripts/build-wasm.sh --prebuilt
+else
+  scripts/build-wasm.sh "$@"
+fi
 
 echo "== wasm-bindgen-test (wasm API in node)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
@@ -14,3 +21,4 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 echo "== browser tests (Chromium)"
 mkdir -p tests/artifacts
 node --test --test-concurrency=1 tests/browser/
+ls tests/artifacts/*.png 2>/dev/null | sed 's/^/screenshot: /'

@@ -57,3 +57,36 @@ test('Chrome trace has a complete event per kernel at its cycles', () => {
   const x = t.traceEvents.filter((e) => e.ph === 'X');
   assert.deepEqual(x.map((e) => [e.name, e.ts, e.dur]), [['a', 10, 100], ['b', 110, 50]]);
 });
+
+test('cache view state: the last snapshot plus every change up to the cycle', async () => {
+  const { cacheState } = await import('../../www/js/cache-state.js');
+  const geometry = { sets: 2, assoc: 2, line_bytes: 128, sector_bytes: 32 };
+  const way = (set, w, line, valid, dirty = 0) => ({ set, way: w, line, valid, dirty });
+  const frames = [
+    { l1: { snapshot: { geometry, ways: [way(0, 1, 0x100, 15)] }, accesses: [], changed: [] } },
+    { l1: { accesses: [], changed: [way(1, 1, 0x80, 1)] } },
+    { l1: { accesses: [], changed: [way(0, 1, null, 0)] } },
+    { l1: { snapshot: { geometry, ways: [] }, accesses: [], changed: [] } },
+  ];
+  const at = (i) => [...cacheState(frames, i).ways.values()].map((w) => [w.set, w.way, w.line]);
+  assert.deepEqual(at(0), [[0, 1, 0x100]]);
+  assert.deepEqual(at(1), [[0, 1, 0x100], [1, 1, 0x80]]);
+  assert.deepEqual(at(2), [[1, 1, 0x80]]);
+  assert.deepEqual(at(3), []);
+  assert.equal(cacheState([{ l1: { accesses: [], changed: [] } }], 0), null);
+});
+
+test('Chrome trace carries IPC and hit-rate counters and the recorded window per SM', () => {
+  const env = { mode: 'cycle', gpu: 't', result: { kernels: [] }, ipc_over_time: { interval: 64, cycle: [64, 128], ipc: [0.5, 1], l1_hit_rate: [null, 0.25], l2_hit_rate: [0.5, null] } };
+  const view = { chrome: { traceEvents: [{ ph: 'X', name: 'FFMA', pid: 0, tid: 3, ts: 5, dur: 4 }] } };
+  const t = JSON.parse(chromeTrace(env, view));
+  const c = t.traceEvents.filter((e) => e.ph === 'C').map((e) => [e.name, e.ts, e.args]);
+  assert.deepEqual(c, [
+    ['IPC', 64, { ipc: 0.5 }],
+    ['hit rate', 64, { L2: 0.5 }],
+    ['IPC', 128, { ipc: 1 }],
+    ['hit rate', 128, { L1D: 0.25 }],
+  ]);
+  const w = t.traceEvents.find((e) => e.name === 'FFMA');
+  assert.deepEqual([w.pid, w.tid, w.ts, w.dur], [100, 3, 5, 4]);
+});

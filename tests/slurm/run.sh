@@ -30,6 +30,10 @@ have_slurm() {
     command -v "$c" >/dev/null 2>&1 || return 1
   done
 }
+# The daemons and the install need root: re-run under passwordless sudo when that is possible.
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  exec sudo -n -E env "PATH=$PATH" "$0" "$BIN" "$PLAN"
+fi
 if ! have_slurm; then
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     say "SKIP: SLURM/munge are not installed and apt-get cannot install them (needs root and apt-get)"
@@ -173,7 +177,7 @@ if ! cmp -s "$B/out/local/results.csv" "$B/out/slurm/results.csv"; then
   diff "$B/out/local/results.csv" "$B/out/slurm/results.csv" || true
   die "collected CSV differs from the local run"
 fi
-for f in "$B"/out/local/plots/*.svg; do
+for f in "$B"/out/local/plots/*.svg "$B"/out/local/plots/*.png; do
   cmp -s "$f" "$B/out/slurm/plots/$(basename "$f")" || die "plot $(basename "$f") differs"
 done
 rows=$(( $(wc -l <"$B/out/local/results.csv") - 1 ))

@@ -47,7 +47,12 @@ export function exportCsv(run) {
  * the memory mode has no time, so its kernels are laid end to end, one unit each, with their
  * statistics as arguments.
  */
-export function chromeTrace(env) {
+/**
+ * env: the result envelope; view: the recorded window (timelineJson), if any. Counters: IPC and
+ * the L1D/L2 hit rates over time (pid 1); the window's per-SM tracks keep the CLI's
+ * `--timeline` events with pid = 100 + SM.
+ */
+export function chromeTrace(env, view) {
   const events = [{ name: 'process_name', ph: 'M', pid: 1, tid: 0, args: { name: `warpweave ${env.gpu} (${env.mode})` } }];
   events.push({ name: 'thread_name', ph: 'M', pid: 1, tid: 0, args: { name: 'kernels' } });
   const r = env.result || {};
@@ -65,11 +70,24 @@ export function chromeTrace(env) {
   if (tl && Array.isArray(tl.events)) {
     for (const e of tl.events) events.push({ cat: 'warp', ph: 'X', pid: 2, ...e });
   }
+  const series = env.ipc_over_time;
+  if (series && Array.isArray(series.cycle)) {
+    series.cycle.forEach((c, i) => {
+      events.push({ name: 'IPC', ph: 'C', pid: 1, ts: c, args: { ipc: series.ipc[i] } });
+      const l1 = series.l1_hit_rate?.[i];
+      const l2 = series.l2_hit_rate?.[i];
+      const args = {};
+      if (l1 !== null && l1 !== undefined) args.L1D = l1;
+      if (l2 !== null && l2 !== undefined) args.L2 = l2;
+      if (Object.keys(args).length) events.push({ name: 'hit rate', ph: 'C', pid: 1, ts: c, args });
+    });
+  }
+  for (const e of view?.chrome?.traceEvents || []) events.push({ ...e, pid: 100 + (e.pid || 0) });
   return JSON.stringify({ traceEvents: events, displayTimeUnit: 'ns', otherData: { tool: env.tool, version: env.version, trace_hash: env.trace?.hash, time_unit: 'cycles' } });
 }
 
 export function exportChromeTrace(run) {
-  download(`warpweave-${stem(run)}.trace.json`, chromeTrace(run.env), 'application/json');
+  download(`warpweave-${stem(run)}.trace.json`, chromeTrace(run.env, run.view), 'application/json');
 }
 
 function stem(run) {

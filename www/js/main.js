@@ -7,6 +7,7 @@ import { readUpload, filesFromDrop, formatBytes } from './upload.js';
 import { renderResults } from './results.js';
 import { renderForm, filterForm } from './config-form.js';
 import { exportJson, exportCsv, exportChromeTrace } from './export.js';
+import { showViews, clearViews } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 const sim = new SimWorker();
@@ -237,6 +238,10 @@ async function startRun() {
     s.kind === 'workload'
       ? { source: { kind: 'workload', name: s.name, params: s.params }, config, mode }
       : { source: { kind: 'files', files: s.files.map((f) => ({ name: f.name, bytes: f.bytes.slice() })) }, config, mode };
+  if ($('rec-on').checked && mode !== 'memory') {
+    request.record = { sm: Number($('rec-sm').value) || 0, from: Number($('rec-from').value) || 0, to: Number($('rec-to').value) || 0 };
+  }
+  clearViews();
   $('selected').textContent = describeSelection(s);
   $('run-btn').disabled = true;
   $('cancel-btn').disabled = false;
@@ -251,12 +256,15 @@ async function startRun() {
   });
   app.current = run;
   try {
-    const { result } = await run.promise;
+    const { result, timeline } = await run.promise;
     const env = JSON.parse(result);
     const elapsedMs = performance.now() - t0;
     app.last = { env, json: result, elapsedMs, state: currentState() };
     renderResults($('results-body'), env, elapsedMs);
     $('results').hidden = false;
+    app.lastTimeline = timeline ? JSON.parse(timeline) : null;
+    app.last.view = app.lastTimeline;
+    if (app.lastTimeline) showViews(app.lastTimeline);
     setStatus(`Done in ${(elapsedMs / 1000).toFixed(2)} s.`, 'done');
     writeUrlState();
   } catch (e) {

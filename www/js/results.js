@@ -57,6 +57,24 @@ export function renderResults(container, env, elapsedMs) {
         h('section', { class: 'res', id: 'res-ipc-time' }, h('h3', { text: 'IPC over time' }),
           chart({ id: 'chart-ipc-time', title: `IPC over time (samples every ${t.interval} cycles)`, xLabel: 'cycle', x: t.cycle, series: [{ label: 'IPC (whole GPU)', values: t.ipc, dash: [] }] })),
       );
+      const l1 = t.l1_hit_rate || [];
+      const l2 = t.l2_hit_rate || [];
+      if (l1.some((v) => v !== null) || l2.some((v) => v !== null)) {
+        container.append(
+          h('section', { class: 'res', id: 'res-hit-time' }, h('h3', { text: 'Cache hit rates over time' }),
+            h('p', { class: 'hint', text: 'Hits / accesses in each interval; an empty cell is an interval without accesses to that level.' }),
+            chart({
+              id: 'chart-hit-time',
+              title: `Hit rate per level over time (samples every ${t.interval} cycles)`,
+              xLabel: 'cycle',
+              x: t.cycle,
+              series: [
+                { label: 'L1D hit rate (all SMs)', values: l1, dash: [] },
+                { label: 'L2 hit rate (all slices)', values: l2, dash: [6, 4] },
+              ],
+            })),
+        );
+      }
     }
   }
   container.append(h('section', { class: 'res' }, h('details', {}, h('summary', { text: 'Full report (every field)' }), generic(r, 'result'))));

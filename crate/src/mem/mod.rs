@@ -30,4 +30,4 @@ pub use cache::{CacheStats, SectorCache};
 pub use coalesce::{coalesce, shmem_wavefronts, LineReq};
 pub use iface::*;
 pub use partitions::{nominal_latencies, MemPartitions, Nominal, PartitionStats};
-pub use sm::{SmMemStats, SmMemory};
+pub use sm::{L1Event, SmMemStats, SmMemory};

@@ -1,4 +1,4 @@
-//! Charts drawn in Rust as SVG text: line charts (numeric or categorical x) and grouped bar
+//! Charts drawn in Rust as SVG text and PNG images: line charts (numeric or categorical x) and grouped bar
 //! charts, with nice ticks, a legend and a fixed palette. No dependencies, no platform: the
 //! browser app can show the same SVG the CLI writes. Used by sweeps (seed 003's Figures 6-9).
 //!
@@ -11,8 +11,12 @@
 //!
 //! Output is deterministic: the same chart gives byte-identical SVG.
 
+mod draw;
+mod raster;
 mod scale;
 mod svg;
+
+pub use draw::{layout, Anchor, Drawing, Label, Shape};
 
 pub use scale::{nice_step, tick_label, Scale};
 
@@ -67,6 +71,11 @@ impl Chart {
     /// The chart as an SVG document.
     pub fn to_svg(&self) -> String {
         svg::render(self)
+    }
+
+    /// The chart as a PNG image (the same drawing as the SVG, at twice its pixel size).
+    pub fn to_png(&self) -> Vec<u8> {
+        raster::render(self)
     }
 }
 

@@ -48,8 +48,11 @@ fn gallery_vecadd_cycle() {
 
 #[test]
 fn uploaded_vectoradd_trace_memory() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/real-traces/microgpusim-vectoradd-100-32");
+    // ../shared beside the repository, or where WARPWEAVE_SHARED points (a worktree).
+    let shared = std::env::var_os("WARPWEAVE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let dir = shared.join("real-traces/microgpusim-vectoradd-100-32");
     let files = ["kernelslist.g", "kernel-1.traceg"]
         .iter()
         .map(|n| {
@@ -65,4 +68,63 @@ fn uploaded_vectoradd_trace_memory() {
         "vectoradd-upload-memory",
         Session::new(src, cfg, "memory").unwrap(),
     );
+}
+
+/// The gallery's vecadd on the teaching GPU, cycle mode, recorded as the page records it.
+pub(crate) const PIPELINE_WINDOW: (u64, u64) = (20, 60);
+
+#[test]
+fn pipeline_view_text_equals_the_cli_picture() {
+    let src = input::open_workload("vecadd", &[]).unwrap();
+    let mut s = Session::new(src, config::preset("teaching").unwrap(), "cycle").unwrap();
+    s.record(0, PIPELINE_WINDOW.0, PIPELINE_WINDOW.1).unwrap();
+    assert!(s.run_for(u64::MAX).unwrap().done);
+    let tl = s.timeline().unwrap();
+    assert_eq!(
+        tl.sms[0].frames.len() as u64,
+        PIPELINE_WINDOW.1 - PIPELINE_WINDOW.0
+    );
+    // The page's per-cycle texts are the CLI's `--show-pipeline --color never` picture cut at
+    // the blank line after each cycle.
+    let v: serde_json::Value = serde_json::from_str(&s.timeline_json().unwrap()).unwrap();
+    let texts: Vec<String> = v["text"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    let cli = crate::timeline::ascii::render(tl, false);
+    assert_eq!(texts.concat() + "\n", cli);
+    assert!(texts[0].starts_with(&format!("SM 0 cycle {}", PIPELINE_WINDOW.0)));
+    // The golden the browser test compares against (and checks against the CLI binary).
+    let path = fixtures()
+        .join("golden")
+        .join("pipeline-vecadd-teaching.txt");
+    if std::env::var_os("WW_BLESS").is_some() {
+        std::fs::write(&path, &cli).unwrap();
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with WW_BLESS=1 to create it)", path.display()));
+    assert_eq!(
+        cli, want,
+        "the pipeline picture differs from the golden file"
+    );
+}
+
+#[test]
+fn record_refuses_what_the_page_cannot_show() {
+    let src = input::open_workload("vecadd", &[]).unwrap();
+    let cfg = config::preset("teaching").unwrap();
+    let mut s = Session::new(src, cfg.clone(), "cycle").unwrap();
+    let e = s.record(0, 0, 5000).unwrap_err().to_string();
+    assert!(
+        e.contains("timeline.cycles") && e.contains("at most 2000"),
+        "{e}"
+    );
+    let e = s.record(3, 0, 10).unwrap_err().to_string();
+    assert!(e.contains("SM 3 does not exist"), "{e}");
+    let src = input::open_workload("vecadd", &[]).unwrap();
+    let mut m = Session::new(src, cfg, "memory").unwrap();
+    let e = m.record(0, 0, 10).unwrap_err().to_string();
+    assert!(e.contains("needs a timing mode"), "{e}");
 }

@@ -25,6 +25,7 @@ use serde::Serialize;
 use crate::config::GpuConfig;
 use crate::engine::{ModelChoice, ModuleModel, RunStatus, Simulator};
 use crate::mem::functional;
+use crate::timeline::{self, RecordConfig, Timeline};
 use crate::trace::opcodes::Arch;
 use crate::{Error, Result};
 pub use input::Source;
@@ -44,12 +45,9 @@ impl Mode {
         let mut m = ModelChoice::default();
         match s {
             "memory" => return Ok(Mode::Memory),
-            "cycle" => {}
-            "hybrid" => m.alu = ModuleModel::Analytical,
-            "fast" => {
-                m.alu = ModuleModel::Analytical;
-                m.memory = ModuleModel::Analytical;
-            }
+            // The CLI's `--mode` names: `cycle` ticks every module (the cycle memory system
+            // included), `hybrid` makes the ALU pipeline analytical, `fast` also the memory path.
+            "cycle" | "hybrid" | "fast" => m = ModelChoice::named(s)?,
             _ if s.contains('=') => {
                 for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     let (k, v) = part
@@ -66,6 +64,11 @@ impl Mode {
             }
         }
         Ok(Mode::Timing(s.to_string(), m))
+    }
+    /// A named mode whose memory path is analytical takes per-PC hit rates from a functional
+    /// pre-pass, as `warpweave run --mode` does.
+    fn wants_pc_rates(&self) -> bool {
+        matches!(self, Mode::Timing(s, m) if !s.contains('=') && m.memory == ModuleModel::Analytical)
     }
     pub fn name(&self) -> &str {
         match self {
@@ -107,9 +110,10 @@ pub struct KernelMeta {
     pub ctas: u64,
 }
 
-/// IPC over time, sampled every `interval` simulated cycles (deterministic: the samples depend on
-/// simulated time only, never on how the host slices the run). When 1024 points are reached,
-/// every other point is dropped and the interval doubles, so the series stays small.
+/// IPC and cache hit rates over time, sampled every `interval` simulated cycles (deterministic:
+/// the samples depend on simulated time only, never on how the host slices the run). When 1024
+/// points are reached, every other point is dropped and the interval doubles, so the series
+/// stays small.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Series {
     pub interval: u64,
@@ -117,10 +121,26 @@ pub struct Series {
     pub cycle: Vec<u64>,
     /// Warp instructions per cycle over the interval ending at each sample (whole GPU).
     pub ipc: Vec<f64>,
+    /// L1D hits / accesses over the interval ending at each sample, all SMs (`null`: no access
+    /// in the interval, or no cycle-level L1 in this mode).
+    pub l1_hit_rate: Vec<Option<f64>>,
+    /// L2 hits / accesses over the interval, all slices (`null` as for the L1).
+    pub l2_hit_rate: Vec<Option<f64>>,
     #[serde(skip)]
     insts: Vec<u64>,
+    /// Cumulative (L1 hits, L1 accesses, L2 hits, L2 accesses) at each sample.
+    #[serde(skip)]
+    caches: Vec<[u64; 4]>,
     #[serde(skip)]
     next_at: u64,
+}
+
+/// A sample's cumulative counters: warp instructions and (L1 hits, accesses, L2 hits,
+/// accesses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sample {
+    pub warp_insts: u64,
+    pub caches: [u64; 4],
 }
 
 const SERIES_MAX: usize = 1024;
@@ -133,21 +153,24 @@ impl Series {
             ..Default::default()
         }
     }
-    fn record(&mut self, cycle: u64, warp_insts: u64) {
+    fn record(&mut self, cycle: u64, s: Sample) {
         if self.cycle.last() == Some(&cycle) {
             self.insts.pop();
             self.cycle.pop();
+            self.caches.pop();
         }
         self.cycle.push(cycle);
-        self.insts.push(warp_insts);
+        self.insts.push(s.warp_insts);
+        self.caches.push(s.caches);
         self.next_at = cycle + self.interval;
         if self.cycle.len() >= SERIES_MAX {
-            let keep = |v: &mut Vec<u64>| {
-                let w: Vec<u64> = v.iter().copied().skip(1).step_by(2).collect();
+            fn keep<T: Copy>(v: &mut Vec<T>) {
+                let w: Vec<T> = v.iter().copied().skip(1).step_by(2).collect();
                 *v = w;
-            };
+            }
             keep(&mut self.cycle);
             keep(&mut self.insts);
+            keep(&mut self.caches);
             self.interval *= 2;
             self.next_at = self.cycle.last().copied().unwrap_or(0) + self.interval;
         }
@@ -168,11 +191,35 @@ impl Series {
                 r
             })
             .collect();
+        let rate = |h: u64, a: u64| (a > 0).then(|| h as f64 / a as f64);
+        let mut p = [0u64; 4];
+        let (mut l1, mut l2) = (Vec::new(), Vec::new());
+        for c in &self.caches {
+            l1.push(rate(c[0] - p[0], c[1] - p[1]));
+            l2.push(rate(c[2] - p[2], c[3] - p[3]));
+            p = *c;
+        }
+        self.l1_hit_rate = l1;
+        self.l2_hit_rate = l2;
     }
 }
 
-fn warp_insts_so_far(sim: &Simulator<'_>) -> u64 {
-    sim.gpu.sms.iter().map(|sm| sm.sh.stats.warp_insts).sum()
+/// The cumulative counters a sample takes (instructions; L1 and L2 hits and accesses).
+fn sample(sim: &Simulator<'_>) -> Sample {
+    let mut s = Sample::default();
+    for sm in &sim.gpu.sms {
+        s.warp_insts += sm.sh.stats.warp_insts;
+        if let Some(m) = sm.sh.mem.cycle_stats() {
+            s.caches[0] += m.l1.hits;
+            s.caches[1] += m.l1.accesses;
+        }
+    }
+    if let crate::engine::MemPartitions::Cycle(p) = &sim.gpu.partitions {
+        let l2 = p.stats().l2;
+        s.caches[2] = l2.hits;
+        s.caches[3] = l2.accesses;
+    }
+    s
 }
 
 enum State {
@@ -194,6 +241,23 @@ pub struct Session {
     meta: TraceMeta,
     state: State,
     series: Series,
+    /// A timeline recorder is attached (`record`).
+    recording: bool,
+    timeline: Option<Timeline>,
+}
+
+/// The longest window `record` accepts (the page draws every cycle of it).
+pub const MAX_RECORD_CYCLES: u64 = 2000;
+
+/// A recorded window as the page shows it: the frames, and per SM per frame the seed 003
+/// picture as plain text, exactly the lines `warpweave run --show-pipeline --color never`
+/// prints for that cycle.
+#[derive(Serialize)]
+pub struct TimelineView<'a> {
+    pub timeline: &'a Timeline,
+    pub text: Vec<Vec<String>>,
+    /// The window as Chrome-trace / Perfetto JSON (`run --timeline out.json`'s content).
+    pub chrome: serde_json::Value,
 }
 
 /// The architecture whose opcode table classifies kernels with binary version 0.
@@ -230,10 +294,22 @@ impl Session {
             meta,
             state: State::Ready,
             series: Series::new(SERIES_INTERVAL),
+            recording: false,
+            timeline: None,
         };
         if let Mode::Timing(_, m) = &sess.mode {
-            let src = sess.source.take().expect("source present");
-            let sim = Simulator::new(sess.cfg.clone(), *m, src)?;
+            let mut src = sess.source.take().expect("source present");
+            let rates = if sess.mode.wants_pc_rates() {
+                Some(crate::engine::compare::pc_rates(&functional::run(
+                    &sess.cfg, &mut *src,
+                )?))
+            } else {
+                None
+            };
+            let mut sim = Simulator::new(sess.cfg.clone(), *m, src)?;
+            if let Some(r) = &rates {
+                sim.use_pc_rates(r);
+            }
             sess.state = State::Running(Box::new(sim));
         }
         Ok(sess)
@@ -271,7 +347,7 @@ impl Session {
                     let stop = end.min(self.series.next_at.max(sim.now() + 1));
                     let st = sim.run_for(stop - sim.now())?;
                     if sim.now() >= self.series.next_at {
-                        self.series.record(sim.now(), warp_insts_so_far(&sim));
+                        self.series.record(sim.now(), sample(&sim));
                     }
                     match st {
                         RunStatus::Running { .. } if sim.now() < end => continue,
@@ -295,8 +371,13 @@ impl Session {
                     }
                     RunStatus::Done { cycle } => {
                         let r = sim.result();
-                        self.series.record(cycle, r.warp_insts);
+                        let mut last = sample(&sim);
+                        last.warp_insts = r.warp_insts;
+                        self.series.record(cycle, last);
                         self.series.finish();
+                        if self.recording {
+                            self.timeline = Some(timeline::collect(&mut sim.gpu));
+                        }
                         let json = self.envelope(&r)?;
                         self.state = State::Done(json);
                         return Ok(Progress {
@@ -327,6 +408,61 @@ impl Session {
             kernels,
             done: true,
         })
+    }
+
+    /// Records cycles `from..to` of SM `sm` (before the first `run_for`; timing modes only; at
+    /// most [`MAX_RECORD_CYCLES`] cycles). The frames are read with `timeline` after the end.
+    pub fn record(&mut self, sm: u32, from: u64, to: u64) -> Result<()> {
+        if to.saturating_sub(from) > MAX_RECORD_CYCLES {
+            return Err(Error::config(
+                "timeline.cycles",
+                format!(
+                    "{from}..{to} is {} cycles: the page records at most {MAX_RECORD_CYCLES} (the CLI's run --show-pipeline --cycles A..B has no limit)",
+                    to.saturating_sub(from)
+                ),
+            ));
+        }
+        let State::Running(sim) = &mut self.state else {
+            return Err(Error::config(
+                "mode",
+                "the pipeline view needs a timing mode (cycle, hybrid, fast or a mix), not memory",
+            ));
+        };
+        if sim.now() > 0 || self.recording {
+            return Err(Error::other(
+                "record must be called once, before the run starts",
+            ));
+        }
+        let rc = RecordConfig {
+            from,
+            to,
+            sms: vec![sm],
+            max_frames: MAX_RECORD_CYCLES as usize,
+        };
+        timeline::attach(&mut sim.gpu, &rc)?;
+        self.recording = true;
+        Ok(())
+    }
+
+    /// The recorded window (after the run ends; `None` when nothing was recorded).
+    pub fn timeline(&self) -> Option<&Timeline> {
+        self.timeline.as_ref()
+    }
+
+    /// The recorded window with its text pictures, as JSON (see [`TimelineView`]).
+    pub fn timeline_json(&self) -> Result<String> {
+        let tl = self.timeline.as_ref().ok_or_else(|| {
+            Error::other("no timeline: call record before the run and read it after the end")
+        })?;
+        let v = TimelineView {
+            timeline: tl,
+            text: (0..tl.sms.len())
+                .map(|si| timeline::ascii::frame_texts(tl, si))
+                .collect(),
+            chrome: timeline::chrome::render(tl),
+        };
+        serde_json::to_string(&v)
+            .map_err(|e| Error::other(format!("cannot serialise the timeline: {e}")))
     }
 
     pub fn is_done(&self) -> bool {
@@ -425,7 +561,7 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(s.result_json().unwrap()).unwrap();
         let direct = {
             let src = input::open_workload("vecadd", &[("n".into(), "2048".into())]).unwrap();
-            let mut sim = Simulator::new(cfg, ModelChoice::default(), src).unwrap();
+            let mut sim = Simulator::new(cfg, ModelChoice::named("cycle").unwrap(), src).unwrap();
             sim.run_to_end().unwrap()
         };
         assert_eq!(v["result"]["cycles"].as_u64().unwrap(), direct.cycles);
@@ -470,7 +606,14 @@ mod tests {
     fn series_halves_when_full() {
         let mut s = Series::new(10);
         for i in 1..=1024u64 {
-            s.record(i * 10, i * 5);
+            let caches = [i, 2 * i, 0, 0];
+            s.record(
+                i * 10,
+                Sample {
+                    warp_insts: i * 5,
+                    caches,
+                },
+            );
         }
         assert_eq!(s.interval, 20);
         assert_eq!(s.cycle.len(), 512);
@@ -479,6 +622,8 @@ mod tests {
         s.finish();
         assert_eq!(s.ipc[0], 0.5);
         assert_eq!(s.ipc[1], 0.5);
+        assert_eq!(s.l1_hit_rate[..2], [Some(0.5), Some(0.5)]);
+        assert_eq!(s.l2_hit_rate[..2], [None, None]);
     }
 
     #[test]
@@ -491,6 +636,13 @@ mod tests {
             Mode::parse("alu=cycle").unwrap(),
             Mode::Timing("alu=cycle".into(), ModelChoice::default())
         );
+        // The named modes are the CLI's `--mode`.
+        for n in ["cycle", "hybrid", "fast"] {
+            assert_eq!(
+                Mode::parse(n).unwrap(),
+                Mode::Timing(n.into(), ModelChoice::named(n).unwrap())
+            );
+        }
     }
 
     #[test]

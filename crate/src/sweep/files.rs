@@ -2,7 +2,7 @@
 //! write and read chunk parts, emit the SLURM folder, collect it.
 //!
 //! ```text
-//!  OUT/results.csv   OUT/results.json   OUT/plots/<metric>-vs-<x>-<group>.svg
+//!  OUT/results.csv   OUT/results.json   OUT/plots/<metric>-vs-<x>-<group>.svg|.png
 //!  DIR/sweep.json  DIR/sweep.sbatch  DIR/logs/  DIR/part-<i>.json   (SLURM)
 //! ```
 
@@ -21,7 +21,7 @@ fn read(path: &Path) -> Result<String> {
     fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))
 }
 
-fn write(path: &Path, text: &str) -> Result<()> {
+fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
             fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
@@ -53,11 +53,11 @@ pub struct Written {
     pub plots: Vec<PathBuf>,
 }
 
-/// Writes `results.csv`, `results.json` (plan hash + results) and one SVG per chart under `out`.
+/// Writes `results.csv`, `results.json` (plan hash + results) and one SVG and one PNG per chart under `out`.
 pub fn write_outputs(plan: &Plan, results: &[JobResult], out: &Path) -> Result<Written> {
     let table = Table::build(plan, results)?;
     let csv = out.join("results.csv");
-    write(&csv, &table.to_csv())?;
+    write(&csv, table.to_csv())?;
     let json = serde_json::json!({ "plan": plan.name, "plan_hash": plan.hash, "columns": table.columns, "results": results });
     write(
         &out.join("results.json"),
@@ -66,8 +66,11 @@ pub fn write_outputs(plan: &Plan, results: &[JobResult], out: &Path) -> Result<W
     let mut plots = Vec::new();
     for c in charts(plan, &table)? {
         let p = out.join("plots").join(&c.file);
-        write(&p, &c.chart.to_svg())?;
+        write(&p, c.chart.to_svg())?;
+        let png = p.with_extension("png");
+        write(&png, c.chart.to_png())?;
         plots.push(p);
+        plots.push(png);
     }
     Ok(Written { csv, plots })
 }
@@ -114,10 +117,7 @@ pub fn emit_slurm(
         &serde_json::to_string_pretty(&m).map_err(|e| Error::other(e.to_string()))?,
     )?;
     let sp = dir.join(SCRIPT_FILE);
-    write(
-        &sp,
-        &script(&m, &dir.display().to_string(), &plan.name, opt),
-    )?;
+    write(&sp, script(&m, &dir.display().to_string(), &plan.name, opt))?;
     Ok(sp)
 }
 

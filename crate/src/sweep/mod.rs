@@ -7,7 +7,7 @@
 //!  plan.toml ─> Plan ─> jobs 0..N ─┬─ local: run_jobs (rayon) ────────────────┐
 //!                                  └─ SLURM: sweep.sbatch, task i = run-chunk ─┴─> [JobResult]
 //!                                          part-i.json ──collect──────────────────────┘   │
-//!                                                      Table ─> results.csv, plots/*.svg <┘
+//!                                                      Table ─> results.csv, plots/*.svg+png <┘
 //! ```
 //!
 //! Submodules: `plan` (format, expansion, chunks), `run` (runner trait, executor), `table` (CSV),

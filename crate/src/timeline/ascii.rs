@@ -243,6 +243,20 @@ pub fn canvas(tl: &Timeline) -> Canvas {
     cv
 }
 
+/// The plain-text picture of each recorded cycle of SM `si`, one string per frame, each ending
+/// with its blank separator line: `render(tl, false)` is every SM's strings concatenated, then
+/// one more newline.
+pub fn frame_texts(tl: &Timeline, si: usize) -> Vec<String> {
+    let lay = Layout::of(&tl.sms[si].frames);
+    (0..tl.sms[si].frames.len())
+        .map(|fi| {
+            let mut cv = Canvas::default();
+            draw_frame(&mut cv, tl, si, fi, &lay);
+            cv.to_text(false)
+        })
+        .collect()
+}
+
 /// The picture as text (ANSI colours when `colour`).
 pub fn render(tl: &Timeline, colour: bool) -> String {
     canvas(tl).to_text(colour)

@@ -115,15 +115,20 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(&crc.to_be_bytes());
 }
 
-/// A palette PNG of `b`.
+/// A palette PNG of `b` in the pipeline view's colours.
 pub fn png(b: &Bitmap) -> Vec<u8> {
+    png_with_palette(b, &PALETTE)
+}
+
+/// A palette PNG of `b` whose pixel values index `palette` (at most 256 colours).
+pub fn png_with_palette(b: &Bitmap, palette: &[[u8; 3]]) -> Vec<u8> {
     let mut out = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
     let mut ihdr = Vec::with_capacity(13);
     ihdr.extend_from_slice(&(b.w as u32).to_be_bytes());
     ihdr.extend_from_slice(&(b.h as u32).to_be_bytes());
     ihdr.extend_from_slice(&[8, 3, 0, 0, 0]);
     chunk(&mut out, b"IHDR", &ihdr);
-    let plte: Vec<u8> = PALETTE.iter().flatten().copied().collect();
+    let plte: Vec<u8> = palette.iter().flatten().copied().collect();
     chunk(&mut out, b"PLTE", &plte);
     let mut raw = Vec::with_capacity((b.w + 1) * b.h);
     for row in b.px.chunks(b.w.max(1)) {

@@ -5,6 +5,7 @@
 //! ```text
 //!  Sm::step(now) ──> capture(sm, now) ──> SmRecorder (one per recorded SM, own frames)
 //!  Sm::skip(k)   ──> repeat(k)            (skipped idle cycles repeat the last frame)
+//!  SmMemory L1   ──> l1_log ──> cache::L1Shadow ──> Frame::l1 (sets x ways, accesses)
 //!  collect(gpu)  ──> Timeline { sms: [SmTimeline { frames: [Frame per cycle] }] }
 //!                      ├─ ascii::render   seed 003 Figure 3 picture (golden-tested)
 //!                      ├─ chrome::render  Perfetto JSON: pid = SM, tid = track, "X" spans
@@ -14,12 +15,15 @@
 //! allocates only while recording (its frames), never in the simulator's own state.
 
 pub mod ascii;
+pub mod cache;
 pub mod chrome;
-mod font;
+pub(crate) mod font;
 pub mod image;
 mod record;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cache;
 
 pub use record::{attach, capture, collect, SmRecorder};
 
@@ -122,6 +126,9 @@ pub struct Frame {
     pub mem: Vec<MemFrame>,
     /// Memory requests of this SM outstanding in the cache hierarchy.
     pub mem_outstanding: u64,
+    /// The L1 data cache (cycle memory system only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l1: Option<cache::CacheFrame>,
 }
 
 /// The recorded frames of one SM.

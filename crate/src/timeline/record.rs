@@ -1,9 +1,10 @@
 //! The recorder: one per recorded SM, filled by [`capture`] at the end of each `Sm::step`, and
 //! merged in SM order by [`collect`].
 
+use super::cache::L1Shadow;
 use super::{Frame, KernelOps, MemFrame, Occ, RecordConfig, SlotState, SmTimeline, SubFrame};
 use super::{Timeline, UNIT_NAMES};
-use crate::core::{Sm, SmShared, StepCtx};
+use crate::core::{Sm, SmMem, SmShared, StepCtx};
 use crate::engine::Gpu;
 use crate::error::{Error, Result};
 use crate::Cycle;
@@ -19,6 +20,8 @@ pub struct SmRecorder {
     /// The last captured cycle's frame (kept before the window so skipped cycles that cross
     /// into it can be repeated).
     last: Option<Frame>,
+    /// The recorder's copy of the L1 data cache (cycle memory system only).
+    l1: Option<L1Shadow>,
     out: SmTimeline,
 }
 
@@ -30,6 +33,9 @@ impl SmRecorder {
         for s in &mut last.subcores {
             s.issued.clear();
         }
+        if let Some(c) = &mut last.l1 {
+            *c = Default::default();
+        }
         for i in 1..=k {
             let c = base + i;
             if c >= self.to {
@@ -38,7 +44,11 @@ impl SmRecorder {
             last.cycle = c;
             if c >= self.from {
                 if self.out.frames.len() < self.max_frames {
-                    self.out.frames.push(last.clone());
+                    let mut f = last.clone();
+                    if let (Some(cf), Some(sh)) = (&mut f.l1, &mut self.l1) {
+                        cf.snapshot = sh.take_snapshot();
+                    }
+                    self.out.frames.push(f);
                 } else {
                     self.out.truncated = true;
                 }
@@ -71,12 +81,17 @@ pub fn attach(gpu: &mut Gpu, rc: &RecordConfig) -> Result<()> {
         if owns_log {
             sm.sh.issue_log = Some(Vec::new());
         }
+        let l1 = match &mut sm.sh.mem {
+            SmMem::Cycle(m) => Some(L1Shadow::attach(m)),
+            SmMem::Analytic(_) => None,
+        };
         sm.recorder = Some(Box::new(SmRecorder {
             from: rc.from,
             to: rc.to,
             max_frames: rc.max_frames.max(1),
             owns_log,
             last: None,
+            l1,
             out: SmTimeline {
                 sm: s,
                 subcores: sm.subcores.len(),
@@ -106,6 +121,9 @@ pub fn collect(gpu: &mut Gpu) -> Timeline {
         if let Some(r) = sm.recorder.take() {
             if r.owns_log {
                 sm.sh.issue_log = None;
+            }
+            if let SmMem::Cycle(m) = &mut sm.sh.mem {
+                L1Shadow::detach(m);
             }
             tl.from = r.from;
             tl.to = r.to;
@@ -139,7 +157,14 @@ pub fn capture(sm: &mut Sm, now: Cycle, ctx: &StepCtx) {
         return;
     };
     if now < r.to {
-        let f = frame(sm, now, ctx);
+        let mut f = frame(sm, now, ctx);
+        if let (Some(sh), SmMem::Cycle(m)) = (&mut r.l1, &mut sm.sh.mem) {
+            let mut cf = sh.step(m, now);
+            if now >= r.from {
+                cf.snapshot = sh.take_snapshot();
+            }
+            f.l1 = Some(cf);
+        }
         if now >= r.from {
             if r.out.frames.len() < r.max_frames {
                 r.out.frames.push(f.clone());
@@ -148,9 +173,14 @@ pub fn capture(sm: &mut Sm, now: Cycle, ctx: &StepCtx) {
             }
         }
         r.last = Some(f);
-    } else if r.owns_log {
-        if let Some(log) = &mut sm.sh.issue_log {
-            log.clear();
+    } else {
+        if r.owns_log {
+            if let Some(log) = &mut sm.sh.issue_log {
+                log.clear();
+            }
+        }
+        if let SmMem::Cycle(m) = &mut sm.sh.mem {
+            L1Shadow::detach(m);
         }
     }
     sm.recorder = Some(r);
@@ -171,6 +201,7 @@ fn frame(sm: &mut Sm, now: Cycle, ctx: &StepCtx) -> Frame {
         subcores: Vec::with_capacity(n),
         mem: Vec::new(),
         mem_outstanding: sh.mem.outstanding() as u64,
+        l1: None,
     };
     for (s, sc) in sm.subcores.iter().enumerate() {
         let mut sf = SubFrame::default();

@@ -13,7 +13,8 @@
 //!
 //! The kernels are the small programs seed 003 teaches with (vector add, transpose, matrix
 //! multiply) and the usual suspects of GPU studies, written as nvcc emits them for sm_75/sm_80
-//! (see `sass.rs`), plus microbenchmarks whose behaviour can be derived by hand (`micro.rs`).
+//! (see `sass.rs`), plus microbenchmarks whose behaviour can be derived by hand (`micro.rs`) and
+//! the validation suite's latency and bandwidth probes (`latency.rs`, `bandwidth.rs`).
 //! The library has no file system here: the CLI (`warpweave gen`) and the browser call
 //! [`generate`] and hand the trace to a writer.
 
@@ -21,8 +22,10 @@ pub mod builder;
 pub mod params;
 pub mod sass;
 
+mod bandwidth;
 mod bfs;
 mod histogram;
+mod latency;
 mod matmul;
 mod micro;
 mod ops;
@@ -48,7 +51,7 @@ pub struct WorkloadDesc {
     gen: fn(&Args) -> Result<MemTrace>,
 }
 
-static LIST: [WorkloadDesc; 14] = [
+static LIST: [WorkloadDesc; 17] = [
     WorkloadDesc {
         name: "vecadd",
         summary: "c[i] = a[i] + b[i]; one float (or float4) per thread, bounds-checked",
@@ -132,6 +135,24 @@ static LIST: [WorkloadDesc; 14] = [
         summary: "microbenchmark: one warp's LDS/STS with a word stride giving conflict degree gcd(stride, 32)",
         params: &micro::BANK_PARAMS,
         gen: micro::bank_conflict,
+    },
+    WorkloadDesc {
+        name: "chain",
+        summary: "microbenchmark: N instructions of one unit (FFMA, IADD3, IMAD, DFMA, MUFU, HMMA, LDS), dependent or k chains",
+        params: &latency::CHAIN_PARAMS,
+        gen: latency::chain,
+    },
+    WorkloadDesc {
+        name: "mem_chase",
+        summary: "microbenchmark: pointer chase in global (warm or cold) or shared memory",
+        params: &latency::CHASE_PARAMS,
+        gen: latency::mem_chase,
+    },
+    WorkloadDesc {
+        name: "stream_load",
+        summary: "microbenchmark: independent 16-byte loads per thread, re-read (L1) or all new (L2, DRAM)",
+        params: &bandwidth::STREAM_PARAMS,
+        gen: bandwidth::stream_load,
     },
 ];
 

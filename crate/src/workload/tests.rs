@@ -545,7 +545,7 @@ fn parameter_errors_name_the_parameter() {
 #[test]
 fn registry_lists_every_workload_with_valid_defaults() {
     let names: Vec<&str> = list().iter().map(|d| d.name).collect();
-    assert_eq!(names.len(), 14);
+    assert_eq!(names.len(), 17);
     for d in list() {
         assert!(
             Args::resolve(d.name, d.params, &Params::new()).is_ok(),
@@ -594,4 +594,131 @@ fn every_workload_round_trips_through_accelsim_text() {
             }
         }
     }
+}
+
+#[test]
+fn chain_loops_over_one_body() {
+    // sm_80: MOV R1, S2R, MOV R3, MOV R4, 2 x MOV R8/R9, ULDC.64, MOV R5 = 8; then 3 x
+    // (2 rounds x 2 chains + IADD3, ISETP, BRA) = 21; IMAD.WIDE, STG, EXIT = 3: 32 in all.
+    let t = gen(
+        "chain",
+        &["op=dfma", "unroll=2", "iters=3", "chains=2", "warps=2"],
+    );
+    let k = &t.kernels[0];
+    assert_eq!(counts(k), vec![32, 32]);
+    let w = &k.ctas[0].warps[0];
+    let body: Vec<&TraceInst> = w.insts.iter().filter(|i| name(k, i) == "DFMA").collect();
+    assert_eq!(body.len(), 12);
+    // Every iteration runs the same PCs; chain c reads and writes R(8+c) only.
+    let pcs: Vec<u32> = body.iter().map(|i| i.pc).collect();
+    assert_eq!(&pcs[..4], &pcs[4..8]);
+    assert_eq!(&pcs[..4], &pcs[8..]);
+    assert_eq!((body[0].dsts(), body[1].dsts()), (&[8u16][..], &[9u16][..]));
+    assert_eq!(body[2].srcs()[0], 8);
+    // LDS with word stride 4: lane l at 16 l, 4 lanes per bank (degree gcd(4, 32) = 4).
+    let t = gen("chain", &["op=lds", "stride=4", "unroll=1", "iters=1"]);
+    let w = &t.kernels[0].ctas[0].warps[0];
+    let i = w
+        .insts
+        .iter()
+        .position(|i| name(&t.kernels[0], i) == "LDS")
+        .unwrap();
+    let a = addrs(w, i);
+    assert_eq!((a[0], a[1], a[31]), (0, 16, 496));
+    assert_eq!(conflict_degree(&a), 4);
+}
+
+#[test]
+fn mem_chase_cold_has_no_copy_and_shared_uses_lds() {
+    let warm = gen("mem_chase", &["footprint=1024", "stride=256", "iters=5"]);
+    let cold = gen(
+        "mem_chase",
+        &["footprint=1024", "stride=256", "iters=5", "warm=0"],
+    );
+    assert!(matches!(
+        warm.commands[0],
+        Command::MemcpyHtoD {
+            addr: G,
+            bytes: 1024
+        }
+    ));
+    assert!(matches!(cold.commands[0], Command::Kernel { index: 0 }));
+    let k = &cold.kernels[0];
+    let w = &k.ctas[0].warps[0];
+    let a: Vec<u64> = w
+        .insts
+        .iter()
+        .filter(|i| name(k, i) == "LDG.E.64")
+        .flat_map(|i| w.lane_addrs(i).map(|(_, a)| a))
+        .collect();
+    assert_eq!(a, vec![G, G + 256, G + 512, G + 768, G]);
+    let sh = gen(
+        "mem_chase",
+        &["space=shared", "footprint=64", "stride=16", "iters=6"],
+    );
+    let k = &sh.kernels[0];
+    assert_eq!(k.info.shmem_bytes, 64);
+    let w = &k.ctas[0].warps[0];
+    let a: Vec<u64> = w
+        .insts
+        .iter()
+        .filter(|i| name(k, i) == "LDS")
+        .flat_map(|i| w.lane_addrs(i).map(|(_, a)| a))
+        .collect();
+    assert_eq!(a, vec![0, 16, 32, 48, 0, 16]);
+}
+
+#[test]
+fn stream_load_touches_each_address_once_or_rereads_its_region() {
+    let t = gen(
+        "stream_load",
+        &["ctas=3", "threads=64", "reps=2", "unroll=4", "warm=0"],
+    );
+    assert!(matches!(t.commands[0], Command::Kernel { index: 0 }));
+    let k = &t.kernels[0];
+    let mut all: Vec<u64> = Vec::new();
+    for c in &k.ctas {
+        for w in &c.warps {
+            for i in w.insts.iter().filter(|i| i.mem_width == 16) {
+                all.extend(w.lane_addrs(i).map(|(_, a)| a));
+            }
+        }
+    }
+    // 3 CTAs x 64 threads x 8 loads, every one a new 16-byte slot of one 24 KiB array.
+    assert_eq!(all.len(), 3 * 64 * 8);
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 3 * 64 * 8);
+    assert_eq!(
+        (all[0], *all.last().unwrap()),
+        (G, G + 16 * (3 * 64 * 8 - 1))
+    );
+    // reuse: CTA 1 re-reads its own 2 KiB region (64 threads x 16 B = 1 KiB per load).
+    let t = gen(
+        "stream_load",
+        &[
+            "ctas=2",
+            "threads=64",
+            "reps=1",
+            "unroll=4",
+            "reuse=1",
+            "region=2048",
+        ],
+    );
+    let c1 = &t.kernels[0].ctas[1];
+    let mut a: Vec<u64> = c1
+        .warps
+        .iter()
+        .flat_map(|w| {
+            w.insts
+                .iter()
+                .filter(|i| i.mem_width == 16)
+                .flat_map(move |i| w.lane_addrs(i).map(|(_, a)| a))
+        })
+        .collect();
+    assert_eq!(a.len(), 4 * 64);
+    a.sort_unstable();
+    a.dedup();
+    assert_eq!(a.len(), 128);
+    assert_eq!((a[0], *a.last().unwrap()), (G + 2048, G + 4096 - 16));
 }

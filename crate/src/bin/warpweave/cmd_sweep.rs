@@ -2,7 +2,7 @@
 //! (what each array task does), or collect the chunks into the same CSV and charts.
 //!
 //! ```text
-//!  warpweave sweep PLAN [--out DIR] [-j N]            local: DIR/results.csv, DIR/plots/*.svg
+//!  warpweave sweep PLAN [--out DIR] [-j N]            local: DIR/results.csv, DIR/plots/*.svg+png
 //!  warpweave sweep PLAN --emit slurm DIR [--chunks N]  DIR/sweep.sbatch (+ sweep.json)
 //!  warpweave sweep run-chunk PLAN --chunk I --of N --out FILE
 //!  warpweave sweep collect DIR [--out DIR]

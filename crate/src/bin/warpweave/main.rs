@@ -11,6 +11,7 @@ mod cmd_info;
 mod cmd_run;
 mod cmd_run_views;
 mod cmd_sweep;
+mod cmd_validate;
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +40,8 @@ enum Cmd {
     Config(cmd_config::ConfigArgs),
     /// Design-space sweeps over config keys and workloads, locally or on SLURM.
     Sweep(cmd_sweep::SweepArgs),
+    /// Microbenchmarks against published hardware figures (latency, throughput, bandwidth).
+    Validate(cmd_validate::ValidateArgs),
 }
 
 fn main() {
@@ -51,6 +54,7 @@ fn main() {
         Cmd::Gen(a) => cmd_gen::run(&a),
         Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
         Cmd::Sweep(a) => cmd_sweep::run(&a),
+        Cmd::Validate(a) => cmd_validate::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");

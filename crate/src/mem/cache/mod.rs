@@ -58,6 +58,21 @@ pub struct Outcome {
     pub write: u8,
     /// A line with dirty sectors was evicted (or a write-evicted line was dirty).
     pub evicted: Option<Evicted>,
+    /// The way slot (`set * assoc + way`) the access used, [`NO_SLOT`] when it used none (no
+    /// cache, or a write miss that does not allocate). Read by the timeline recorder.
+    pub slot: u32,
+}
+
+/// `Outcome::slot` of an access that used no way.
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// One way of a cache as the timeline recorder copies it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WayState {
+    /// Line address held (`None`: invalid).
+    pub line: Option<u64>,
+    pub valid: u8,
+    pub dirty: u8,
 }
 
 /// Cache geometry derived from a [`CacheConfig`].
@@ -360,6 +375,7 @@ impl SectorCache {
         let mut o = Outcome {
             hit: slot.is_some() && missing == 0,
             tag_present: slot.is_some(),
+            slot: slot.unwrap_or(NO_SLOT),
             ..Outcome::default()
         };
         let st = &mut self.stats;
@@ -399,6 +415,7 @@ impl SectorCache {
                 None => {
                     let (i, ev) = self.allocate(line, set);
                     o.evicted = ev;
+                    o.slot = i;
                     i
                 }
             };
@@ -416,6 +433,7 @@ impl SectorCache {
                     (None, true) => {
                         let (i, ev) = self.allocate(line, set);
                         o.evicted = ev;
+                        o.slot = i;
                         Some(i)
                     }
                     (None, false) => None,
@@ -445,6 +463,7 @@ impl SectorCache {
                     None if self.write_allocate => {
                         let (i, ev) = self.allocate(line, set);
                         o.evicted = ev;
+                        o.slot = i;
                         self.valid[i as usize] = sectors;
                     }
                     None => {}
@@ -517,6 +536,19 @@ impl SectorCache {
         }
         self.stats.writeback_sectors += n;
         n
+    }
+
+    /// Way slot `i` (`set * assoc + way`), for the timeline recorder.
+    pub fn way_state(&self, i: u32) -> WayState {
+        let i = i as usize;
+        match self.tag.get(i) {
+            Some(&t) if t != INVALID => WayState {
+                line: Some(t),
+                valid: self.valid[i],
+                dirty: self.dirty[i],
+            },
+            _ => WayState::default(),
+        }
     }
 
     /// Drops every line (dirty data is discarded: flush first if it matters).

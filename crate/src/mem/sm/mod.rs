@@ -80,6 +80,27 @@ pub struct SmMemory {
     /// Requests sent to the L2 that will be answered directly (not L1 fills).
     direct: usize,
     stats: SmMemStats,
+    /// L1D accesses for the timeline recorder (`None`: not recording, one test per access).
+    pub l1_log: Option<Vec<L1Event>>,
+}
+
+/// What one L1D line access did (logged only while the timeline recorder is attached).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum L1Event {
+    Access {
+        cycle: Cycle,
+        line: u64,
+        /// Way slot used (`set * assoc + way`), `NO_SLOT` when none.
+        slot: u32,
+        set: u32,
+        sectors: u8,
+        write: bool,
+        hit: bool,
+        /// The tag was present but some sectors were missing (a sector miss).
+        tag_present: bool,
+    },
+    /// A kernel began: the L1 was resized and emptied.
+    Reset,
 }
 
 impl SmMemory {
@@ -107,6 +128,7 @@ impl SmMemory {
             carveout: Carveout::default(),
             direct: 0,
             stats: SmMemStats::default(),
+            l1_log: None,
         })
     }
 
@@ -122,6 +144,14 @@ impl SmMemory {
             .expect("zero-sized cache is always valid");
         self.l1.stats = stats;
         self.konst.invalidate_all();
+        if let Some(log) = &mut self.l1_log {
+            log.push(L1Event::Reset);
+        }
+    }
+
+    /// The L1 data cache (read by the timeline recorder).
+    pub fn l1(&self) -> &SectorCache {
+        &self.l1
     }
 
     pub fn carveout(&self) -> Carveout {
@@ -233,6 +263,22 @@ impl SmMemory {
                 }
                 *banks_used |= 1 << bank;
                 let o = self.l1.access(r.addr, r.sectors, write);
+                if let Some(log) = &mut self.l1_log {
+                    log.push(L1Event::Access {
+                        cycle: now,
+                        line,
+                        slot: o.slot,
+                        set: if self.l1.geometry().sets == 0 {
+                            0
+                        } else {
+                            self.l1.set_of(line)
+                        },
+                        sectors: r.sectors,
+                        write,
+                        hit: o.hit,
+                        tag_present: o.tag_present,
+                    });
+                }
                 if let Some(e) = o.evicted {
                     let wb = MemRequest {
                         kind: AccessKind::Store,

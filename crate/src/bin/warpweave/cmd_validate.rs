@@ -1,0 +1,87 @@
+//! `warpweave validate`: the microbenchmark suite on one or more presets, each row next to the
+//! figure published for that GPU, with its citation and the error (library: `validate`).
+
+use clap::Args;
+use warpweave::validate::{self, Row, Scope, TOLERANCE_PCT};
+use warpweave::{Error, Result};
+
+use crate::cmd_run::load_config;
+
+#[derive(Args, Debug, Clone)]
+pub struct ValidateArgs {
+    /// GPU presets or TOML files (comma-separated), or `all` for every preset with published
+    /// figures (titanv, rtx2080ti, a100).
+    #[arg(long = "gpu", default_value = "all", value_delimiter = ',')]
+    pub gpus: Vec<String>,
+    /// Only these metrics (ids as `--list` prints them).
+    #[arg(long = "metrics", value_delimiter = ',')]
+    pub metrics: Vec<String>,
+    /// Only the metrics with a published figure for the GPU.
+    #[arg(long)]
+    pub published_only: bool,
+    /// Config overrides for every GPU.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Print JSON instead of the table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV instead of the table.
+    #[arg(long)]
+    pub csv: bool,
+    /// Exit with status 1 when a row is further than 5% from its published figure.
+    #[arg(long)]
+    pub check: bool,
+    /// List the metrics and how each is measured, then exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+pub fn run(a: &ValidateArgs) -> Result<()> {
+    if a.list {
+        for m in validate::all_metrics() {
+            println!("{:<16} {:<14} {} ({})", m.id, m.unit, m.name, m.how);
+        }
+        return Ok(());
+    }
+    let gpus: Vec<String> = if a.gpus.iter().any(|g| g == "all") {
+        validate::validated_presets()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.gpus.clone()
+    };
+    let scope = if a.published_only {
+        Scope::Published
+    } else {
+        Scope::All
+    };
+    let only: Vec<&str> = a.metrics.iter().map(|s| s.trim()).collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for g in &gpus {
+        let cfg = load_config(g, &a.set)?;
+        rows.extend(validate::run(&cfg, scope, &only)?);
+    }
+    if a.json {
+        let s =
+            serde_json::to_string_pretty(&rows).map_err(|e| Error::other(format!("JSON: {e}")))?;
+        println!("{s}");
+    } else if a.csv {
+        print!("{}", validate::csv(&rows));
+    } else {
+        print!("{}", validate::table_text(&rows));
+    }
+    let bad: Vec<&Row> = rows.iter().filter(|r| !r.passes()).collect();
+    if a.check && !bad.is_empty() {
+        let names: Vec<String> = bad
+            .iter()
+            .map(|r| format!("{} {}", r.gpu, r.metric))
+            .collect();
+        return Err(Error::other(format!(
+            "{} row(s) further than {TOLERANCE_PCT}% from the published figure: {}",
+            bad.len(),
+            names.join(", ")
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! The measurements: each generates a microbenchmark trace twice (a short and a long version),
+//! simulates both with every module cycle-accurate, and derives the figure from the difference
+//! the way the microbenchmark papers do, so kernel launch, prologue, the cold first pass and
+//! the epilogue cancel:
+//!
+//! ```text
+//!  latency     = (cycles(n2) - cycles(n1)) / (n2 - n1)              one dependent chain
+//!  throughput  = 32 * (insts(n2) - insts(n1)) / (cycles(n2) - cycles(n1))   ops/cycle/SM
+//!  bandwidth   = (bytes(n2) - bytes(n1)) / (cycles(n2) - cycles(n1))        bytes/cycle
+//! ```
+
+use crate::config::GpuConfig;
+use crate::engine::{ModelChoice, Simulator};
+use crate::workload::{self, Params};
+use crate::{Error, Result};
+
+/// Simulated cycles of workload `name` with `params` on `cfg` (every module cycle-accurate).
+pub fn cycles(cfg: &GpuConfig, name: &str, params: &[(&str, String)]) -> Result<u64> {
+    let mut p = Params::new();
+    for (k, v) in params {
+        p = p.set(k, v);
+    }
+    p = p.set("binary_version", binary_version(cfg));
+    let trace = workload::generate(name, &p)?;
+    let model = ModelChoice::named("cycle")?;
+    let mut sim = Simulator::new(cfg.clone(), model, Box::new(trace))?;
+    Ok(sim.run_to_end()?.cycles)
+}
+
+/// The SASS generation of the preset's architecture (sm_70, sm_75 or sm_80 code).
+pub fn binary_version(cfg: &GpuConfig) -> u32 {
+    cfg.gpu.compute_capability.clamp(70, 80)
+}
+
+/// `(cycles(long) - cycles(short)) / (units(long) - units(short))`, an error when the long run
+/// was not longer (the benchmark would be meaningless).
+pub fn per_unit(c_short: u64, c_long: u64, units: f64, what: &str) -> Result<f64> {
+    if c_long <= c_short || units <= 0.0 {
+        return Err(Error::other(format!(
+            "validate: {what}: the long run took {c_long} cycles, the short one {c_short}"
+        )));
+    }
+    Ok((c_long - c_short) as f64 / units)
+}
+
+fn s(v: impl ToString) -> String {
+    v.to_string()
+}
+
+/// Dependent-chain latency of `op` (`chain` workload, 128 per loop body), cycles per
+/// instruction: 2 against 6 iterations, so the cold first iteration cancels.
+pub fn chain_latency(cfg: &GpuConfig, op: &str) -> Result<f64> {
+    let (i1, i2, unroll) = (2u64, 6u64, 128u64);
+    let run = |n: u64| {
+        cycles(
+            cfg,
+            "chain",
+            &[("op", s(op)), ("unroll", s(unroll)), ("iters", s(n))],
+        )
+    };
+    per_unit(run(i1)?, run(i2)?, ((i2 - i1) * unroll) as f64, op)
+}
+
+/// Throughput of `op` on one SM in operations (thread instructions) per cycle: 8 warps of 8
+/// independent chains each, `unroll` rounds per loop body, 2 against 4 iterations.
+pub fn chain_throughput(cfg: &GpuConfig, op: &str, unroll: u64) -> Result<f64> {
+    let (warps, chains, i1, i2) = (8u64, 8u64, 2u64, 4u64);
+    let run = |n: u64| {
+        cycles(
+            cfg,
+            "chain",
+            &[
+                ("op", s(op)),
+                ("unroll", s(unroll)),
+                ("iters", s(n)),
+                ("chains", s(chains)),
+                ("warps", s(warps)),
+            ],
+        )
+    };
+    let insts = (warps * chains * unroll * (i2 - i1)) as f64;
+    let cpi = per_unit(run(i1)?, run(i2)?, insts, op)?;
+    Ok(32.0 / cpi)
+}
+
+/// Pointer-chase latency in cycles per load over the first pass of a chain (every load a new
+/// line: `warm` = 1 gives L2 hits, 0 DRAM), or, with `footprint` = Some, over re-reads of a
+/// footprint after its first pass.
+pub fn chase_latency(
+    cfg: &GpuConfig,
+    warm: bool,
+    stride: u64,
+    footprint: Option<u64>,
+) -> Result<f64> {
+    let (n1, n2) = match footprint {
+        Some(fp) => (fp / stride, 3 * (fp / stride)),
+        None => (64, 192),
+    };
+    let fp = footprint.unwrap_or(n2 * stride);
+    let run = |n: u64| {
+        cycles(
+            cfg,
+            "mem_chase",
+            &[
+                ("footprint", s(fp)),
+                ("stride", s(stride)),
+                ("iters", s(n)),
+                ("warm", s(u8::from(warm))),
+            ],
+        )
+    };
+    per_unit(run(n1)?, run(n2)?, (n2 - n1) as f64, "pointer chase")
+}
+
+/// Shared-memory pointer chase (`LDS R2 <- [R2]`), cycles per load.
+pub fn shmem_latency(cfg: &GpuConfig) -> Result<f64> {
+    let (n1, n2) = (32u64, 96u64);
+    let run = |n: u64| {
+        cycles(
+            cfg,
+            "mem_chase",
+            &[
+                ("space", s("shared")),
+                ("footprint", s(1024)),
+                ("stride", s(8)),
+                ("iters", s(n)),
+            ],
+        )
+    };
+    per_unit(run(n1)?, run(n2)?, (n2 - n1) as f64, "shared chase")
+}
+
+/// Cycles per warp-wide LDS with word stride `stride` (conflict degree gcd(stride, 32)): one
+/// warp, 8 independent LDS chains, 16 rounds per loop body, 2 against 4 iterations.
+pub fn bank_access_cycles(cfg: &GpuConfig, stride: u64) -> Result<f64> {
+    let (chains, unroll, i1, i2) = (8u64, 16u64, 2u64, 4u64);
+    let run = |n: u64| {
+        cycles(
+            cfg,
+            "chain",
+            &[
+                ("op", s("lds")),
+                ("stride", s(stride)),
+                ("chains", s(chains)),
+                ("unroll", s(unroll)),
+                ("iters", s(n)),
+            ],
+        )
+    };
+    per_unit(
+        run(i1)?,
+        run(i2)?,
+        (chains * unroll * (i2 - i1)) as f64,
+        "bank conflict",
+    )
+}
+
+/// Load bandwidth in bytes per cycle (whole GPU) of `stream_load` with `ctas` CTAs of 256
+/// threads and `unroll` loads per loop iteration: `reuse` re-reads a 16 KiB region per CTA
+/// (L1), otherwise every load is new (`warm`: L2, cold: DRAM); `reps` iterations short / long.
+pub fn stream_bandwidth(
+    cfg: &GpuConfig,
+    ctas: u64,
+    reuse: bool,
+    warm: bool,
+    unroll: u64,
+    reps: (u64, u64),
+) -> Result<f64> {
+    let threads = 256u64;
+    let run = |n: u64| {
+        cycles(
+            cfg,
+            "stream_load",
+            &[
+                ("ctas", s(ctas)),
+                ("threads", s(threads)),
+                ("reps", s(n)),
+                ("unroll", s(unroll)),
+                ("reuse", s(u8::from(reuse))),
+                ("region", s(16384)),
+                ("warm", s(u8::from(warm))),
+            ],
+        )
+    };
+    let bytes = (ctas * threads * 16 * unroll * (reps.1 - reps.0)) as f64;
+    let cpb = per_unit(run(reps.0)?, run(reps.1)?, bytes, "stream")?;
+    Ok(1.0 / cpb)
+}

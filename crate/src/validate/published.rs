@@ -1,0 +1,133 @@
+//! The published hardware figures the suite compares with: one row per (preset, metric), each
+//! with the GPU it was measured on and the citation. Only figures that can be attributed are
+//! here; a metric without a row is printed with its simulated value alone.
+//!
+//! `checked` says how the number was checked when the table was written: `search` (the figure
+//! was read in a public copy of the source, or of notes quoting it), `paper` (taken from the
+//! paper itself; not re-read in this session, re-check against the PDF when in doubt), `spec`
+//! (a vendor table, not a measurement).
+//!
+//! DRAM bandwidth is compared as a fraction of the preset's theoretical peak (the peak itself
+//! is the vendor figure: TITAN V 652.8 GB/s, RTX 2080 Ti 616 GB/s, A100 80GB PCIe 1935 GB/s,
+//! which the presets reproduce exactly); only the V100 has an attributable measured fraction.
+
+/// One published figure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Published {
+    /// Preset id (`titanv`, `rtx2080ti`, `a100`).
+    pub gpu: &'static str,
+    /// Metric id (see `crate::validate::METRICS`).
+    pub metric: &'static str,
+    pub value: f64,
+    /// The board the figure was measured on (the same SM generation as the preset).
+    pub measured_on: &'static str,
+    pub source: &'static str,
+    pub checked: &'static str,
+}
+
+const JIA18: &str = "Jia et al., \"Dissecting the NVIDIA Volta GPU Architecture via \
+                     Microbenchmarking\", arXiv:1804.06826, 2018, ch. 3 (memory latencies)";
+const JIA18_ARITH: &str = "Jia et al., \"Dissecting the NVIDIA Volta GPU Architecture via \
+                           Microbenchmarking\", arXiv:1804.06826, 2018, ch. 4 (instruction latency)";
+const JIA19: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via Microbenchmarking\", \
+                     arXiv:1903.07486, 2019, ch. 3 (memory latencies; seed 000 Table II uses the \
+                     same 188 cycles for the RTX 2080 Ti)";
+const JIA19_ARITH: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via \
+                           Microbenchmarking\", arXiv:1903.07486, 2019, ch. 4 (instruction latency)";
+const SJFENG: &str = "sjfeng1999/gpu-arch-microbenchmark (GitHub), README latency table, \
+                      Turing RTX 2070";
+const ABDEL: &str = "Abdelkhalik et al., \"Demystifying the Nvidia Ampere Architecture through \
+                     Microbenchmarking and Instruction-level Analysis\", HPEC 2022 \
+                     (arXiv:2208.11174), memory-latency table";
+const ABDEL_ARITH: &str = "Abdelkhalik et al., \"Demystifying the Nvidia Ampere Architecture \
+                           through Microbenchmarking and Instruction-level Analysis\", HPEC 2022 \
+                           (arXiv:2208.11174), add.f32 dependent / independent CPI";
+const CUDA_TPUT: &str = "NVIDIA CUDA C++ Programming Guide, \"Arithmetic Instructions\": \
+                         throughput of native arithmetic instructions (operations per clock \
+                         cycle per multiprocessor)";
+const PARANUMAL: &str = "\"Rough-n-Ready Roofline: NVIDIA V100 edition\", paranumal.com blog, \
+                         2018-02-08: 790 GB/s measured with cudaMemcpy of 900 GB/s theoretical \
+                         (V100 16GB PCIe)";
+
+macro_rules! row {
+    ($gpu:expr, $metric:expr, $v:expr, $on:expr, $src:expr, $checked:expr) => {
+        Published {
+            gpu: $gpu,
+            metric: $metric,
+            value: $v,
+            measured_on: $on,
+            source: $src,
+            checked: $checked,
+        }
+    };
+}
+
+/// Every published figure, grouped by preset.
+pub static PUBLISHED: [Published; 28] = [
+    // TITAN V: Jia et al. measured the Tesla V100 (the same GV100 SM, cycles per SM clock).
+    row!("titanv", "lat_l1", 28.0, "Tesla V100", JIA18, "paper"),
+    row!("titanv", "lat_l2", 193.0, "Tesla V100", JIA18, "paper"),
+    row!("titanv", "lat_shmem", 19.0, "Tesla V100", JIA18, "paper"),
+    row!(
+        "titanv",
+        "lat_ffma",
+        4.0,
+        "Tesla V100",
+        JIA18_ARITH,
+        "paper"
+    ),
+    row!(
+        "titanv",
+        "lat_dfma",
+        8.0,
+        "Tesla V100",
+        JIA18_ARITH,
+        "paper"
+    ),
+    row!("titanv", "tput_fp32", 64.0, "cc 7.0", CUDA_TPUT, "spec"),
+    row!("titanv", "tput_int", 64.0, "cc 7.0", CUDA_TPUT, "spec"),
+    row!("titanv", "tput_fp64", 32.0, "cc 7.0", CUDA_TPUT, "spec"),
+    row!("titanv", "tput_sfu", 16.0, "cc 7.0", CUDA_TPUT, "spec"),
+    row!(
+        "titanv",
+        "bw_dram_eff",
+        87.8,
+        "Tesla V100",
+        PARANUMAL,
+        "search"
+    ),
+    // RTX 2080 Ti: microbenchmarks of the same Turing SM on an RTX 2070 and a T4.
+    row!("rtx2080ti", "lat_l1", 32.0, "RTX 2070", SJFENG, "search"),
+    row!("rtx2080ti", "lat_l2", 188.0, "Tesla T4", JIA19, "paper"),
+    row!("rtx2080ti", "lat_shmem", 23.0, "RTX 2070", SJFENG, "search"),
+    row!(
+        "rtx2080ti",
+        "lat_ffma",
+        4.0,
+        "Tesla T4",
+        JIA19_ARITH,
+        "paper"
+    ),
+    row!("rtx2080ti", "tput_fp32", 64.0, "cc 7.5", CUDA_TPUT, "spec"),
+    row!("rtx2080ti", "tput_int", 64.0, "cc 7.5", CUDA_TPUT, "spec"),
+    row!("rtx2080ti", "tput_fp64", 2.0, "cc 7.5", CUDA_TPUT, "spec"),
+    row!("rtx2080ti", "tput_sfu", 16.0, "cc 7.5", CUDA_TPUT, "spec"),
+    // A100: Abdelkhalik et al. measured the A100 (PCIe 40 GB).
+    row!("a100", "lat_l1", 33.0, "A100", ABDEL, "paper"),
+    row!("a100", "lat_l2", 200.0, "A100", ABDEL, "paper"),
+    row!("a100", "lat_dram", 290.0, "A100", ABDEL, "paper"),
+    row!("a100", "lat_shmem", 23.0, "A100", ABDEL, "paper"),
+    row!("a100", "lat_fadd", 4.0, "A100", ABDEL_ARITH, "search"),
+    row!("a100", "tput_fadd", 64.0, "A100", ABDEL_ARITH, "search"),
+    row!("a100", "tput_fp32", 64.0, "cc 8.0", CUDA_TPUT, "spec"),
+    row!("a100", "tput_int", 64.0, "cc 8.0", CUDA_TPUT, "spec"),
+    row!("a100", "tput_fp64", 32.0, "cc 8.0", CUDA_TPUT, "spec"),
+    row!("a100", "tput_sfu", 16.0, "cc 8.0", CUDA_TPUT, "spec"),
+];
+
+/// The published figure for `metric` on preset `gpu`, if there is one.
+pub fn lookup(gpu: &str, metric: &str) -> Option<&'static Published> {
+    PUBLISHED
+        .iter()
+        .find(|p| p.gpu == gpu && p.metric == metric)
+}

@@ -1,0 +1,124 @@
+use super::*;
+
+/// Tuning aid: `WW_GPU=titanv WW_METRICS=lat_l1,lat_l2 WW_SETS="l1d.cache.latency=21"
+/// cargo test -p warpweave --lib validate::tests::probe -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn probe() {
+    let gpus = std::env::var("WW_GPU").unwrap_or_else(|_| "titanv,rtx2080ti,a100".into());
+    let metrics = std::env::var("WW_METRICS").unwrap_or_default();
+    let sets = std::env::var("WW_SETS").unwrap_or_default();
+    let sets: Vec<&str> = sets.split(';').filter(|s| !s.is_empty()).collect();
+    for g in gpus.split(',') {
+        let cfg = config::load_with_overrides(g, &sets).unwrap();
+        for m in all_metrics() {
+            if !metrics.is_empty() && !metrics.split(',').any(|x| x == m.id) {
+                continue;
+            }
+            if metrics.is_empty() && m.id == "l1_plateau_kb" {
+                continue;
+            }
+            let t = std::time::Instant::now();
+            let v = measure(&cfg, m.id).unwrap();
+            let p = lookup(g, m.id).map(|p| p.value);
+            let e = p.map(|p| 100.0 * (v - p) / p);
+            eprintln!(
+                "{g} {} {v:.3} pub {p:?} err {e:?} {:.2}s",
+                m.id,
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+/// The suite on the three validated presets: every row with a published figure is within
+/// [`TOLERANCE_PCT`] of it (the presets are tuned to this; see `config/preset_rows.rs`).
+#[test]
+fn presets_match_published_figures_within_tolerance() {
+    let gpus = ["titanv", "rtx2080ti", "a100"];
+    assert_eq!(validated_presets(), gpus);
+    let results: Vec<Result<Vec<Row>>> = std::thread::scope(|s| {
+        let hs: Vec<_> = gpus
+            .iter()
+            .map(|g| s.spawn(move || run_preset(g, Scope::Published)))
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut bad = Vec::new();
+    for (g, rows) in gpus.iter().zip(results) {
+        let rows = rows.unwrap();
+        let expected = PUBLISHED.iter().filter(|p| p.gpu == *g).count();
+        assert_eq!(rows.len(), expected, "{g}: one row per published figure");
+        for r in &rows {
+            assert!(r.published.is_some() && r.source.is_some());
+            if !r.passes() {
+                bad.push(format!(
+                    "{} {} {:.2} vs {:?}",
+                    r.gpu, r.metric, r.simulated, r.published
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "rows outside {TOLERANCE_PCT}%:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_published_row_names_a_known_metric_and_preset() {
+    let presets = crate::config::preset_ids();
+    for p in PUBLISHED.iter() {
+        assert!(all_metrics().any(|m| m.id == p.metric), "{}", p.metric);
+        assert!(presets.contains(&p.gpu), "{}", p.gpu);
+        assert!(p.value > 0.0 && !p.source.is_empty());
+        assert!(["paper", "search", "spec"].contains(&p.checked));
+        // One figure per (preset, metric).
+        let n = PUBLISHED
+            .iter()
+            .filter(|q| q.gpu == p.gpu && q.metric == p.metric)
+            .count();
+        assert_eq!(n, 1, "{} {}", p.gpu, p.metric);
+    }
+}
+
+/// The teaching GPU (one SM, fixed small latencies, perfect instruction caches) gives its
+/// configured figures: FP32 latency 3, INT latency 2, and one warp instruction per cycle per
+/// 32-lane sub-core pipeline (2 sub-cores). The throughput loop body is 8 x 16 = 128 FFMAs plus
+/// IADD3, ISETP and BRA, which take issue slots too: 64 * 128 / 131 = 62.53 FFMA ops/cycle.
+#[test]
+fn teaching_gpu_figures_derive_from_its_config() {
+    let cfg = config::preset("teaching").unwrap();
+    let lat = measure(&cfg, "lat_ffma").unwrap();
+    assert!((lat - 3.0).abs() < 0.05, "{lat}");
+    let tput = measure(&cfg, "tput_fp32").unwrap();
+    assert!((tput - 64.0 * 128.0 / 131.0).abs() < 0.2, "{tput}");
+    // Latency of a dependent chain never depends on the chain's length.
+    let short = measure::chain_latency(&cfg, "iadd3").unwrap();
+    assert!((short - 2.0).abs() < 0.05, "{short}");
+}
+
+#[test]
+fn peak_dram_bandwidth_matches_vendor_figures() {
+    for (g, peak) in [("titanv", 652.8), ("rtx2080ti", 616.0), ("a100", 1935.36)] {
+        let cfg = config::preset(g).unwrap();
+        assert!((dram_peak_gbs(&cfg) - peak).abs() < 0.01, "{g}");
+    }
+}
+
+#[test]
+fn csv_and_table_carry_every_row_and_citation() {
+    let rows = vec![
+        Row::new("titanv", &METRICS[0], 28.5),
+        Row::new("titanv", &METRICS[3], 64.0),
+    ];
+    assert!((rows[0].error_pct.unwrap() - 100.0 * 0.5 / 28.0).abs() < 1e-9);
+    assert!(rows[1].published.is_none() && rows[1].passes());
+    let c = csv(&rows);
+    assert_eq!(c.lines().count(), 3);
+    assert!(c.contains("titanv,lat_l1,L1 hit latency,cycles,28.5,28,1.786,Tesla V100,paper,"));
+    let t = table_text(&rows);
+    assert!(t.contains("[1] Jia et al."), "{t}");
+    assert!(t.lines().nth(1).unwrap().contains("+1.8"), "{t}");
+}

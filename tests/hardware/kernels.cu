@@ -1,0 +1,179 @@
+// CUDA versions of warpweave's built-in workloads (crate/src/workload/*.rs), written so every
+// thread touches the same array elements in the same order as the workload model: same
+// launch shapes, same row-major layouts, same per-thread index math, same unrolling. Only
+// the base addresses differ (cudaMalloc decides them; the model puts arrays at
+// 0x7f0000000000 + ... in allocation order, which bench.cu follows).
+//
+// Build: see run.sh (nvcc -O3 -lineinfo -arch=sm_XX). No warp-level tricks beyond what the
+// models show; `volatile`/asm keep nvcc from removing the microbenchmark chains.
+
+#include <cstdint>
+
+// vecadd: c[i] = a[i] + b[i], one float per thread, bounds-checked (vecadd.rs, vec=1).
+extern "C" __global__ void vecadd(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = a[i] + b[i];
+}
+
+// vecadd with float4 (vec=4): thread i handles elements 4i..4i+3.
+extern "C" __global__ void vecadd4(const float4* a, const float4* b, float4* c, int n4) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n4) return;
+    float4 x = a[i], y = b[i];
+    c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+}
+
+// saxpy: y[i] = alpha * x[i] + y[i].
+extern "C" __global__ void saxpy(const float* x, float* y, float alpha, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    y[i] = alpha * x[i] + y[i];
+}
+
+// transpose_naive: block (32, 8), out[x*rows + y] = in[y*cols + x].
+extern "C" __global__ void transpose_naive(const float* in, float* out, int rows, int cols) {
+    int x = blockIdx.x * 32 + threadIdx.x;
+    int y = blockIdx.y * 8 + threadIdx.y;
+    if (x >= cols || y >= rows) return;
+    out[x * rows + y] = in[y * cols + x];
+}
+
+// transpose_tiled: block (32, 8), 32x32 tile, rows j = 0, 8, 16, 24; PAD = 0 or 1.
+template <int PAD>
+__global__ void transpose_tiled(const float* in, float* out, int rows, int cols) {
+    __shared__ float tile[32][32 + PAD];
+    int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) tile[ty + j][tx] = in[(by * 32 + ty + j) * cols + bx * 32 + tx];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) out[(bx * 32 + ty + j) * rows + by * 32 + tx] = tile[tx][ty + j];
+}
+extern "C" __global__ void transpose_tiled0(const float* in, float* out, int rows, int cols) {
+    transpose_tiled<0>(in, out, rows, cols);
+}
+extern "C" __global__ void transpose_tiled1(const float* in, float* out, int rows, int cols) {
+    transpose_tiled<1>(in, out, rows, cols);
+}
+
+// matmul_naive: block (16, 16), thread (col = gx, row = gy); k loop unrolled by 4, loads
+// A[row*K + k+i] and B[(k+i)*N + col] interleaved as the model does.
+extern "C" __global__ void matmul_naive(const float* A, const float* B, float* C, int M, int N,
+                                        int K) {
+    int col = blockIdx.x * 16 + threadIdx.x;
+    int row = blockIdx.y * 16 + threadIdx.y;
+    if (col >= N || row >= M) return;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int k = 0; k < K; k += 4) {
+        float a0 = A[row * K + k], b0 = B[k * N + col];
+        float a1 = A[row * K + k + 1], b1 = B[(k + 1) * N + col];
+        float a2 = A[row * K + k + 2], b2 = B[(k + 2) * N + col];
+        float a3 = A[row * K + k + 3], b3 = B[(k + 3) * N + col];
+        acc += a0 * b0;
+        acc += a1 * b1;
+        acc += a2 * b2;
+        acc += a3 * b3;
+    }
+    C[row * N + col] = acc;
+}
+
+// matmul_tiled: block (T, T); As at shared offset 0, Bs at T*T*4 (matmul.rs).
+template <int T>
+__global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+    __shared__ __align__(16) float As[T][T];
+    __shared__ __align__(16) float Bs[T][T];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int col = blockIdx.x * T + tx, row = blockIdx.y * T + ty;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int t = 0; t < K / T; ++t) {
+        As[ty][tx] = A[row * K + t * T + tx];
+        Bs[ty][tx] = B[(t * T + ty) * N + col];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < T; k += 4) {
+            float4 a = *reinterpret_cast<const float4*>(&As[ty][k]);
+            acc += a.x * Bs[k][tx];
+            acc += a.y * Bs[k + 1][tx];
+            acc += a.z * Bs[k + 2][tx];
+            acc += a.w * Bs[k + 3][tx];
+        }
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+extern "C" __global__ void matmul_tiled16(const float* A, const float* B, float* C, int M, int N,
+                                          int K) {
+    matmul_tiled<16>(A, B, C, M, N, K);
+}
+extern "C" __global__ void matmul_tiled32(const float* A, const float* B, float* C, int M, int N,
+                                          int K) {
+    matmul_tiled<32>(A, B, C, M, N, K);
+}
+
+// reduction: shared tree down to 32, then warp 0 with shfl_down; lane 0 stores out[blockIdx].
+extern "C" __global__ void reduction(const float* in, float* out, int n) {
+    extern __shared__ float sdata[];
+    unsigned tid = threadIdx.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    sdata[tid] = (i < (unsigned)n) ? in[i] : 0.0f;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s >= 32; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid >= 32) return;
+    float v = sdata[tid];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (tid == 0) out[blockIdx.x] = v;
+}
+
+// pointer_chase: one thread; node j at base + j*stride holds the address of node j+1 (mod).
+extern "C" __global__ void pointer_chase(void** p, void** out, int iters) {
+    void** q = p;
+#pragma unroll 1
+    for (int i = 0; i < iters; ++i) q = (void**)*q;
+    *out = (void*)q;
+}
+
+// ffma_dep: R2 = R2 * R3 + R3, n times; one CTA of `warps` warps (micro.rs).
+extern "C" __global__ void ffma_dep(float* out, int n) {
+    float x = (float)threadIdx.x, c = 1.0f;
+#pragma unroll 64
+    for (int i = 0; i < n; ++i) asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(x) : "f"(c));
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+
+// ffma_indep: K chains advanced round-robin, n rounds, folded with FADDs at the end.
+template <int K>
+__global__ void ffma_indep(float* out, int n) {
+    float x[K], c = 1.0f;
+#pragma unroll
+    for (int k = 0; k < K; ++k) x[k] = (float)threadIdx.x;
+#pragma unroll 8
+    for (int i = 0; i < n; ++i) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(x[k]) : "f"(c));
+    }
+    float s = x[0];
+#pragma unroll
+    for (int k = 1; k < K; ++k) s += x[k];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+extern "C" __global__ void ffma_indep8(float* out, int n) { ffma_indep<8>(out, n); }
+
+// stream_load (bandwidth.rs): unroll U loads of float4 per iteration; reuse re-reads the
+// CTA's region, otherwise every load is new. The sum keeps the loads alive.
+extern "C" __global__ void stream_load(const float4* base, float* sink, int reps, int unroll,
+                                       int reuse, long long region) {
+    long long c = blockIdx.x, t = threadIdx.x, threads = blockDim.x, ctas = gridDim.x;
+    float acc = 0.0f;
+    for (long long r = 0; r < (long long)reps * unroll; ++r) {
+        long long off = reuse ? (c * region + ((r * threads + t) * 16) % region)
+                              : (((r * ctas + c) * threads + t) * 16);
+        float4 v = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(base) + off);
+        acc += v.x;
+    }
+    if (acc == 12345.0f) sink[0] = acc;
+}

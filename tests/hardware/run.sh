@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the CUDA versions of the built-in workloads under Nsight Compute and writes
+# tests/hardware/results/<preset>.csv (see README.md). Needs nvcc, ncu and a GPU; run it as a
+# user allowed to read GPU performance counters (or with sudo -E).
+#
+#   tests/hardware/run.sh PRESET [SM]      e.g. tests/hardware/run.sh h100 90
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+preset=${1:?usage: run.sh PRESET [SM] (PRESET: the warpweave preset to compare with, e.g. h100)}
+sm=${2:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)}
+out="$here/results"
+mkdir -p "$out"
+bin="$out/bench-sm$sm"
+nvcc -O3 -lineinfo -std=c++17 -arch="sm_$sm" -o "$bin" "$here/bench.cu"
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+ncu_version=$(ncu --version | tail -1 | sed 's/.*Version //')
+metrics="sm__cycles_elapsed.max,gpc__cycles_elapsed.max,sm__cycles_active.avg,\
+l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,\
+lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,\
+dram__sectors_read.sum,dram__sectors_write.sum,smsp__inst_executed.sum"
+
+csv="$out/$preset.csv"
+echo "preset,gpu,sm,driver,cuda,ncu,workload,params,kernel,sm_cycles,gpc_cycles,sm_active_cycles,l1_hit_pct,l2_hit_pct,l2_read_sectors,l2_write_sectors,l2_atom_sectors,l2_red_sectors,dram_read_sectors,dram_write_sectors,warp_insts" > "$csv"
+raw="$out/ncu-raw"
+mkdir -p "$raw"
+n=0
+while read -r name params; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    n=$((n + 1))
+    tag="$n-$name"
+    # shellcheck disable=SC2086
+    ncu --csv --page raw --print-units base --cache-control all --clock-control base \
+        --metrics "$metrics" "$bin" "$name" $params > "$raw/$tag.csv"
+    python3 - "$raw/$tag.csv" "$preset" "$gpu" "$sm" "$driver" "$cuda" "$ncu_version" "$name" "$params" >> "$csv" <<'PY'
+import csv, sys
+path, preset, gpu, sm, driver, cuda, ncu, name, params = sys.argv[1:]
+lines = [l for l in open(path) if l.startswith('"')]
+rows = list(csv.reader(lines))
+head, data = rows[0], rows[2:]  # rows[1] holds the units
+if len(data) != 1:
+    sys.exit(f"{path}: expected one kernel, found {len(data)}")
+d = dict(zip(head, data[0]))
+def g(k):
+    return d.get(k, "").replace(",", "")
+keys = ["sm__cycles_elapsed.max", "gpc__cycles_elapsed.max", "sm__cycles_active.avg",
+        "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct",
+        "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
+        "lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum",
+        "dram__sectors_read.sum", "dram__sectors_write.sum", "smsp__inst_executed.sum"]
+out = [preset, gpu, sm, driver, cuda, ncu, name, " ".join(params.split()), d.get("Kernel Name", "")]
+out += [g(k) for k in keys]
+csv.writer(sys.stdout, lineterminator="\n").writerow(out)
+PY
+    echo "$tag done"
+done < "$here/workloads.txt"
+echo "wrote $csv ($n kernels). Compare: cargo test --features cli --test hardware_compare -- --nocapture"
