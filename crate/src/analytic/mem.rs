@@ -14,6 +14,9 @@
 //!     NoC       q1 = max(s', noc_ready);  noc_ready  = q1 + (1-R1)·bytes / port B/cycle
 //!     DRAM      q2 = max(q1, dram_ready); dram_ready = q2 + (1-R1)(1-R2)·bytes / DRAM share
 //!     done = s' + L + ceil((1-R1)·(q2 - s'))        (hits never wait below the L1)
+//!     MSHR merge: a load of a line this SM is still fetching waits for that fill:
+//!       done = max(done, fill[line]); fetching loads are picked by error diffusion of 1 - R1
+//!       per PC and set fill[line] = s' + L2·R2 + (1-R2)·DRAM + ceil(q2 - s')
 //!       L = L1·R1 + (1-R1)·(L2·R2 + (1-R2)·DRAM)                         (Equation 1)
 //!       L1-bypassing (atomics, .STRONG.GPU): L = L2·R2 + (1-R2)·DRAM, all bytes cross the NoC
 //! ```
@@ -120,13 +123,27 @@ pub struct AnalyticSmMem {
     /// `pc / inst_bytes`; latency 0 = no entry.
     pc_lat: Vec<PcLat>,
     inst_bytes: u32,
+    q: Box<Queues>,
+    mshr_used: u64,
+    /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
+    acc: Vec<i64>,
+}
+
+/// The contention state of one SM (boxed: the SM holds `SmMem` inline).
+#[derive(Clone, Debug)]
+struct Queues {
     cont: Contention,
     shm_ready: Cycle,
     bank_ready: [Cycle; 64],
+    /// NoC and DRAM queues, FP units.
     noc_ready: u64,
     dram_ready: u64,
-    mshr_used: u64,
+    /// Lines on their way from the L2 to this SM's L1: (line, arrival), direct-mapped.
+    inflight: [(u64, Cycle); INFLIGHT],
 }
+
+/// Entries of the in-flight line table (a power of two).
+const INFLIGHT: usize = 256;
 
 /// Hit rates of one PC (from `mem::functional`'s per-PC report).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -146,22 +163,26 @@ impl AnalyticSmMem {
             seq: 0,
             pc_lat: Vec::new(),
             inst_bytes: 16,
-            cont: Contention::default(),
-            shm_ready: 0,
-            bank_ready: [0; 64],
-            noc_ready: 0,
-            dram_ready: 0,
+            q: Box::new(Queues {
+                cont: Contention::default(),
+                shm_ready: 0,
+                bank_ready: [0; 64],
+                noc_ready: 0,
+                dram_ready: 0,
+                inflight: [(u64::MAX, 0); INFLIGHT],
+            }),
             mshr_used: 0,
+            acc: vec![0],
         }
     }
 
     /// Bandwidth and occupancy limits (`Contention::default()`: none).
     pub fn set_contention(&mut self, c: Contention) {
-        self.cont = c;
+        self.q.cont = c;
     }
 
     pub fn contention(&self) -> Contention {
-        self.cont
+        self.q.cont
     }
 
     /// A kernel starts on this SM: its bandwidth share follows the SMs the kernel occupies.
@@ -183,6 +204,7 @@ impl AnalyticSmMem {
             ..self.global
         };
         self.pc_lat = vec![none; n];
+        self.acc = vec![0; n + 1];
         for r in rates {
             self.pc_lat[(r.pc / self.inst_bytes) as usize] =
                 equation_one(&self.cfg, r.l1_hit_rate, r.l2_hit_rate);
@@ -190,11 +212,16 @@ impl AnalyticSmMem {
     }
 
     fn pc_entry(&self, pc: u32) -> PcLat {
-        self.pc_lat
-            .get((pc / self.inst_bytes) as usize)
-            .copied()
-            .filter(|e| e.global > 0)
-            .unwrap_or(self.global)
+        self.pc_index(pc).1
+    }
+
+    /// The error-diffusion slot and Equation 1 entry of a PC.
+    fn pc_index(&self, pc: u32) -> (usize, PcLat) {
+        let i = (pc / self.inst_bytes) as usize;
+        match self.pc_lat.get(i) {
+            Some(e) if e.global > 0 => (i, *e),
+            _ => (self.acc.len() - 1, self.global),
+        }
     }
 
     /// Latency (without contention) and level of a request.
@@ -230,13 +257,13 @@ impl AnalyticSmMem {
         let (ready, mshr) = match req.space {
             MemSpace::Shared => {
                 let wf = req.shmem_wavefronts.max(1) as u64;
-                let s = start.max(self.shm_ready);
-                self.shm_ready = s + wf;
+                let s = start.max(self.q.shm_ready);
+                self.q.shm_ready = s + wf;
                 (s + lat as u64, 0)
             }
             MemSpace::Constant => (start + lat as u64, 0),
             _ => {
-                let e = self.pc_entry(req.pc);
+                let (pi, e) = self.pc_index(req.pc);
                 let bypass = bypasses(&req);
                 let (miss, dram) = if bypass {
                     (FP, e.bypass_dram)
@@ -244,26 +271,45 @@ impl AnalyticSmMem {
                     (e.miss, e.dram)
                 };
                 let mshr = if bypass { 0 } else { miss };
-                let c = self.cont;
+                let c = self.q.cont;
                 if c.mshr_fp > 0 && self.mshr_used > 0 && self.mshr_used + mshr > c.mshr_fp {
                     return Err(req);
                 }
                 let mut s = start;
                 if c.l1_banks > 0 && !bypass {
                     let b = ((req.addr / c.line_bytes as u64) % c.l1_banks as u64) as usize;
-                    s = s.max(self.bank_ready[b]);
-                    self.bank_ready[b] = s + 1;
+                    s = s.max(self.q.bank_ready[b]);
+                    self.q.bank_ready[b] = s + 1;
                 }
                 let bytes = req.sectors.count_ones().max(1) as u64 * c.sector_bytes as u64;
                 let t0 = s * FP;
-                let q1 = t0.max(self.noc_ready);
-                self.noc_ready = q1 + miss * bytes * c.noc_fp_per_byte / FP;
-                let q2 = q1.max(self.dram_ready);
-                self.dram_ready = q2 + dram * bytes * c.dram_fp_per_byte / FP;
+                let q1 = t0.max(self.q.noc_ready);
+                self.q.noc_ready = q1 + miss * bytes * c.noc_fp_per_byte / FP;
+                let q2 = q1.max(self.q.dram_ready);
+                self.q.dram_ready = q2 + dram * bytes * c.dram_fp_per_byte / FP;
                 self.mshr_used += mshr;
                 // Only the missing fraction queues (a hit never leaves the L1).
                 let wait = (q2 - t0) * miss / FP;
-                (s + lat as u64 + wait.div_ceil(FP), mshr)
+                let mut done = s + lat as u64 + wait.div_ceil(FP);
+                if !bypass && !req.kind.is_write() {
+                    // MSHR merging: a request for a line another request of this SM is still
+                    // fetching waits for that fill (the functional pass counts it as a hit).
+                    // Which requests fetch is decided by error diffusion of the PC's miss
+                    // probability (deterministic; the fraction of fetching requests is 1 - R1).
+                    let line = req.addr / c.line_bytes.max(1) as u64;
+                    let slot = &mut self.q.inflight[line as usize & (INFLIGHT - 1)];
+                    if slot.0 == line && slot.1 > done {
+                        done = slot.1;
+                    } else {
+                        let a = &mut self.acc[pi];
+                        *a += miss as i64;
+                        if *a * 2 >= FP as i64 {
+                            *a -= FP as i64;
+                            *slot = (line, s + e.bypass as u64 + (q2 - t0).div_ceil(FP));
+                        }
+                    }
+                }
+                (done, mshr)
             }
         };
         self.seq += 1;
@@ -455,7 +501,7 @@ mod tests {
             mshr_fp: 0,
         });
         for t in 0..4 {
-            m.try_request(0, global(t, 0, 128 * t as u64)).unwrap();
+            m.try_request(0, global(t, 0, 128 * t)).unwrap();
         }
         // Taken at 1, Eq. 1 latency 165. Queue starts (cycles): NoC 1, 3, 5, 7;
         // DRAM max(NoC, ready) = 1, 5, 9, 13 -> waits 0, 4, 8, 12, of which only the
@@ -528,5 +574,31 @@ mod tests {
             (ratio - expect).abs() / expect < 0.01,
             "{ratio} vs {expect}"
         );
+    }
+
+    /// MSHR merging, hand-derived: R1 = 0.5 per PC, so error diffusion makes the 1st, 3rd, ...
+    /// request of the PC fetch its line (fill at s + L2·R2 + (1-R2)·DRAM = s + 300). A load of
+    /// a line being fetched completes with the fill, not at its own Equation 1 time.
+    #[test]
+    fn a_load_of_a_line_in_flight_waits_for_its_fill() {
+        let mut cfg = eq1_cfg();
+        cfg.max_outstanding = 64;
+        let mut m = AnalyticSmMem::new(&cfg);
+        m.set_contention(Contention {
+            line_bytes: 128,
+            sector_bytes: 32,
+            ..Contention::default()
+        });
+        m.try_request(0, global(1, 0, 0)).unwrap(); // fetches line 0: fill at 1 + 300
+        m.try_request(9, global(2, 0, 64)).unwrap(); // line 0 again: waits for the fill
+        m.try_request(9, global(3, 0, 128)).unwrap(); // line 1, not fetching (diffusion)
+        m.try_request(20, global(4, 0, 128)).unwrap(); // line 1: nothing in flight
+        let done: Vec<(u64, Cycle)> = (0..4)
+            .map(|_| {
+                let t = m.next_event().unwrap();
+                (m.pop_response(t).unwrap().tag, t)
+            })
+            .collect();
+        assert_eq!(done, vec![(1, 166), (3, 175), (4, 186), (2, 301)]);
     }
 }

@@ -8,7 +8,7 @@
 //!  PrepassCache::get(key) ──hit──> Arc<Prepass>
 //!        │ miss
 //!        ├─ file cache (native, optional): DIR/prepass-<key>.json
-//!        └─ mem::functional::run_with(sdcm = false) ──> per-PC rates + totals ──> stored
+//!        └─ mem::functional::run_with(full = false) ──> per-PC rates + totals ──> stored
 //! ```
 //! A config change in any of those sections gives another key, so a stale entry is never
 //! used; a change elsewhere (latencies, scheduler, NoC, DRAM) keeps the entry, since the
@@ -251,7 +251,7 @@ mod tests {
         let fresh = functional::run(&small, &mut *open().unwrap()).unwrap();
         assert_eq!(c.rates, pc_rates(&fresh));
         assert_eq!(cache.computed, 2);
-        // The SDCM-free pre-pass gives the same hit counts as the full functional mode.
+        // The lighter pre-pass (no SDCM, no shared counts) gives the same hit counts as the full functional mode.
         let full = functional::run(&cfg, &mut *open().unwrap()).unwrap();
         assert_eq!(a.rates, pc_rates(&full));
         assert_eq!(

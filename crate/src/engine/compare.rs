@@ -5,10 +5,13 @@
 //! ```text
 //!  mode cycle  ──Simulator (all modules ticked)──────────────────────────┐
 //!  mode hybrid ──Simulator (analytical ALU twin)─────────────────────────┤
-//!  mode fast   ──mem::functional pre-pass ─> per-PC hit rates ─> Simulator(analytical ALU +
-//!                Equation 1 memory, seed 000) ───────────────────────────┤─> rows ─> table/CSV
+//!  mode fast   ──PrepassCache (functional pre-pass, once per trace hash + cache config)
+//!                 ─> per-PC hit rates ─> Simulator(analytical ALU + Equation 1 memory with
+//!                 bandwidth queues and MSHR merging, seed 000) ──────────┤─> rows ─> table/CSV
 //!  mode memory ──mem::functional::run (caches only, no cycles) ──────────┘
 //! ```
+//! [`run_mode_cached`] shares one pre-pass between every mode and run that needs it; the CLI
+//! times it apart (`prepass_s`) so `wall_s` is the simulation alone.
 
 use std::fmt::Write;
 

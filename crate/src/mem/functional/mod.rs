@@ -53,12 +53,13 @@ pub fn run(cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<FunctionalRepor
     run_with(cfg, src, true)
 }
 
-/// As [`run`]; `sdcm = false` skips the reuse-distance profiles (the analytical memory
-/// model's pre-pass needs only the per-PC hit counts; its SDCM figures are then zero).
+/// As [`run`]; `full = false` skips the reuse-distance profiles and the shared-memory
+/// bank-conflict counts (the analytical memory model's pre-pass needs only the per-PC hit
+/// counts; its SDCM and shared figures are then zero). Cache hit counts are the same.
 pub fn run_with(
     cfg: &GpuConfig,
     src: &mut dyn TraceSource,
-    sdcm: bool,
+    full: bool,
 ) -> Result<FunctionalReport> {
     let first = if src.kernel_count() > 0 {
         carveout::choose(cfg, src.kernel_info(0))
@@ -96,7 +97,7 @@ pub fn run_with(
                 let trace_name = src.name().to_string();
                 let mut stream = src.open_kernel(index)?;
                 rep.kernels
-                    .push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name, sdcm)?);
+                    .push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name, full)?);
             }
         }
     }
@@ -120,8 +121,8 @@ struct KernelRun<'a> {
     shmem_lo: u64,
     shmem_hi: u64,
     trace: &'a str,
-    /// Keep the reuse-distance profiles (SDCM baseline).
-    sdcm: bool,
+    /// Keep the reuse-distance profiles (SDCM baseline) and the shared-memory counts.
+    full: bool,
 }
 
 impl KernelRun<'_> {
@@ -253,6 +254,9 @@ impl KernelRun<'_> {
             };
         }
         if space == MemSpace::Shared {
+            if !self.full {
+                return;
+            }
             let wf = shmem_wavefronts(
                 mask,
                 addrs,
@@ -286,7 +290,7 @@ impl KernelRun<'_> {
             let mut req = l.request(op.kind, space, op.bypass);
             req.pc = pc;
             fm.access(sm, &req);
-            if self.sdcm && space != MemSpace::Constant {
+            if self.full && space != MemSpace::Constant {
                 let mut m = l.sectors;
                 while m != 0 {
                     let s = m.trailing_zeros() as u64;
@@ -305,7 +309,7 @@ fn run_kernel(
     fm: &mut FuncMem,
     stream: &mut dyn KernelStream,
     trace: &str,
-    sdcm: bool,
+    full: bool,
 ) -> Result<KernelMemReport> {
     let info = stream.info().clone();
     let co = carveout::choose(cfg, &info);
@@ -341,7 +345,7 @@ fn run_kernel(
         },
         shmem_hi: info.shmem_base.saturating_add(1 << 24),
         trace,
-        sdcm,
+        full,
     };
     kr.sync_ops(stream.ops());
     let mut busy = vec![true; n];
