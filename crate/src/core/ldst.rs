@@ -199,22 +199,28 @@ pub fn coalesce(
     let width = inst.mem_width.max(1) as u64;
     let akind = access_kind(kind);
     let bypass = matches!(kind, OpKind::Atomic | OpKind::Reduction);
-    // Shared memory: distinct words per bank.
-    let mut words = [0u64; 128];
-    let mut nwords = 0usize;
+    // Line and sector sizes are powers of two (checked by config validation): masks and
+    // shifts instead of divisions, with a division fallback for hand-built parameters.
+    let split = |a: u64, size: u64| -> u64 {
+        if size.is_power_of_two() {
+            a & !(size - 1)
+        } else {
+            a / size * size
+        }
+    };
+    let sector_of = |off: u64| -> u64 {
+        if p.sector_bytes.is_power_of_two() {
+            off >> p.sector_bytes.trailing_zeros()
+        } else {
+            off / p.sector_bytes
+        }
+    };
     let mut shared_first = None;
     for (_, a) in wt.lane_addrs(inst) {
         let sp = resolve_space(space, a, k);
         if sp == MemSpace::Shared {
+            // Bank conflicts are counted in a second pass (rare: most instructions are global).
             shared_first.get_or_insert(a);
-            let first = a / p.shmem_bank_bytes;
-            let last = (a + width - 1) / p.shmem_bank_bytes;
-            for w in first..=last {
-                if nwords < words.len() && !words[..nwords].contains(&w) {
-                    words[nwords] = w;
-                    nwords += 1;
-                }
-            }
             continue;
         }
         let lb = if sp == MemSpace::Constant {
@@ -225,14 +231,15 @@ pub fn coalesce(
         let mut b = a;
         let end = a + width;
         while b < end {
-            let line = b / lb * lb;
+            let line = split(b, lb);
             let seg_end = end.min(line + lb);
-            let s0 = (b - line) / p.sector_bytes;
-            let s1 = (seg_end - 1 - line) / p.sector_bytes;
-            let mut mask = 0u8;
-            for s in s0..=s1.min(7) {
-                mask |= 1 << s;
-            }
+            let s0 = sector_of(b - line);
+            let s1 = sector_of(seg_end - 1 - line).min(7);
+            let mask = if s0 > s1 {
+                0
+            } else {
+                (((1u16 << (s1 + 1)) - 1) & !((1u16 << s0) - 1)) as u8
+            };
             match out.iter_mut().find(|r| r.addr == line && r.space == sp) {
                 Some(r) => {
                     r.sectors |= mask;
@@ -255,6 +262,22 @@ pub fn coalesce(
         }
     }
     if let Some(a) = shared_first {
+        // Shared memory: distinct words per bank, over the lanes that resolve to shared.
+        let mut words = [0u64; 128];
+        let mut nwords = 0usize;
+        for (_, a) in wt.lane_addrs(inst) {
+            if resolve_space(space, a, k) != MemSpace::Shared {
+                continue;
+            }
+            let first = a / p.shmem_bank_bytes;
+            let last = (a + width - 1) / p.shmem_bank_bytes;
+            for w in first..=last {
+                if nwords < words.len() && !words[..nwords].contains(&w) {
+                    words[nwords] = w;
+                    nwords += 1;
+                }
+            }
+        }
         let mut per_bank = [0u32; 64];
         let banks = p.shmem_banks.clamp(1, 64);
         for &w in &words[..nwords] {
