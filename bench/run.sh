@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # The speed table (issue 6): simulated warp instructions per second (WIPS), wall time and peak
-# memory per trace, mode and thread count, plus compact-trace decode speed. Prints a markdown
-# table and writes it to bench/results.md (commit it so changes can be compared).
+# memory per trace, mode and thread count, native and wasm (node), plus compact-trace decode
+# speed. Prints markdown and writes it to bench/results.md (commit it so changes can be
+# compared). Not a test: figures depend on the machine and its load (printed in the title).
 #
-# Traces: sample-traces/large/*.wwt and generated vecadd traces of about 1M and (BIG=1) 10M warp
-# instructions. GPU: titanv (80 SMs, Volta), the config the goals are stated for.
-# Modes: `cycle` = --model memory=cycle (cycle SM and cycle memory system), `memory` =
-# cycle SM with the analytical memory model (the default); `hybrid` and `fast` print n/a until
-# the CLI accepts them (`warpweave run --mode`).
+# Traces: sample-traces/large/*.wwt and generated vecadd traces of about 1M and 10M warp
+# instructions (generated once into target/bench/). GPU: titanv (80 SMs, Volta), the config
+# the goals are stated for. Modes (`warpweave run --mode`): cycle, hybrid (analytical ALU),
+# fast (analytical ALU and memory path), memory (functional caches only).
+# The 10M trace (~1 GB as Accel-Sim text) is the peak-memory check: by default one run, mode
+# `stream` = cycle SM + analytical memory (no functional pre-pass), streamed CTA by CTA;
+# BIG=1 runs it in every mode too (minutes).
 #
-# usage: bench/run.sh   env: BIG=1 adds the ~10M trace; THREADS="1 2"; GPU=titanv;
-#        PROFILE=dev to skip the release build (numbers then are for opt-level 1)
+# usage: bench/run.sh   env: THREADS="1 2"; GPU=titanv; BIG=1 (10M trace in every mode);
+#        NO_WASM=1; NO_10M=1 (skip the 10M trace); BIN=/path/to/warpweave and WASM_FILE=x.wasm
+#        (use these builds as they are); PROFILE=dev to skip the release build (numbers then are for opt-level 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -20,51 +24,88 @@ OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 
 PROFILE=${PROFILE:-release}
-echo "building the CLI ($PROFILE)..." >&2
-cargo build --profile "$PROFILE" --features cli -q -p warpweave
-case $PROFILE in dev) BIN=$ROOT/target/debug/warpweave ;; *) BIN=$ROOT/target/$PROFILE/warpweave ;; esac
+if [ -z "${BIN:-}" ]; then
+  echo "building the CLI ($PROFILE)..." >&2
+  cargo build --profile "$PROFILE" --features cli -q -p warpweave
+  case $PROFILE in dev) BIN=$ROOT/target/debug/warpweave ;; *) BIN=$ROOT/target/$PROFILE/warpweave ;; esac
+fi
+
+WASM=$ROOT/target/wasm32-unknown-unknown/release/warpweave.wasm
+if [ -n "${WASM_FILE:-}" ]; then
+  WASM=$WASM_FILE
+elif [ -z "${NO_WASM:-}" ] && command -v node >/dev/null && rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
+  echo "building the library for wasm32 (release)..." >&2
+  cargo build --release --lib --target wasm32-unknown-unknown -q -p warpweave || WASM=
+else
+  WASM=
+fi
 
 traces=("$ROOT"/sample-traces/large/*.wwt)
 gen() { # name n
   local f=$OUT/$1.wwt
-  [ -f "$f" ] || "$BIN" gen vecadd -p "n=$2" -o "$f" -q >/dev/null 2>&1 || "$BIN" gen vecadd -p "n=$2" -o "$f" >/dev/null
+  [ -f "$f" ] || { echo "generating $1..." >&2; "$BIN" gen vecadd -p "n=$2" -o "$f" >/dev/null; }
   traces+=("$f")
 }
 gen vecadd-1m 2097152
-[ -n "${BIG:-}" ] && gen vecadd-10m 20971520
+[ -n "${NO_10M:-}" ] || gen vecadd-10m 20971520
 
-has_mode() { "$BIN" run --help | grep -qE -- "--mode[ =<]"; }
+declare -A INSTS # warp instructions per trace (the memory mode does not print them)
+row() { # name mode threads log
+  local log=$4
+  local cycles line secs wips insts peak
+  cycles=$(grep -m1 -oE '^cycles[^0-9]*[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "-")
+  line=$(grep -m1 '^simulated in' "$log")
+  secs=$(echo "$line" | awk '{print $3}' | tr -d ':s')
+  wips=$(echo "$line" | awk '{print $5}')
+  insts=$(grep -m1 -oE 'warp insts [0-9]+' "$log" | awk '{print $3}' || true)
+  [ -n "$insts" ] || insts=${INSTS[$1]:-}
+  [ -n "$insts" ] && INSTS[$1]=$insts
+  peak=$(grep -m1 '^maxrss' "$log" | awk '{printf "%.1f", $2 / 1024}' || echo "-")
+  [ -n "$wips" ] || { wips=-; [ -n "$insts" ] && wips=$(echo "$insts / $secs" | bc); }
+  echo "| $1 | $2 | native | $3 | ${cycles:--} | ${insts:--} | $secs | $wips | ${peak:--} |"
+}
 
 {
-echo "# warpweave speed ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), GPU $GPU, profile $PROFILE, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "# warpweave speed ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -m), GPU $GPU, profile $PROFILE, load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
-echo "| trace | mode | threads | cycles | warp insts | wall s | WIPS | peak MB |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| trace | mode | build | threads | cycles | warp insts | wall s | WIPS | peak MB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for t in "${traces[@]}"; do
   name=$(basename "$t" .wwt)
-  for mode in cycle memory hybrid fast; do
-    case $mode in
-      cycle) margs=(--model memory=cycle) ;;
-      memory) margs=(--model memory=analytical) ;;
-      *) if has_mode; then margs=(--mode "$mode"); else echo "| $name | $mode | - | n/a | n/a | n/a | n/a | n/a |"; continue; fi ;;
-    esac
+  modes="cycle hybrid fast memory"
+  # The 10M trace: by default only the streaming check (cycle SM, analytical memory without
+  # the functional pre-pass of --mode fast), one thread.
+  [ "$name" = vecadd-10m ] && [ -z "${BIG:-}" ] && modes=stream
+  for mode in $modes; do
     for th in $THREADS; do
+      [ $mode = memory ] && [ "$th" != 1 ] && continue # the functional pass is single-threaded
+      [ $mode = stream ] && [ "$th" != 1 ] && continue
+      margs=(--mode "$mode")
+      [ $mode = stream ] && margs=(--model memory=analytical)
       log=$OUT/$name.$mode.$th.txt
-      "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" -q >"$log" 2>&1 || { echo "| $name | $mode | $th | failed: $(tail -1 "$log") |"; continue; }
-      cycles=$(grep -m1 -oE '^cycles[^0-9]*[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-      line=$(grep -m1 '^simulated in' "$log")
-      secs=$(echo "$line" | awk '{print $3}')
-      wips=$(echo "$line" | awk '{print $5}')
-      insts=$(grep -m1 -oE 'warp insts [0-9]+' "$log" | awk '{print $3}')
-      peak=$(grep -m1 '^peak memory' "$log" | awk '{print $3}')
-      echo "| $name | $mode | $th | $cycles | $insts | $secs | $wips | $peak |"
+      if /usr/bin/time -f "maxrss %M" "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" -q >"$log" 2>&1; then
+        row "$name" "$mode" "$th" "$log"
+      else
+        echo "| $name | $mode | native | $th | failed: $(tail -1 "$log") |"
+      fi
     done
+    if [ -n "$WASM" ] && [ "$name" != vecadd-10m ]; then
+      read -r _ _ cyc n secs wips < <(node "$ROOT/bench/wasm_sim.mjs" "$WASM" "$mode" "$t")
+      [ $mode = memory ] && cyc=-
+      echo "| $name | $mode | wasm | 1 | $cyc | $n | $secs | $wips | - |"
+    fi
   done
 done
 echo
-echo "## Trace decode (compact, native)"
+echo "## Trace decode (compact)"
 echo
 for t in "${traces[@]}"; do
   "$BIN" convert "$t" --bench-decode 0.5 -q 2>&1 | sed 's/^/    /'
 done
-} | tee bench/results.md
+if [ -n "$WASM" ]; then
+  echo
+  echo "wasm (node): file, warp insts, rounds, seconds, WIPS"
+  node "$ROOT/bench/wasm_decode.mjs" "$WASM" 0.5 "${traces[@]}" | sed "s|$ROOT/||; s/^/    /"
+fi
+} | tee bench/results.new.md
+mv bench/results.new.md bench/results.md

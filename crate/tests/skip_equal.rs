@@ -33,16 +33,17 @@ fn run(path: &Path, mode: &str, skip: bool) -> (String, u64) {
 
 #[test]
 fn skipping_on_and_off_give_identical_json() {
-    for name in [
-        "vecadd-64k.wwt",
-        "matmul_tiled-64.wwt",
-        "reduction-64k.wwt",
-        "pointer_chase-16k.wwt",
-        "transpose_naive-256.wwt",
-        "ffma_dep-4k.wwt",
+    // pointer_chase: long idle stretches (the whole-GPU jump and the memory-side clock
+    // domains); the others: SMs sleeping while their neighbours work.
+    for (name, modes) in [
+        ("pointer_chase-16k.wwt", &["cycle", "hybrid", "fast"][..]),
+        ("vecadd-64k.wwt", &["cycle", "fast"][..]),
+        ("matmul_tiled-64.wwt", &["cycle", "hybrid"][..]),
+        ("reduction-64k.wwt", &["cycle"][..]),
+        ("transpose_naive-256.wwt", &["hybrid"][..]),
     ] {
         let p = sample(name);
-        for mode in ["cycle", "hybrid", "fast"] {
+        for &mode in modes {
             let (on, cycles) = run(&p, mode, true);
             let (off, _) = run(&p, mode, false);
             assert!(cycles > 100, "{name} {mode}: {cycles} cycles");

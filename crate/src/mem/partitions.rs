@@ -58,6 +58,10 @@ pub struct MemPartitions {
     chans: Vec<DramChannel>,
     dram_lat_core: Cycle,
     now: Cycle,
+    /// Whether the interconnect, the L2 slices and the DRAM channels were idle at the end of
+    /// the last tick: after a jump of the engine's clock, their cycles in between are skipped
+    /// exactly as ticking every cycle would have skipped them.
+    idle_after: [bool; 3],
     flush: bool,
     sms: usize,
     stats: PartitionStats,
@@ -93,6 +97,7 @@ impl MemPartitions {
                 .collect(),
             dram_lat_core: l2d.to_core(cfg.l2.dram_latency as u64 + cfg.l2.cache.latency as u64),
             now: 0,
+            idle_after: [true; 3],
             flush: cfg.l2.flush_at_kernel_end,
             sms,
             stats: PartitionStats::default(),
@@ -124,6 +129,20 @@ impl MemPartitions {
     /// Steps every domain up to core cycle `now`; replies for the SMs are appended to `replies`
     /// in SM order.
     pub fn tick(&mut self, now: Cycle, replies: &mut Vec<NocPacket>) {
+        if now > self.now + 1 {
+            // The engine skipped cycles self.now+1 .. now-1 (nothing could happen in them): a
+            // domain idle at the end of the last tick would have skipped them one by one.
+            let [icnt, l2, dram] = self.idle_after;
+            if icnt {
+                self.icnt.skip_to(now - 1);
+            }
+            if l2 {
+                self.l2d.skip_to(now - 1);
+            }
+            if dram {
+                self.dramd.skip_to(now - 1);
+            }
+        }
         self.now = now;
         self.stats.cycles = now + 1;
         // Interconnect.
@@ -181,6 +200,11 @@ impl MemPartitions {
                 replies.push(p);
             }
         }
+        self.idle_after = [
+            !(self.req.has_queued() || self.rep.has_queued()),
+            self.req.is_idle() && self.slices.iter().all(|s| s.is_idle()),
+            self.chans.iter().all(|c| c.is_idle()),
+        ];
     }
 
     /// The earliest core cycle at which something can happen without new input (None: idle).

@@ -4,8 +4,10 @@
 //!
 //! ```text
 //! TraceSource ── commands (kernel launches, MemcpyHtoD) in file order
-//!      └─ open_kernel(k) -> KernelStream: info(), ops(), next_cta() -> CtaTrace
-//!                                                   └─ warps: [WarpTrace { insts, addrs }]
+//!      ├─ open_kernel(k) -> KernelStream: info(), ops(), next_cta() -> CtaTrace
+//!      │                                            └─ warps: [WarpTrace { insts, addrs }]
+//!      └─ open_kernel_owned(k) -> the same, owning its input ('static): the engine keeps it
+//!         across run slices and pulls num_sms+1 CTAs ahead of the block scheduler
 //! ```
 
 use std::collections::HashMap;

@@ -70,6 +70,8 @@ pub struct Crossbar {
     in_free: Vec<u64>,
     out_free: Vec<u64>,
     transit: Vec<VecDeque<(Cycle, NocPacket)>>,
+    /// Scratch for `step`: which outputs can take a packet this cycle.
+    avail: Vec<bool>,
     queued: usize,
     in_transit: usize,
     rr: usize,
@@ -100,6 +102,7 @@ impl Crossbar {
             in_free: vec![0; inputs],
             out_free: vec![0; outputs],
             transit: vec![VecDeque::new(); outputs],
+            avail: vec![false; outputs],
             queued: 0,
             in_transit: 0,
             rr: 0,
@@ -147,21 +150,28 @@ impl Crossbar {
             return;
         }
         let n = self.inputs.len();
+        // Outputs that can take a packet this cycle (one that takes a packet is busy for the
+        // rest of it): with none left, no input queue needs scanning.
+        let mut n_avail = 0;
+        for o in 0..self.avail.len() {
+            let a = self.out_free[o] <= d && self.transit[o].len() < self.out_cap;
+            self.avail[o] = a;
+            n_avail += a as usize;
+        }
         for k in 0..n {
             let i = (self.rr + k) % n;
             if self.inputs[i].is_empty() {
                 continue;
             }
-            if self.in_free[i] > d {
+            if self.in_free[i] > d || n_avail == 0 {
                 self.stats.stall_cycles += 1;
                 continue;
             }
             // Virtual output queues: the oldest packet whose output can take it moves; packets
             // to one output keep their order (an earlier one to the same output was refused).
-            let pick = self.inputs[i].iter().position(|(p, _)| {
-                let o = self.dest(p);
-                self.out_free[o] <= d && self.transit[o].len() < self.out_cap
-            });
+            let pick = self.inputs[i]
+                .iter()
+                .position(|(p, _)| self.avail[self.dest(p)]);
             let Some(j) = pick else {
                 self.stats.stall_cycles += 1;
                 continue;
@@ -177,6 +187,10 @@ impl Crossbar {
             self.stats.packets += 1;
             self.stats.flits += f as u64;
             self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
+            if self.out_free[o] > d || self.transit[o].len() >= self.out_cap {
+                self.avail[o] = false;
+                n_avail -= 1;
+            }
         }
         self.rr = (self.rr + 1) % n.max(1);
     }
