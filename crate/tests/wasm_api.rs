@@ -1,4 +1,6 @@
-//! The wasm API under wasm-bindgen-test (runs in node):
+//! The wasm API under wasm-bindgen-test: tests/browser/run.sh runs it in node, in a headless
+//! Chromium page (`WASM_BINDGEN_USE_BROWSER=1`) and in a dedicated worker
+//! (`WASM_BINDGEN_USE_DEDICATED_WORKER=1`, with `CHROMEDRIVER`):
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 //!  cargo test --target wasm32-unknown-unknown -p warpweave --test wasm_api`.
 //! The result JSON of a gallery run must equal, byte for byte, the golden file the native

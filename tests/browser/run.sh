@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Browser tests: the wasm API under wasm-bindgen-test (node), then the app in headless Chromium
+# Browser tests: the wasm API under wasm-bindgen-test (node, Chromium page, Chromium dedicated
+# worker), then the app in headless Chromium
 # (node --test + playwright-core, /usr/bin/chromium). Screenshots land in tests/artifacts/.
 # Builds www/pkg (release) first; the Chromium tests always run that release wasm.
 # Usage: tests/browser/run.sh [--dev]   (--dev: debug wasm build)
@@ -14,9 +15,16 @@ else
   scripts/build-wasm.sh "$@"
 fi
 
+# The same wasm API tests three ways: node, a page in headless Chromium, and a dedicated Web
+# Worker in headless Chromium (where the app runs the wasm). One build serves all three.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 echo "== wasm-bindgen-test (wasm API in node)"
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown -p warpweave --test wasm_api
+cargo test --target wasm32-unknown-unknown -p warpweave --test wasm_api
+echo "== wasm-bindgen-test (wasm API in headless Chromium, main thread)"
+WASM_BINDGEN_USE_BROWSER=1 cargo test --target wasm32-unknown-unknown -p warpweave --test wasm_api
+echo "== wasm-bindgen-test (wasm API in headless Chromium, dedicated worker)"
+WASM_BINDGEN_USE_DEDICATED_WORKER=1 cargo test --target wasm32-unknown-unknown -p warpweave --test wasm_api
 
 echo "== browser tests (Chromium)"
 mkdir -p tests/artifacts
