@@ -81,6 +81,7 @@ pub const DRAM_KINDS: &[&str] = &[
 ];
 pub const DRAM_SCHEDULERS: &[&str] = &["frfcfs", "fifo"];
 pub const SCHED_POLICIES: &[&str] = &["gto", "lrr", "two_level"];
+pub const MULTI_ISSUE: &[&str] = &["same_warp", "other_warps"];
 pub const REPLACEMENTS: &[&str] = &["lru", "fifo", "random"];
 pub const INDEX_FNS: &[&str] = &["linear", "ipoly", "hash"];
 pub const WRITE_POLICIES: &[&str] = &["write_back", "write_through", "write_evict"];
@@ -421,6 +422,11 @@ pub fn specs() -> Vec<KeyDoc> {
         1,
         4,
         "Instructions issued per scheduler per cycle (to different units)",
+    );
+    t.choice(
+        "scheduler.multi_issue",
+        MULTI_ISSUE,
+        "Where a multi-issue cycle's extra instructions come from",
     );
     t.int(
         "scheduler.two_level_active",

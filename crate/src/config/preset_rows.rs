@@ -517,6 +517,11 @@ pub const TEACHING: &[Row] = &[
         "seed 003 sec. III-E (multi-issue flag off; set 2 to turn it on)",
     ),
     (
+        "scheduler.multi_issue",
+        "other_warps",
+        "seed 003 sec. III-E (extra instructions from different warps, to different datapaths)",
+    ),
+    (
         "scheduler.two_level_active",
         "4",
         "seed 003 Fig. 3 (4 warp slots)",

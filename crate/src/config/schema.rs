@@ -93,8 +93,23 @@ pub struct SchedulerConfig {
     pub policy: SchedPolicy,
     /// Instructions issued per scheduler per cycle (1, or 2 for dual issue to different units).
     pub issue_width: u32,
+    /// Where the extra instructions of a multi-issue cycle come from: the same warp's next
+    /// instructions, or other warps (seed 003 sec. III-E: "from different warps").
+    pub multi_issue: MultiIssue,
     /// Two-level scheduler: size of the active set.
     pub two_level_active: u32,
+}
+
+/// Source of the second (third, ...) instruction in a multi-issue cycle; each goes to a unit
+/// that no other instruction of the cycle uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MultiIssue {
+    /// The issuing warp's next instructions (dual issue within a warp).
+    #[default]
+    SameWarp,
+    /// The next ready warps in scheduler order (seed 003's multiple-issue flag).
+    OtherWarps,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -521,6 +536,7 @@ impl Default for SchedulerConfig {
         SchedulerConfig {
             policy: SchedPolicy::Gto,
             issue_width: 1,
+            multi_issue: MultiIssue::SameWarp,
             two_level_active: 4,
         }
     }

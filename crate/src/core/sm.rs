@@ -36,6 +36,8 @@ pub struct SmParams {
     pub shmem_bytes: u32,
     pub concurrent_kernels: bool,
     pub issue_width: u32,
+    /// Multi-issue takes the extra instructions from other warps (seed 003), not the same one.
+    pub issue_other_warps: bool,
     pub war_check: bool,
     pub subcore_mem: bool,
     pub dp_shared: bool,
@@ -63,6 +65,7 @@ impl SmParams {
             shmem_bytes: cfg.shmem.max_per_sm_kb * 1024,
             concurrent_kernels: cfg.sm.concurrent_kernels,
             issue_width: cfg.scheduler.issue_width.max(1),
+            issue_other_warps: cfg.scheduler.multi_issue == crate::config::MultiIssue::OtherWarps,
             war_check: cfg.features.war_check,
             subcore_mem: cfg.features.subcore_mem_pipeline,
             dp_shared: cfg.units.dp.shared,

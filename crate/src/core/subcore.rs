@@ -385,8 +385,10 @@ impl SubCore {
         self.resolve(now, sh, Self::warp_state(sh, ctx, wi))
     }
 
-    /// The scheduler picks up to `issue_width` instructions (a second one only from the same
-    /// warp, to a different unit) and records this cycle's stall reason.
+    /// The scheduler picks up to `issue_width` instructions, each to a unit no other instruction
+    /// of the cycle uses: the extra ones from the same warp (`multi_issue = same_warp`) or from
+    /// the next ready warps in scheduler order (`other_warps`, seed 003), and records this
+    /// cycle's stall reason.
     ///
     /// Each warp's own part of the check is cached against its inputs (`Warp::check_key`), so
     /// a warp waiting on memory costs a comparison per cycle, not a scoreboard walk.
@@ -397,6 +399,8 @@ impl SubCore {
         let mut changed = false;
         let mut draining_mem = false;
         let mut draining_alu = false;
+        // Units already used this cycle (bit = unit index), for multi-issue from other warps.
+        let mut units_used = 0u64;
         for k in 0..self.order.len() {
             let wi = self.order[k] as usize;
             let ws = Self::warp_state_cached(sh, ctx, wi);
@@ -423,6 +427,22 @@ impl SubCore {
                     }
                 }
                 Check::Go { needs_cu } => {
+                    if sh.p.issue_other_warps {
+                        let unit = match ws {
+                            WarpCheck::Ready { op, .. } => op.unit,
+                            _ => 0,
+                        };
+                        if units_used & (1u64 << (unit & 63)) != 0 {
+                            continue;
+                        }
+                        let unit = self.do_issue(now, sh, ctx, wi, needs_cu);
+                        units_used |= 1u64 << (unit & 63);
+                        issued += 1;
+                        if issued >= sh.p.issue_width {
+                            break;
+                        }
+                        continue;
+                    }
                     let unit = self.do_issue(now, sh, ctx, wi, needs_cu);
                     issued += 1;
                     // Dual issue: the same warp's next instruction, to a different unit.

@@ -767,3 +767,4 @@ fn builtin_workloads_run_and_skip_exactly() {
 }
 
 mod hybrid;
+mod multi_issue;

@@ -140,37 +140,8 @@ impl JobRunner for SimRunner {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 fn open_trace(path: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
-    use std::io::Read;
-
-    use crate::trace::accelsim::{AccelSimTrace, OpenOptions};
-    use crate::trace::compact::{is_compact, CompactReader};
-    use crate::trace::opcodes::Arch;
-
-    let p = std::path::Path::new(path);
-    let mut head = [0u8; 8];
-    let compact = p.is_file()
-        && std::fs::File::open(p)
-            .and_then(|mut f| f.read_exact(&mut head))
-            .is_ok()
-        && is_compact(&head);
-    if compact {
-        Ok(Box::new(CompactReader::open(p)?))
-    } else {
-        let default_arch = Arch::from_name(&cfg.gpu.arch).unwrap_or_default();
-        Ok(Box::new(AccelSimTrace::open(
-            p,
-            OpenOptions { default_arch },
-        )?))
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-fn open_trace(path: &str, _cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
-    Err(Error::other(format!(
-        "{path}: trace files cannot be opened by path in the browser"
-    )))
+    crate::trace::open::open_spec(path, crate::trace::open::default_arch(cfg))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod compact;
 pub mod io;
 pub mod model;
 pub mod opcodes;
+pub mod open;
 pub mod summary;
 
 pub use model::*;

@@ -6,16 +6,15 @@
 //! trace.wwt ──> folder with kernelslist.g + kernel-<id>.traceg                  (--to text)
 //! ```
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use warpweave::trace::accelsim::{write_dir, AccelSimTrace, OpenOptions};
+use warpweave::trace::accelsim::write_dir;
 use warpweave::trace::compact::{
-    decode_all_count, decode_chunk, is_compact, write_compact, CompactReader, WriteOptions,
+    decode_all_count, decode_chunk, write_compact, CompactReader, WriteOptions,
 };
 use warpweave::trace::model::{Command, CtaTrace, KernelInfo, KernelStream, OpTable, TraceSource};
 use warpweave::trace::opcodes::Arch;
@@ -88,27 +87,12 @@ impl From<ArchArg> for Arch {
     }
 }
 
-/// True when `path` is a file starting with the compact magic bytes.
 fn path_is_compact(path: &Path) -> bool {
-    if !path.is_file() {
-        return false;
-    }
-    let mut head = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && is_compact(&head)
+    warpweave::trace::open::is_compact_file(path)
 }
 
 fn open_source(path: &Path, arch: Arch) -> Result<Box<dyn TraceSource + Send>> {
-    if path_is_compact(path) {
-        Ok(Box::new(CompactReader::open(path)?))
-    } else {
-        Ok(Box::new(AccelSimTrace::open(
-            path,
-            OpenOptions { default_arch: arch },
-        )?))
-    }
+    warpweave::trace::open::open_spec(&path.to_string_lossy(), arch)
 }
 
 fn default_output(input: &Path, to: Format) -> PathBuf {

@@ -1,21 +1,17 @@
 //! `warpweave info TRACE`: what is in a trace, without simulating it: kernels, launch shapes,
 //! warp and thread instructions, instruction mix, memory footprint, unknown opcodes.
 
-use std::io::Read;
-use std::path::PathBuf;
-
 use clap::Args;
-use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
-use warpweave::trace::compact::{is_compact, CompactReader};
 use warpweave::trace::opcodes::Arch;
 use warpweave::trace::summary::{render_table, summarize};
 use warpweave::Error;
 
 #[derive(Args, Debug, Clone)]
 pub struct InfoArgs {
-    /// A compact trace (.wwt), or an Accel-Sim trace: a folder with kernelslist.g, a
-    /// kernelslist.g, or one kernel-N.traceg / kernel-N.trace file (plain, .gz, .zst or .xz).
-    pub trace: PathBuf,
+    /// A compact trace (.wwt), an Accel-Sim trace (a folder with kernelslist.g, a
+    /// kernelslist.g, or one kernel-N.traceg / kernel-N.trace file; plain, .gz, .zst or .xz),
+    /// or a built-in workload `builtin:NAME:k=v,...`.
+    pub trace: String,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -32,20 +28,8 @@ pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
             args.arch
         ))
     })?;
-    let mut head = [0u8; 8];
-    let compact = args.trace.is_file()
-        && std::fs::File::open(&args.trace)
-            .and_then(|mut f| f.read_exact(&mut head))
-            .is_ok()
-        && is_compact(&head);
-    let s = if compact {
-        summarize(&mut CompactReader::open(&args.trace)?)?
-    } else {
-        summarize(&mut AccelSimTrace::open(
-            &args.trace,
-            OpenOptions { default_arch },
-        )?)?
-    };
+    let mut src = warpweave::trace::open::open_spec(&args.trace, default_arch)?;
+    let s = summarize(&mut *src)?;
     if args.json {
         let j = serde_json::to_string_pretty(&s).map_err(|e| Error::other(e.to_string()))?;
         println!("{j}");

@@ -6,14 +6,9 @@
 //!  ─> SimResult ─> summary text on stdout, --json FILE (config, models, trace hash, version)
 //! ```
 
-use std::path::Path;
-
 use clap::Args;
 use warpweave::config::{self, GpuConfig};
 use warpweave::engine::{compare, Mode, ModelChoice, ModuleModel, RunStatus, Simulator};
-use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
-use warpweave::trace::compact::CompactReader;
-use warpweave::trace::opcodes::Arch;
 use warpweave::trace::TraceSource;
 use warpweave::{Error, Result};
 
@@ -63,37 +58,7 @@ pub struct RunArgs {
 
 /// Opens a trace: built-in workload, compact file, or Accel-Sim text (folder or file).
 pub fn open_trace(spec: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
-    if let Some(rest) = spec.strip_prefix("builtin:") {
-        let mut it = rest.splitn(2, ':');
-        let name = it.next().unwrap_or_default();
-        let items: Vec<&str> = it
-            .next()
-            .map(|p| p.split(',').filter(|s| !s.is_empty()).collect())
-            .unwrap_or_default();
-        let params = warpweave::workload::Params::parse(&items)?;
-        return Ok(Box::new(warpweave::workload::generate(name, &params)?));
-    }
-    let path = Path::new(spec);
-    if !path.exists() {
-        return Err(Error::other(format!("{spec}: no such trace (a folder, kernelslist.g, .traceg, compact file or builtin:NAME)")));
-    }
-    if path.is_file() {
-        let mut magic = [0u8; 8];
-        use std::io::Read;
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| f.read(&mut magic))
-            .map_err(|e| Error::io(spec, e))?;
-        if n == 8 && magic == warpweave::trace::compact::MAGIC {
-            return Ok(Box::new(CompactReader::open(path)?));
-        }
-    }
-    let arch = Arch::from_binary_version(cfg.gpu.compute_capability)
-        .or_else(|| Arch::from_name(&cfg.gpu.arch))
-        .unwrap_or_default();
-    Ok(Box::new(AccelSimTrace::open(
-        path,
-        OpenOptions { default_arch: arch },
-    )?))
+    warpweave::trace::open::open_spec(spec, warpweave::trace::open::default_arch(cfg))
 }
 
 /// Config from `--gpu` and `--set`.
