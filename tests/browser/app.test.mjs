@@ -2,11 +2,11 @@ import zlib from 'node:zlib';
 // The browser app end to end in Debian's Chromium: a gallery run equal to the native library's
 // result, an upload of a sample trace, a shared URL reproducing a run, cancel during a long run,
 // a corrupt file and a too-big file giving clear errors. Screenshots go to tests/artifacts/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { serve, launch, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
+import { useApp, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
 
 const FIX = path.join(ROOT, 'tests/browser/fixtures');
 // The real trace is read in place from ../shared (never copied into the repo); gzipped on the fly.
@@ -16,17 +16,7 @@ const REAL_VECADD = path.join(SHARED, 'real-traces/microgpusim-vectoradd-100-32'
 const realGz = () => zlib.gzipSync(fs.readFileSync(path.join(REAL_VECADD, 'kernel-1.traceg')), { level: 9 });
 const golden = (name) => JSON.parse(fs.readFileSync(path.join(FIX, 'golden', `${name}.json`), 'utf8'));
 
-let server;
-let browser;
-before(async () => {
-  if (SKIP) return;
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 async function ready(page, preset = 'teaching') {
   await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
@@ -47,7 +37,7 @@ async function waitDone(page, timeout = 30000) {
 }
 
 test('gallery run in cycle mode: same cycles and result as the native library', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await ready(page);
   await page.selectOption('#mode', 'cycle');
   await page.click('.card[data-workload="vecadd"] button.run-workload');
@@ -63,7 +53,7 @@ test('gallery run in cycle mode: same cycles and result as the native library', 
 });
 
 test('gallery run in memory mode gives exactly the native library result', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
   await page.click('.card[data-workload="vecadd"] button.run-workload');
@@ -78,7 +68,7 @@ test('gallery run in memory mode gives exactly the native library result', { ski
 });
 
 test('upload of a sample Accel-Sim trace folder and of a gzipped kernel file', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
   const dir = REAL_VECADD;
@@ -103,7 +93,7 @@ test('upload of a sample Accel-Sim trace folder and of a gzipped kernel file', {
 });
 
 test('a shared URL reproduces the run', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
   await page.click('.card[data-workload="transpose_naive"] summary');
@@ -126,7 +116,7 @@ test('a shared URL reproduces the run', { skip: SKIP }, async () => {
   assert.match(url, /gpu=teaching/);
   const env = JSON.parse(json);
   assert.equal(env.config.l2.cache.latency, old + 7);
-  const page2 = await openPage(browser, url);
+  const page2 = await openPage(app.browser, url);
   const json2 = await waitDone(page2);
   assert.equal(json2, json);
   await screenshot(page2, 'shared-url');
@@ -135,7 +125,7 @@ test('a shared URL reproduces the run', { skip: SKIP }, async () => {
 });
 
 test('cancel stops a long run at once and the next run works', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
   await page.click('.card[data-workload="matmul_naive"] summary');
@@ -161,7 +151,7 @@ test('cancel stops a long run at once and the next run works', { skip: SKIP }, a
 });
 
 test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url + '?maxUpload=4096');
+  const page = await openPage(app.browser, app.server.url + '?maxUpload=4096');
   await ready(page, null);
   await page.setInputFiles('#file-input', [{ name: 'junk.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 159, 146, 150, 7, 1, 2, 3]) }]);
   await page.waitForFunction(() => !document.getElementById('error').hidden);

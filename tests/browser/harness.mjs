@@ -4,6 +4,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -101,3 +102,19 @@ export const SKIP = !haveWasm()
   : !haveChromium()
     ? `no Chromium at ${CHROMIUM}: run scripts/install-web-toolchain.sh`
     : false;
+
+// One static server and one Chromium per test file, started before its tests and closed after:
+// `const app = useApp();` then `openPage(app.browser, app.server.url)`.
+export function useApp() {
+  const app = { server: null, browser: null };
+  before(async () => {
+    if (SKIP) return;
+    app.server = await serve();
+    app.browser = await launch();
+  });
+  after(async () => {
+    await app.browser?.close();
+    await app.server?.close();
+  });
+  return app;
+}

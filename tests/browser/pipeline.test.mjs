@@ -4,13 +4,13 @@
 // for byte, the block `warpweave run --mode cycle --show-pipeline --cycles 20..60 --color never`
 // prints for it (the golden file, which the native library's test `session::golden` keeps equal
 // to the library's picture; when the CLI binary is built it is checked against it here too).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, launch, openPage, screenshot, SKIP, ROOT, ARTIFACTS } from './harness.mjs';
+import { useApp, openPage, screenshot, SKIP, ROOT, ARTIFACTS } from './harness.mjs';
 
 const WINDOW = [20, 60];
 const GOLDEN = path.join(ROOT, 'tests/browser/fixtures/golden/pipeline-vecadd-teaching.txt');
@@ -25,17 +25,7 @@ function blocks(text) {
   return out;
 }
 
-let server;
-let browser;
-before(async () => {
-  if (SKIP) return;
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 test('the golden picture is what the CLI prints', { skip: SKIP }, (t) => {
   const bin = ['debug', 'release'].map((p) => path.join(ROOT, 'target', p, 'warpweave')).find((p) => fs.existsSync(p));
@@ -55,7 +45,7 @@ test('the golden picture is what the CLI prints', { skip: SKIP }, (t) => {
 test('pipeline view steps forward and back; its text equals the CLI picture', { skip: SKIP }, async () => {
   const want = blocks(fs.readFileSync(GOLDEN, 'utf8'));
   assert.equal(want.size, WINDOW[1] - WINDOW[0]);
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
   await page.waitForSelector('.card[data-workload="vecadd"]', { timeout: 20000 });
   await page.selectOption('#preset', 'teaching');
@@ -124,7 +114,7 @@ test('pipeline view steps forward and back; its text equals the CLI picture', { 
 });
 
 test('cache view: the L1 accesses of a cycle and the lines they leave', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
   await page.waitForSelector('.card[data-workload="vecadd"]', { timeout: 20000 });
   await page.selectOption('#preset', 'teaching');

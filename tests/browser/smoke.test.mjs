@@ -1,24 +1,14 @@
 // The page loads in Chromium, its module Worker loads the wasm, and the wasm answers its version.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { serve, launch, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
+import { useApp, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  if (SKIP) return;
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = useApp();
 
 test('page loads and the worker-owned wasm reports the crate version', { skip: SKIP }, async () => {
-  const page = await openPage(browser, server.url);
+  const page = await openPage(app.browser, app.server.url);
   await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
   const shown = (await page.textContent('#version')).trim();
   const cargo = fs.readFileSync(path.join(ROOT, 'crate/Cargo.toml'), 'utf8');

@@ -727,14 +727,7 @@ fn builtin_workloads_run_and_skip_exactly() {
     let mut covered = 0;
     for w in list() {
         let t = generate(w.name, &Params::new()).unwrap();
-        let expect: u64 = t
-            .commands
-            .iter()
-            .map(|c| match c {
-                Command::Kernel { index } => t.kernels[*index].warp_insts(),
-                _ => 0,
-            })
-            .sum();
+        let expect = t.launched_warp_insts();
         if expect > 20_000 {
             continue; // keep the suite fast: the small ones cover every kernel shape
         }

@@ -506,6 +506,17 @@ pub struct MemTrace {
 }
 
 impl MemTrace {
+    /// Warp instructions over every kernel launch (a kernel launched twice counts twice).
+    pub fn launched_warp_insts(&self) -> u64 {
+        self.commands
+            .iter()
+            .map(|c| match c {
+                Command::Kernel { index } => self.kernels[*index].warp_insts(),
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// A trace of these kernels launched in order, with no copies.
     pub fn from_kernels(name: impl Into<String>, kernels: Vec<KernelTrace>) -> Self {
         let commands = (0..kernels.len())

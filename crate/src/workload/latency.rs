@@ -183,76 +183,7 @@ pub fn chain(a: &Args) -> Result<MemTrace> {
 /// per iteration the load (`LDG.E.64 R2 <- [R2]` or `LDS R2 <- [R2]`), IADD3, ISETP.NE, @P0
 /// BRA; then MOV, STG.E.64, EXIT. Load j reads node `j % (footprint / stride)`.
 pub fn mem_chase(a: &Args) -> Result<MemTrace> {
-    let (fp, stride, iters) = (a.num("footprint"), a.num("stride"), a.num("iters"));
-    if stride % 8 != 0 {
-        return Err(a.error(
-            "stride",
-            format!("{stride} is not a multiple of 8 (pointers are 8 bytes)"),
-        ));
-    }
-    if stride > fp {
-        return Err(a.error(
-            "stride",
-            format!("{stride} is larger than the footprint ({fp})"),
-        ));
-    }
     let shared = a.word("space") == "shared";
-    if shared && fp > 1 << 20 {
-        return Err(a.error(
-            "footprint",
-            format!("{fp} bytes of shared memory (at most 1 MiB)"),
-        ));
-    }
-    let bv = a.u32("binary_version");
-    let isa = sass::isa(bv);
-    let slots = fp / stride;
-    let mut lay = Layout::new();
-    let base = if shared {
-        0
-    } else if a.num("warm") == 1 {
-        lay.input(fp)
-    } else {
-        lay.alloc(fp)
-    };
-    let out = lay.alloc(8);
-    let mut kb = KernelBuilder::new(
-        "_Z9mem_chasePPvPS_i",
-        Dim3::new(1, 1, 1),
-        Dim3::new(1, 1, 1),
-    )
-    .binary_version(bv)
-    .nregs(8);
-    if shared {
-        kb = kb.shmem_bytes(fp as u32);
-    }
-    kb.add_all_ctas(|w| {
-        sass::stack_ptr(w);
-        w.alu("MOV", &[r(2)], &[]);
-        w.alu("MOV", &[r(3)], &[]);
-        sass::uldc(w, isa);
-        w.alu_imm("MOV", &[r(0)], &[], iters);
-        let top = w.pc();
-        for j in 0..iters {
-            w.set_pc(top);
-            let addr = base + (j % slots) * stride;
-            if shared {
-                w.mem("LDS", &[r(2)], &[r(2)], 4, |_| addr);
-            } else {
-                w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, |_| addr);
-            }
-            w.alu("IADD3", &[r(0)], &[r(0)]);
-            w.alu("ISETP.NE.AND", &[], &[r(0)]);
-            w.bra_if(if j + 1 < iters { u32::MAX } else { 0 }, top);
-        }
-        w.alu("MOV", &[r(4)], &[]);
-        w.mem(
-            if isa.uldc { "STG.E.64" } else { "STG.E.64.SYS" },
-            &[],
-            &[r(4), r(2)],
-            8,
-            |_| out,
-        );
-        w.exit();
-    });
-    Ok(lay.into_trace("mem_chase", vec![kb.build()]))
+    let warm = a.num("warm") == 1;
+    super::micro::chase(a, "mem_chase", "_Z9mem_chasePPvPS_i", shared, warm)
 }

@@ -86,6 +86,18 @@ pub static BANK_PARAMS: [ParamDesc; 5] = [
 /// `base + ((j % (footprint / stride)) * stride)`, base = 0x7f0000000000; the result is stored
 /// at the next array (Layout rule).
 pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
+    chase(a, "pointer_chase", "_Z13pointer_chasePPvPS_i", false, true)
+}
+
+/// The chase kernel behind `pointer_chase` and `mem_chase`: global loads from an array that the
+/// host copied in (`warm`) or only allocated, or shared-memory loads (`LDS`, base 0).
+pub(super) fn chase(
+    a: &Args,
+    trace_name: &str,
+    kernel_name: &str,
+    shared: bool,
+    warm: bool,
+) -> Result<MemTrace> {
     let (fp, stride, iters) = (a.num("footprint"), a.num("stride"), a.num("iters"));
     if stride % 8 != 0 {
         return Err(a.error(
@@ -99,19 +111,30 @@ pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
             format!("{stride} is larger than the footprint ({fp})"),
         ));
     }
+    if shared && fp > 1 << 20 {
+        return Err(a.error(
+            "footprint",
+            format!("{fp} bytes of shared memory (at most 1 MiB)"),
+        ));
+    }
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
     let slots = fp / stride;
     let mut lay = Layout::new();
-    let base = lay.input(fp);
+    let base = if shared {
+        0
+    } else if warm {
+        lay.input(fp)
+    } else {
+        lay.alloc(fp)
+    };
     let out = lay.alloc(8);
-    let mut kb = KernelBuilder::new(
-        "_Z13pointer_chasePPvPS_i",
-        Dim3::new(1, 1, 1),
-        Dim3::new(1, 1, 1),
-    )
-    .binary_version(bv)
-    .nregs(8);
+    let mut kb = KernelBuilder::new(kernel_name, Dim3::new(1, 1, 1), Dim3::new(1, 1, 1))
+        .binary_version(bv)
+        .nregs(8);
+    if shared {
+        kb = kb.shmem_bytes(fp as u32);
+    }
     kb.add_all_ctas(|w| {
         sass::stack_ptr(w);
         w.alu("MOV", &[r(2)], &[]);
@@ -121,9 +144,12 @@ pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
         let top = w.pc();
         for j in 0..iters {
             w.set_pc(top);
-            w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, |_| {
-                base + (j % slots) * stride
-            });
+            let addr = base + (j % slots) * stride;
+            if shared {
+                w.mem("LDS", &[r(2)], &[r(2)], 4, |_| addr);
+            } else {
+                w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, |_| addr);
+            }
             w.alu("IADD3", &[r(0)], &[r(0)]);
             w.alu("ISETP.NE.AND", &[], &[r(0)]);
             w.bra_if(if j + 1 < iters { u32::MAX } else { 0 }, top);
@@ -138,7 +164,7 @@ pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
         );
         w.exit();
     });
-    Ok(lay.into_trace("pointer_chase", vec![kb.build()]))
+    Ok(lay.into_trace(trace_name, vec![kb.build()]))
 }
 
 /// Dependent FFMA chain: each warp runs `9 + n` instructions on sm_80 (`8 + n` before):

@@ -56,14 +56,7 @@ fn every_model_mix_runs_workloads_to_completion() {
     let mut runs = 0;
     for w in list() {
         let t = generate(w.name, &Params::new()).unwrap();
-        let expect: u64 = t
-            .commands
-            .iter()
-            .map(|c| match c {
-                Command::Kernel { index } => t.kernels[*index].warp_insts(),
-                _ => 0,
-            })
-            .sum();
+        let expect = t.launched_warp_insts();
         if expect > 6_000 {
             continue;
         }
