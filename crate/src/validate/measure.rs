@@ -130,10 +130,12 @@ pub fn shmem_latency(cfg: &GpuConfig) -> Result<f64> {
     per_unit(run(n1)?, run(n2)?, (n2 - n1) as f64, "shared chase")
 }
 
-/// Cycles per warp-wide LDS with word stride `stride` (conflict degree gcd(stride, 32)): one
-/// warp, 8 independent LDS chains, 16 rounds per loop body, 2 against 4 iterations.
+/// Cycles per warp-wide LDS with word stride `stride` (conflict degree gcd(stride, 32)) when
+/// shared memory is the bottleneck: 8 warps of 8 independent LDS chains, 16 rounds per loop
+/// body, 2 against 4 iterations (2048 LDS apart). Conflict-free, one LDS per cycle; an n-way
+/// conflict is n wavefronts, so the difference over (n - 1) is the cost of one extra way.
 pub fn bank_access_cycles(cfg: &GpuConfig, stride: u64) -> Result<f64> {
-    let (chains, unroll, i1, i2) = (8u64, 16u64, 2u64, 4u64);
+    let (warps, chains, unroll, i1, i2) = (8u64, 8u64, 16u64, 2u64, 4u64);
     let run = |n: u64| {
         cycles(
             cfg,
@@ -144,13 +146,14 @@ pub fn bank_access_cycles(cfg: &GpuConfig, stride: u64) -> Result<f64> {
                 ("chains", s(chains)),
                 ("unroll", s(unroll)),
                 ("iters", s(n)),
+                ("warps", s(warps)),
             ],
         )
     };
     per_unit(
         run(i1)?,
         run(i2)?,
-        (chains * unroll * (i2 - i1)) as f64,
+        (warps * chains * unroll * (i2 - i1)) as f64,
         "bank conflict",
     )
 }

@@ -153,13 +153,13 @@ pub static METRICS: [Metric; 20] = [
         "shmem_conflict",
         "shared-memory cost per extra conflict way",
         "cycles",
-        "LDS word stride 1 vs 8 (8-way), one warp",
+        "LDS word stride 1 vs 8 (8-way), 8 warps x 8 chains (shared memory the bottleneck)",
     ),
     m(
         "bw_l1",
         "L1 load bandwidth",
         "bytes/cycle/SM",
-        "one CTA of 8 warps re-reading 16 KiB with LDG.128",
+        "one CTA of 8 warps re-reading 16 KiB with LDG.128 (4 against 12 passes: steady state)",
     ),
     m(
         "bw_l2",
@@ -275,7 +275,7 @@ pub fn measure(cfg: &GpuConfig, id: &str) -> Result<f64> {
         "tput_fp64" => chain_throughput(cfg, "dfma", 4)?,
         "tput_sfu" => chain_throughput(cfg, "mufu", 8)?,
         "shmem_conflict" => (bank_access_cycles(cfg, 8)? - bank_access_cycles(cfg, 1)?) / 7.0,
-        "bw_l1" => stream_bandwidth(cfg, 1, true, true, 8, (1, 4))?,
+        "bw_l1" => stream_bandwidth(cfg, 1, true, true, 8, (4, 12))?,
         "bw_l2" => stream_bandwidth(cfg, sms, false, true, 4, (1, 3))?,
         "bw_dram" => {
             let bpc = stream_bandwidth(cfg, sms, false, false, 2, (2, 4))?;
