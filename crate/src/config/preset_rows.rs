@@ -435,6 +435,11 @@ pub const H100: &[Row] = &[
         "CUDA cc 9.0 (1 KiB per block)",
     ),
     ("units.sp.width", "32", "WP H100 (128 FP32 per SM)"),
+    (
+        "latency.fp32.interval",
+        "1",
+        "CUDA cc 9.0 (128 FP32 results per clock per SM: 4 x 32 lanes every cycle)",
+    ),
     ("units.dp.width", "16", "WP H100 (64 FP64 per SM)"),
     ("regfile.banks", "8", "assumed as AS-A100"),
     ("latency.dp.latency", "8", "AS-SM90_H100 trace.config"),

@@ -34,6 +34,8 @@ pub struct Metric {
     pub unit: &'static str,
     /// How it is measured (printed by `validate --list` and in the docs).
     pub how: &'static str,
+    /// Runs only when named (`--metrics`): it simulates many passes over the whole L2.
+    pub slow: bool,
 }
 
 const fn m(id: &'static str, name: &'static str, unit: &'static str, how: &'static str) -> Metric {
@@ -42,11 +44,12 @@ const fn m(id: &'static str, name: &'static str, unit: &'static str, how: &'stat
         name,
         unit,
         how,
+        slow: false,
     }
 }
 
 /// Every metric, in print order.
-pub static METRICS: [Metric; 20] = [
+pub static METRICS: [Metric; 21] = [
     m(
         "lat_l1",
         "L1 hit latency",
@@ -71,6 +74,16 @@ pub static METRICS: [Metric; 20] = [
         "KiB",
         "pointer chase re-reads, footprints doubling from 16 KiB",
     ),
+    Metric {
+        slow: true,
+        ..m(
+            "l2_step_kb",
+            "footprint of the L2 -> DRAM latency step",
+            "KiB",
+            "512-chain pointer chase (16 CTAs x 32 lanes, -dlcm=cg), plateaus at 1/2 and 2x the \
+             preset's L2, step bisected to 2% (named with --metrics only: slow)",
+        )
+    },
     m(
         "lat_shmem",
         "shared memory latency",
@@ -261,6 +274,7 @@ pub fn measure(cfg: &GpuConfig, id: &str) -> Result<f64> {
         "lat_l2" => chase_latency(cfg, true, 128, None)?,
         "lat_dram" => chase_latency(cfg, false, 512, None)?,
         "l1_plateau_kb" => l1_plateau_kb(cfg)?,
+        "l2_step_kb" => l2_step_kb(cfg, l2_total_kb(cfg), StepChase::SUITE)?,
         "lat_shmem" => shmem_latency(cfg)?,
         "lat_ffma" => chain_latency(cfg, "ffma")?,
         "lat_fadd" => chain_latency(cfg, "fadd")?,
@@ -329,6 +343,9 @@ pub fn run(cfg: &GpuConfig, scope: Scope, only: &[&str]) -> Result<Vec<Row>> {
             continue;
         }
         if !only.is_empty() && !only.contains(&metric.id) {
+            continue;
+        }
+        if metric.slow && !only.contains(&metric.id) {
             continue;
         }
         let v = match (metric.id, dram_gbs) {

@@ -53,6 +53,9 @@ const JIA19_L1BW: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via 
 const CUDA_SHMEM: &str = "NVIDIA CUDA C++ Programming Guide, compute capability 5.x-9.0 \
                           \"Shared Memory\": 32 banks of 32 bits per clock; an n-way bank conflict \
                           is split into n conflict-free requests (1 cycle per extra way)";
+const L2_SIZE: &str = "L2 capacity from the vendor: TITAN V 4.5 MB (seed 004 Table 3), RTX 2080 Ti \
+                       5.5 MB (seed 000 Table I), A100 40 MB (A100 whitepaper), H100 SXM5 50 MB \
+                       (H100 whitepaper); a size, not a measurement of the step";
 const CUDA_TPUT: &str = "NVIDIA CUDA C++ Programming Guide, \"Arithmetic Instructions\": \
                          throughput of native arithmetic instructions (operations per clock \
                          cycle per multiprocessor)";
@@ -74,7 +77,7 @@ macro_rules! row {
 }
 
 /// Every published figure, grouped by preset.
-pub static PUBLISHED: [Published; 38] = [
+pub static PUBLISHED: [Published; 42] = [
     // TITAN V: Jia et al. measured the Tesla V100 (the same GV100 SM, cycles per SM clock).
     row!("titanv", "lat_l1", 28.0, "Tesla V100", JIA18, "paper"),
     row!("titanv", "lat_l2", 193.0, "Tesla V100", JIA18, "paper"),
@@ -109,6 +112,7 @@ pub static PUBLISHED: [Published; 38] = [
     ),
     row!("titanv", "bw_l1", 108.3, "Tesla V100", JIA18_L1BW, "recalled"),
     row!("titanv", "shmem_conflict", 1.0, "cc 7.0", CUDA_SHMEM, "spec"),
+    row!("titanv", "l2_step_kb", 4608.0, "TITAN V", L2_SIZE, "spec"),
     // RTX 2080 Ti: microbenchmarks of the same Turing SM on an RTX 2070 and a T4.
     row!("rtx2080ti", "lat_l1", 32.0, "RTX 2070", SJFENG, "search"),
     row!("rtx2080ti", "lat_l2", 188.0, "Tesla T4", JIA19, "paper"),
@@ -127,6 +131,7 @@ pub static PUBLISHED: [Published; 38] = [
     row!("rtx2080ti", "tput_sfu", 16.0, "cc 7.5", CUDA_TPUT, "spec"),
     row!("rtx2080ti", "bw_l1", 58.83, "Tesla T4", JIA19_L1BW, "recalled"),
     row!("rtx2080ti", "shmem_conflict", 1.0, "cc 7.5", CUDA_SHMEM, "spec"),
+    row!("rtx2080ti", "l2_step_kb", 5632.0, "RTX 2080 Ti", L2_SIZE, "spec"),
     // A100: Abdelkhalik et al. measured the A100 (PCIe 40 GB).
     row!("a100", "lat_l1", 33.0, "A100", ABDEL, "paper"),
     row!("a100", "lat_l2", 200.0, "A100", ABDEL, "paper"),
@@ -139,12 +144,14 @@ pub static PUBLISHED: [Published; 38] = [
     row!("a100", "tput_fp64", 32.0, "cc 8.0", CUDA_TPUT, "spec"),
     row!("a100", "tput_sfu", 16.0, "cc 8.0", CUDA_TPUT, "spec"),
     row!("a100", "shmem_conflict", 1.0, "cc 8.0", CUDA_SHMEM, "spec"),
+    row!("a100", "l2_step_kb", 40960.0, "A100", L2_SIZE, "spec"),
     // H100: only vendor figures so far (no microbenchmark table could be confirmed here).
     row!("h100", "tput_fp32", 128.0, "cc 9.0", CUDA_TPUT, "spec"),
     row!("h100", "tput_int", 64.0, "cc 9.0", CUDA_TPUT, "spec"),
     row!("h100", "tput_fp64", 64.0, "cc 9.0", CUDA_TPUT, "spec"),
     row!("h100", "tput_sfu", 16.0, "cc 9.0", CUDA_TPUT, "spec"),
     row!("h100", "shmem_conflict", 1.0, "cc 9.0", CUDA_SHMEM, "spec"),
+    row!("h100", "l2_step_kb", 51200.0, "H100 SXM5", L2_SIZE, "spec"),
 ];
 
 /// The published figure for `metric` on preset `gpu`, if there is one.
