@@ -2,15 +2,25 @@
 //! run them, simulated on a preset, next to the figure published for that GPU.
 //!
 //! ```text
-//!  preset ──> for each metric: workload (chain / mem_chase / stream_load / bank_conflict)
+//!  preset ──> for each metric: workload (chain / mem_chase / stream_load)
 //!               short run ──┐
 //!               long run  ──┴─> difference ─> latency | ops/cycle/SM | bytes/cycle | GB/s
 //!         ──> Row { metric, unit, simulated, published (value, board, citation), error % }
+//!
+//!  L2 step (slow, `--metrics l2_step_kb`): 512-chain chase, -dlcm=cg
+//!   cycles/load  DRAM ........................ ___________
+//!                                           _/
+//!                mid  - - - - - - - - - - -/  <- bisected footprint (2%)
+//!                L2  _____________________/
+//!                    L2/2                  L2            2 x L2    footprint
 //! ```
 //! Sources: Jia et al. 2018 (Volta) and 2019 (Turing T4) for pointer-chase and dependent-chain
-//! latencies, Abdelkhalik et al. 2022 for the A100, the CUDA programming guide for per-SM
-//! throughput, NVIDIA specifications for DRAM bandwidth (`published.rs` holds every figure and
-//! its citation). Rows without a published figure are printed with the simulated value alone.
+//! latencies and L1 throughput, Abdelkhalik et al. 2022 for the A100, the CUDA programming
+//! guide for per-SM throughput and the shared-memory bank rule, vendor L2 sizes and DRAM
+//! bandwidth (`published.rs` holds every figure, its citation and how it was checked). Rows
+//! without a published figure are printed with the simulated value alone. The h100 rows are
+//! vendor figures only: the preset is calibrated from published figures, not from our own
+//! measurements (`tests/hardware/run.sh` collects those once a GPU is lent).
 
 pub mod measure;
 pub mod published;

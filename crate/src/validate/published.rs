@@ -53,7 +53,8 @@ const JIA19_L1BW: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via 
 const CUDA_SHMEM: &str = "NVIDIA CUDA C++ Programming Guide, compute capability 5.x-9.0 \
                           \"Shared Memory\": 32 banks of 32 bits per clock; an n-way bank conflict \
                           is split into n conflict-free requests (1 cycle per extra way)";
-const L2_SIZE: &str = "L2 capacity from the vendor: TITAN V 4.5 MB (seed 004 Table 3), RTX 2080 Ti \
+const L2_SIZE: &str =
+    "L2 capacity from the vendor: TITAN V 4.5 MB (seed 004 Table 3), RTX 2080 Ti \
                        5.5 MB (seed 000 Table I), A100 40 MB (A100 whitepaper), H100 SXM5 50 MB \
                        (H100 whitepaper); a size, not a measurement of the step";
 const CUDA_TPUT: &str = "NVIDIA CUDA C++ Programming Guide, \"Arithmetic Instructions\": \
@@ -110,8 +111,22 @@ pub static PUBLISHED: [Published; 42] = [
         PARANUMAL,
         "search"
     ),
-    row!("titanv", "bw_l1", 108.3, "Tesla V100", JIA18_L1BW, "recalled"),
-    row!("titanv", "shmem_conflict", 1.0, "cc 7.0", CUDA_SHMEM, "spec"),
+    row!(
+        "titanv",
+        "bw_l1",
+        108.3,
+        "Tesla V100",
+        JIA18_L1BW,
+        "recalled"
+    ),
+    row!(
+        "titanv",
+        "shmem_conflict",
+        1.0,
+        "cc 7.0",
+        CUDA_SHMEM,
+        "spec"
+    ),
     row!("titanv", "l2_step_kb", 4608.0, "TITAN V", L2_SIZE, "spec"),
     // RTX 2080 Ti: microbenchmarks of the same Turing SM on an RTX 2070 and a T4.
     row!("rtx2080ti", "lat_l1", 32.0, "RTX 2070", SJFENG, "search"),
@@ -129,9 +144,30 @@ pub static PUBLISHED: [Published; 42] = [
     row!("rtx2080ti", "tput_int", 64.0, "cc 7.5", CUDA_TPUT, "spec"),
     row!("rtx2080ti", "tput_fp64", 2.0, "cc 7.5", CUDA_TPUT, "spec"),
     row!("rtx2080ti", "tput_sfu", 16.0, "cc 7.5", CUDA_TPUT, "spec"),
-    row!("rtx2080ti", "bw_l1", 58.83, "Tesla T4", JIA19_L1BW, "recalled"),
-    row!("rtx2080ti", "shmem_conflict", 1.0, "cc 7.5", CUDA_SHMEM, "spec"),
-    row!("rtx2080ti", "l2_step_kb", 5632.0, "RTX 2080 Ti", L2_SIZE, "spec"),
+    row!(
+        "rtx2080ti",
+        "bw_l1",
+        58.83,
+        "Tesla T4",
+        JIA19_L1BW,
+        "recalled"
+    ),
+    row!(
+        "rtx2080ti",
+        "shmem_conflict",
+        1.0,
+        "cc 7.5",
+        CUDA_SHMEM,
+        "spec"
+    ),
+    row!(
+        "rtx2080ti",
+        "l2_step_kb",
+        5632.0,
+        "RTX 2080 Ti",
+        L2_SIZE,
+        "spec"
+    ),
     // A100: Abdelkhalik et al. measured the A100 (PCIe 40 GB).
     row!("a100", "lat_l1", 33.0, "A100", ABDEL, "paper"),
     row!("a100", "lat_l2", 200.0, "A100", ABDEL, "paper"),

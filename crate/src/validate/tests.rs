@@ -107,7 +107,12 @@ fn teaching_gpu_figures_derive_from_its_config() {
 
 #[test]
 fn peak_dram_bandwidth_matches_vendor_figures() {
-    for (g, peak) in [("titanv", 652.8), ("rtx2080ti", 616.0), ("a100", 1935.36)] {
+    for (g, peak) in [
+        ("titanv", 652.8),
+        ("rtx2080ti", 616.0),
+        ("a100", 1935.36),
+        ("h100", 3352.32),
+    ] {
         let cfg = config::preset(g).unwrap();
         assert!((dram_peak_gbs(&cfg) - peak).abs() < 0.01, "{g}");
     }

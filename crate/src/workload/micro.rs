@@ -86,7 +86,14 @@ pub static BANK_PARAMS: [ParamDesc; 5] = [
 /// `base + ((j % (footprint / stride)) * stride)`, base = 0x7f0000000000; the result is stored
 /// at the next array (Layout rule).
 pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
-    chase(a, "pointer_chase", "_Z13pointer_chasePPvPS_i", false, true, (1, 1))
+    chase(
+        a,
+        "pointer_chase",
+        "_Z13pointer_chasePPvPS_i",
+        false,
+        true,
+        (1, 1),
+    )
 }
 
 /// The chase kernel behind `pointer_chase` and `mem_chase`: global loads from an array that the
