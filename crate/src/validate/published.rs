@@ -9,6 +9,20 @@
 //! table; neither re-read nor confirmed: the weakest status, re-check first), `spec` (a vendor
 //! document, not a measurement).
 //!
+//! Re-checked in session 3 with the search tool: none of the `paper` latency figures (Jia18 L1
+//! 28 / L2 193 / shared 19 / FFMA 4 / DFMA 8, Jia19 L2 188 / FFMA 4, Abdelkhalik L1 33 / L2 200
+//! / DRAM 290 / shared 23) could be read in a stored copy (the stored pages show only the
+//! abstracts), so they stay `paper`. An NVIDIA engineer's forum answer confirms the 128 B/cycle
+//! L1 and shared-memory return bandwidth of cc 7.x that the `data_port_bytes` rows start from
+//! (forums.developer.nvidia.com/t/unexpected-shared-memory-bank-conflict/77228), and a quote
+//! of the CUDA guide's throughput table confirms the cc 7.x FP32 64 / FP64 32 rows.
+//!
+//! The `l2_step_kb` rows compare the footprint where the simulated chase steps to DRAM with the
+//! vendor's L2 size. titanv's step comes at 0.87x (4000 of 4608 KiB): its `l2.partition_index
+//! = ipoly` over 24 partitions (not a power of two) spreads a contiguous footprint unevenly, so
+//! some slices overflow early; with `linear` the step is at +0.7% and every other titanv row
+//! stays within 5%. rtx2080ti (ipoly over 64 sets) +2.8%, a100 +0.9%, h100 +0.9%.
+//!
 //! DRAM bandwidth is compared as a fraction of the preset's theoretical peak (the peak itself
 //! is the vendor figure: TITAN V 652.8 GB/s, RTX 2080 Ti 616 GB/s, A100 80GB PCIe 1935 GB/s,
 //! which the presets reproduce exactly); only the V100 has an attributable measured fraction.

@@ -161,3 +161,19 @@ fn l2_step_sweep_finds_a_hand_derived_capacity() {
     assert_eq!(at(68), dram);
     assert_eq!(measure::l2_step_kb(&cfg, 64, sc).unwrap(), 66.0);
 }
+
+/// The L1 data port (`l1d.data_port_bytes`): 8 warps re-reading 16 KiB of L1-resident data
+/// with LDG.128 move 512 B per warp load, 4 lines of 128 B; without a port the 4 L1 banks
+/// take 4 lines a cycle (512 B/cycle), with a 64 B port every 128 B hit waits for two cycles
+/// of credit, so the steady state is exactly 64 B/cycle. One dependent 8-byte load (one 32 B
+/// sector) never waits for the port: the L1 hit latency is the same with and without it.
+#[test]
+fn l1_data_port_limits_bandwidth_not_latency() {
+    let free = config::load_with_overrides("titanv", &["l1d.data_port_bytes=0"]).unwrap();
+    let port = config::load_with_overrides("titanv", &["l1d.data_port_bytes=64"]).unwrap();
+    let bw = |c: &GpuConfig| measure::stream_bandwidth(c, 1, true, true, 8, (4, 12)).unwrap();
+    assert_eq!(bw(&free), 512.0);
+    assert_eq!(bw(&port), 64.0);
+    let lat = |c: &GpuConfig| measure::chase_latency(c, true, 128, Some(4096)).unwrap();
+    assert_eq!(lat(&free), lat(&port));
+}
