@@ -66,7 +66,7 @@ const JIA19_L1BW: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via 
                           per SM)";
 const CUDA_SHMEM: &str = "NVIDIA CUDA C++ Programming Guide, compute capability 5.x-9.0 \
                           \"Shared Memory\": 32 banks of 32 bits per clock; an n-way bank conflict \
-                          is split into n conflict-free requests (1 cycle per extra way)";
+                          is split into n conflict-free requests, i.e. one more cycle per extra way";
 const L2_SIZE: &str =
     "L2 capacity from the vendor: TITAN V 4.5 MB (seed 004 Table 3), RTX 2080 Ti \
                        5.5 MB (seed 000 Table I), A100 40 MB (A100 whitepaper), H100 SXM5 50 MB \
