@@ -17,6 +17,7 @@ pub mod barrier;
 pub mod collector;
 pub mod ctx;
 pub mod decode;
+pub mod event;
 pub mod exec;
 pub mod fetch;
 pub mod ibuffer;

@@ -52,6 +52,9 @@ pub struct SmParams {
     /// `model.alu = analytical`: ALU instructions skip collectors, bank ports and the result
     /// bus (`crate::analytic::alu`). Set by the engine from the `ModelChoice`.
     pub analytic_alu: bool,
+    /// `model.frontend = analytical`: the event-driven front end (`core::event`) replaces
+    /// fetch, decode, scoreboard, scheduler and collectors. Set by the engine.
+    pub analytic_frontend: bool,
 }
 
 impl SmParams {
@@ -89,6 +92,7 @@ impl SmParams {
             },
             l1d_banks: cfg.l1d.banks.clamp(1, 64) as usize,
             analytic_alu: false,
+            analytic_frontend: false,
         }
     }
 }
@@ -133,6 +137,9 @@ pub struct SmShared {
     /// Kernel launch of each CTA finished since the engine last looked.
     pub done_ctas: Vec<u32>,
     pub outbox: Vec<NocPacket>,
+    /// Event front end: warps to (re-)evaluate and the earliest cycle they may issue (memory
+    /// completions, barrier releases, launches).
+    pub ev_wake: Vec<(u16, Cycle)>,
     used: Used,
     next_age: u64,
 }
@@ -167,13 +174,24 @@ impl SmShared {
         }
     }
 
-    fn complete_mem(&mut self, pipe: usize, e: usize) {
+    fn complete_mem(&mut self, now: Cycle, pipe: usize, e: usize) {
         let m = self.pipes[pipe].table[e];
         self.pipes[pipe].table[e].used = false;
         let w = &mut self.warps[m.warp as usize];
-        for &r in &m.dst[..m.ndst as usize] {
-            if m.writes_regs() && w.sb.release(r) {
-                self.stats.subcores[m.subcore as usize].war_violations += 1;
+        if self.p.analytic_frontend {
+            if m.writes_regs() {
+                for &r in &m.dst[..m.ndst as usize] {
+                    w.ev.complete(r, now);
+                }
+            }
+            if w.ev.state == super::event::EvState::BlockedMem {
+                self.ev_wake.push((m.warp, now));
+            }
+        } else {
+            for &r in &m.dst[..m.ndst as usize] {
+                if m.writes_regs() && w.sb.release(r) {
+                    self.stats.subcores[m.subcore as usize].war_violations += 1;
+                }
             }
         }
         w.inflight -= 1;
@@ -250,6 +268,7 @@ impl Sm {
             maybe_done: Vec::with_capacity(p.max_warps),
             done_ctas: Vec::with_capacity(p.max_ctas),
             outbox: Vec::new(),
+            ev_wake: Vec::with_capacity(p.max_warps),
             used: Used::default(),
             next_age: 0,
             p,
@@ -372,6 +391,7 @@ impl Sm {
             c.warp_slots.push(ws as u16);
         }
         c.live = c.warp_slots.len() as u16;
+        let mut rank = [0u64; 16];
         for (widx, &ws) in c.warp_slots.iter().enumerate() {
             let w = &mut sh.warps[ws as usize];
             w.active = true;
@@ -389,6 +409,12 @@ impl Sm {
             w.at_barrier = false;
             w.fetching = false;
             w.launched_at = now;
+            if sh.p.analytic_frontend {
+                let r = &mut rank[ws as usize % sh.p.subcores % 16];
+                w.ev.launch(now, *r);
+                *r += 1;
+                sh.ev_wake.push((ws, now));
+            }
             self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
             if w.finished() {
                 sh.maybe_done.push(ws);
@@ -441,6 +467,9 @@ impl Sm {
             }
             return false;
         }
+        if self.sh.p.analytic_frontend {
+            return self.step_events(now, ctx);
+        }
         let mut ch = self.mem_responses(now);
         for sc in &mut self.subcores {
             sc.begin_cycle(now);
@@ -448,7 +477,7 @@ impl Sm {
         for sc in &mut self.subcores {
             ch |= sc.writeback(now, &mut self.sh);
         }
-        ch |= self.mem_writeback();
+        ch |= self.mem_writeback(now);
         ch |= self.mem_pipes(now, ctx);
         let start = (now % n as u64) as usize;
         for k in 0..n {
@@ -469,6 +498,48 @@ impl Sm {
             self.sh.stats.active_cycles += 1;
         }
         ch
+    }
+
+    /// One cycle with the event-driven front end (`core::event`): the memory side as in the
+    /// cycle front end, then each sub-core's due heap entries and issues.
+    fn step_events(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+        let n = self.subcores.len();
+        let mut ch = self.mem_responses(now);
+        ch |= self.mem_writeback(now);
+        ch |= self.mem_pipes(now, ctx);
+        ch |= self.drain_wakes(ctx);
+        let start = (now % n as u64) as usize;
+        for k in 0..n {
+            ch |= self.subcores[(start + k) % n].ev_step(now, &mut self.sh, ctx);
+        }
+        ch |= self.drain_wakes(ctx);
+        ch |= self.finish_warps();
+        ch |= self.drain_wakes(ctx);
+        if self.sh.used.ctas > 0 {
+            self.sh.stats.active_cycles += 1;
+        }
+        ch
+    }
+
+    /// Files the warps woken by memory completions, barrier releases and launches.
+    fn drain_wakes(&mut self, ctx: &StepCtx) -> bool {
+        use super::event::EvState;
+        if self.sh.ev_wake.is_empty() {
+            return false;
+        }
+        let n = self.subcores.len();
+        let mut i = 0;
+        while i < self.sh.ev_wake.len() {
+            let (w, at) = self.sh.ev_wake[i];
+            i += 1;
+            let st = self.sh.warps[w as usize].ev.state;
+            if matches!(st, EvState::Heap | EvState::Ready) || !self.sh.warps[w as usize].active {
+                continue;
+            }
+            self.subcores[w as usize % n].ev_eval(&mut self.sh, ctx, w as usize, at);
+        }
+        self.sh.ev_wake.clear();
+        true
     }
 
     /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles.
@@ -495,6 +566,10 @@ impl Sm {
         };
         for sc in &self.subcores {
             take(sc.next_event(now));
+            take(sc.ev.next_event(now));
+        }
+        if !self.sh.ev_wake.is_empty() {
+            take(Some(now + 1));
         }
         for p in &self.sh.pipes {
             take(p.next_event(now));
@@ -519,7 +594,7 @@ impl Sm {
                 if m.writes_regs() {
                     sh.pipes[pipe].wb.push_back(e as u8);
                 } else {
-                    sh.complete_mem(pipe, e);
+                    sh.complete_mem(now, pipe, e);
                 }
             }
             ch = true;
@@ -529,7 +604,7 @@ impl Sm {
 
     /// Write-back latch of each memory pipeline: one completed load per cycle, if its
     /// destination banks have free ports.
-    fn mem_writeback(&mut self) -> bool {
+    fn mem_writeback(&mut self, now: Cycle) -> bool {
         let mut ch = false;
         for p in 0..self.sh.pipes.len() {
             let Some(&e) = self.sh.pipes[p].wb.front() else {
@@ -541,7 +616,7 @@ impl Sm {
                 .take_writes(&m.dst[..m.ndst as usize])
             {
                 self.sh.pipes[p].wb.pop_front();
-                self.sh.complete_mem(p, e as usize);
+                self.sh.complete_mem(now, p, e as usize);
             } else {
                 self.sh.stats.mem.wb_stalls += 1;
             }
@@ -618,7 +693,7 @@ impl Sm {
                 if sh.pipes[p].table[e].writes_regs() {
                     sh.pipes[p].wb.push_back(e as u8);
                 } else {
-                    sh.complete_mem(p, e);
+                    sh.complete_mem(now, p, e);
                 }
             }
             if let Some(e) = sh.pipes[p].latch_step(now) {
@@ -661,7 +736,10 @@ impl Sm {
             let ci = sh.warps[w as usize].cta as usize;
             let cta = &mut sh.ctas[ci];
             cta.live -= 1;
-            barrier::try_release(cta, &mut sh.warps);
+            if barrier::try_release(cta, &mut sh.warps) && sh.p.analytic_frontend {
+                super::event::wake_cta(sh, ci, w as usize, 0);
+            }
+            let cta = &mut sh.ctas[ci];
             if cta.live == 0 {
                 cta.active = false;
                 cta.trace.warps.clear();

@@ -139,6 +139,13 @@ impl ModelChoice {
                 "only `cycle` and `analytical` are available",
             ));
         }
+        if self.frontend == ModuleModel::Analytical && self.alu != ModuleModel::Analytical {
+            return Err(Error::config(
+                "model.frontend",
+                "the analytical (event-driven) front end issues straight into the ALU twin: \
+                 it needs `alu = analytical`",
+            ));
+        }
         if self.memory == ModuleModel::Perfect {
             return Err(Error::config(
                 "model.memory",
