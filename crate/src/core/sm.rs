@@ -714,6 +714,7 @@ impl Sm {
                     &sh.p.coalesce,
                     tag,
                     &mut gen,
+                    &mut sh.pipes[p].lines,
                 );
                 sh.pipes[p].table[e as usize].remaining = gen.len() as u16;
                 sh.pipes[p].gen = gen;

@@ -57,6 +57,13 @@ pub fn coalesce(
     let w = width.max(1) as u64;
     let lb = line_bytes as u64;
     let sb = sector_bytes.max(1) as u64;
+    if !contiguous(mask, addrs, w, lb, sb, out) {
+        by_lane(mask, addrs, w, lb, sb, out);
+    }
+}
+
+/// The general path of [`coalesce`]: lane by lane, lines in first-touch order.
+fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) {
     let mut m = mask;
     for &a in addrs.iter().take(mask.count_ones() as usize) {
         let lane = m.trailing_zeros();
@@ -91,10 +98,70 @@ pub fn coalesce(
     }
 }
 
+/// The fast path of [`coalesce`]: the active lanes (a contiguous run of mask bits) access one
+/// contiguous range, lane k at `addrs[0] + k * width` (unit stride, the common case). The
+/// lines follow from the range in one pass. Returns false (nothing written) otherwise.
+fn contiguous(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) -> bool {
+    let n = (mask.count_ones() as usize).min(addrs.len());
+    if n < 2 || !lb.is_power_of_two() || !sb.is_power_of_two() {
+        return false;
+    }
+    let tz = mask.trailing_zeros();
+    if ((mask >> tz) as u64 + 1).count_ones() != 1 || addrs.len() < mask.count_ones() as usize {
+        return false;
+    }
+    let a0 = addrs[0];
+    let Some(end) = (n as u64)
+        .checked_mul(w)
+        .and_then(|len| a0.checked_add(len))
+    else {
+        return false;
+    };
+    let mut expect = a0;
+    for &a in &addrs[..n] {
+        if a != expect {
+            return false;
+        }
+        expect += w;
+    }
+    let sshift = sb.trailing_zeros();
+    let mut p = a0;
+    while p < end {
+        let line = p & !(lb - 1);
+        let seg_end = end.min(line + lb);
+        let s0 = (p - line) >> sshift;
+        let s1 = (seg_end - 1 - line) >> sshift;
+        let secs = ((((1u32 << (s1 + 1)) - 1) & !((1u32 << s0) - 1)) & 0xff) as u8;
+        // Lanes k0..=k1 (k-th active lane = lane tz + k) touch [p, seg_end).
+        let k0 = (p - a0) / w;
+        let k1 = (seg_end - 1 - a0) / w;
+        let lanes = ((((1u64 << (k1 + 1)) - 1) & !((1u64 << k0) - 1)) << tz) as u32;
+        out.push(LineReq {
+            addr: line,
+            sectors: secs,
+            bytes: (seg_end - p) as u32,
+            lanes,
+        });
+        p = seg_end;
+    }
+    true
+}
+
 /// Shared-memory bank conflict degree: the number of wavefronts (1 = conflict free) needed to
 /// serve the lanes, counting distinct `bank_width`-byte words per bank (the same word is
 /// broadcast). Wide accesses touch several words.
 pub fn shmem_wavefronts(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_width: u32) -> u32 {
+    shmem_access(mask, addrs, width, banks, bank_width).0
+}
+
+/// [`shmem_wavefronts`] and the number of distinct words the lanes touch.
+pub fn shmem_access(
+    mask: u32,
+    addrs: &[u64],
+    width: u32,
+    banks: u32,
+    bank_width: u32,
+) -> (u32, u32) {
     let banks = banks.max(1) as u64;
     let bw = bank_width.max(1) as u64;
     let w = width.max(1) as u64;
@@ -114,6 +181,7 @@ pub fn shmem_wavefronts(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_w
     p.sort_unstable_by_key(|&w| (w % banks, w));
     let mut best = 0;
     let mut run = 0;
+    let mut distinct = 0;
     let mut prev: Option<u64> = None;
     for &w in p.iter() {
         match prev {
@@ -121,10 +189,11 @@ pub fn shmem_wavefronts(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_w
             Some(q) if q % banks == w % banks => run += 1,
             _ => run = 1,
         }
+        distinct += 1;
         best = best.max(run);
         prev = Some(w);
     }
-    best.max(1) as u32
+    (best.max(1) as u32, distinct)
 }
 
 /// Whether an access skips the L1: atomics and reductions (performed at L2), `.STRONG.GPU`
@@ -219,6 +288,35 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn unit_stride_fast_path_equals_the_lane_by_lane_path() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        let mut taken = 0;
+        for _ in 0..400 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w = [1u64, 2, 4, 8, 16][(x >> 59) as usize % 5];
+            let n = 2 + (x >> 40) as u32 % 31;
+            let tz = (x >> 30) as u32 % (33 - n);
+            let mask = (((1u64 << n) - 1) << tz) as u32;
+            let a0 = 0x8000 + ((x >> 8) & 0x3ff) * w;
+            let addrs: Vec<u64> = (0..n as u64).map(|k| a0 + k * w).collect();
+            assert!(contiguous(mask, &addrs, w, 128, 32, &mut fast));
+            taken += 1;
+            by_lane(mask, &addrs, w, 128, 32, &mut slow);
+            assert_eq!(fast, slow, "w {w} mask {mask:#x} a0 {a0:#x}");
+            fast.clear();
+            slow.clear();
+        }
+        assert_eq!(taken, 400);
+        // Not unit stride, or a mask with holes: the fast path declines.
+        assert!(!contiguous(0b11, &[0, 8], 4, 128, 32, &mut fast));
+        assert!(!contiguous(0b101, &[0, 4], 4, 128, 32, &mut fast));
+        assert!(fast.is_empty());
     }
 
     #[test]
