@@ -611,9 +611,11 @@ impl Sm {
                 continue;
             };
             let m = self.sh.pipes[p].table[e as usize];
-            if self.subcores[m.subcore as usize]
-                .rf
-                .take_writes(&m.dst[..m.ndst as usize])
+            // The event front end models no register-bank ports (nor does the ALU twin).
+            if self.sh.p.analytic_frontend
+                || self.subcores[m.subcore as usize]
+                    .rf
+                    .take_writes(&m.dst[..m.ndst as usize])
             {
                 self.sh.pipes[p].wb.pop_front();
                 self.sh.complete_mem(now, p, e as usize);
