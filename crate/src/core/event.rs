@@ -85,7 +85,16 @@ pub struct EvWarp {
     /// Why the head instruction waits (for the stall stack) and its PC.
     pub reason: StallKind,
     pub pc: u32,
+    /// Instructions fetched so far (trace index of the next fetch).
+    pub fetched: u32,
+    /// Cycle the warp's last fetch is decoded (its next fetch may start then).
+    pub fetch_free: Cycle,
+    /// Cycle instruction `i` is in the instruction buffer, at `avail[i % IBUF]`.
+    pub avail: [Cycle; IBUF],
 }
+
+/// Instruction-buffer entries the event front end models (`frontend.ibuffer_size`, at most).
+pub const IBUF: usize = 8;
 
 impl Default for EvWarp {
     fn default() -> Self {
@@ -98,17 +107,21 @@ impl Default for EvWarp {
             nb_reason: StallKind::IFetch,
             reason: StallKind::IFetch,
             pc: 0,
+            fetched: 0,
+            fetch_free: 0,
+            avail: [0; IBUF],
         }
     }
 }
 
 impl EvWarp {
-    /// A warp launched at `now` whose first fetch starts `rank` cycles later.
-    pub fn launch(&mut self, now: Cycle, rank: u64) {
+    /// A warp launched at `now` (its first fetch is made by the first evaluation).
+    pub fn launch(&mut self, now: Cycle) {
         self.ready.clear();
         self.ready.resize(NREGS, 0);
-        // Fetch (L0 hit, 1 cycle) and decode: the cycle model's first issue is at launch + 2.
-        self.not_before = now + 2 + rank;
+        self.fetched = 0;
+        self.fetch_free = now;
+        self.not_before = now;
         self.done_at = 0;
         self.state = EvState::Idle;
         self.at = 0;
@@ -161,6 +174,8 @@ pub struct EvSched {
     mem_blame: Option<(u32, u32)>,
     /// A ready warp was refused by a full memory pipeline in the last step.
     mem_full: Option<(u32, u32)>,
+    /// Cycle the sub-core's fetch unit can start its next fetch.
+    fetch_free: Cycle,
 }
 
 impl EvSched {
@@ -273,6 +288,16 @@ impl SubCore {
         } else {
             StallKind::CompData
         };
+        if w.ib.head >= w.ev.fetched {
+            // Nothing fetched yet (launch): the first fetch starts now.
+            self.ev_fetch(sh, ctx, wi, earliest);
+        }
+        let w = &sh.warps[wi];
+        let av = w.ev.avail[w.ib.head as usize % IBUF];
+        if av > t {
+            t = av;
+            reason = StallKind::IFetch;
+        }
         for &r in inst.srcs().iter().chain(inst.dsts().iter()) {
             let rt = w.ev.reg(r);
             if rt == PENDING {
@@ -304,6 +329,85 @@ impl SubCore {
         e.reason = reason;
         e.pc = inst.pc;
         self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
+    }
+
+    /// Fetches for warp `wi` from cycle `t` until its instruction buffer is full: one fetch
+    /// group (consecutive instructions of one line, at most `min(fetch_width, decode_width)`)
+    /// per fetch; the sub-core's fetch unit takes one fetch at a time and is free again when
+    /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
+    /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
+    /// fetch within a cycle).
+    fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
+        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
+        loop {
+            let w = &sh.warps[wi];
+            let head = w.ib.head;
+            let fetched = w.ev.fetched;
+            if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
+                return;
+            }
+            let free = cap - (fetched - head.min(fetched));
+            let kc = &ctx.kernels[w.kernel as usize];
+            let base = kc.code_base;
+            let insts =
+                &sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
+            let fp = sh.p.fetch;
+            let line_bytes = if fp.subcore {
+                self.fetch.l0.line_bytes()
+            } else {
+                sh.l1i.line_bytes()
+            };
+            let n = super::fetch::fetch_group(
+                insts,
+                fetched as usize,
+                sh.p.group_limit.min(free),
+                line_bytes,
+                &fp,
+                base,
+            );
+            let addr = base + insts[fetched as usize].pc as u64;
+            let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
+            let st = &mut sh.stats;
+            let ready = if fp.subcore {
+                match self.fetch.l0.probe(addr, f) {
+                    super::icache::Probe::Hit(h) => {
+                        st.subcores[self.id].l0i_hits += 1;
+                        h.max(f) + self.fetch.l0.latency as u64
+                    }
+                    super::icache::Probe::Miss => {
+                        st.subcores[self.id].l0i_misses += 1;
+                        let lat = sh.l1i.latency;
+                        let (r, hit) =
+                            super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
+                        if hit {
+                            st.l1i_hits += 1;
+                        } else {
+                            st.l1i_misses += 1;
+                        }
+                        self.fetch.l0.fill(addr, r);
+                        r
+                    }
+                }
+            } else {
+                let lat = self.fetch.l0.latency;
+                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
+                if hit {
+                    st.l1i_hits += 1;
+                } else {
+                    st.l1i_misses += 1;
+                }
+                r
+            };
+            // Decoded at `ready` (at the earliest the cycle after the fetch).
+            let d = ready.max(f + 1);
+            self.ev.fetch_free = d;
+            let w = &mut sh.warps[wi];
+            w.ev.fetch_free = d;
+            for i in fetched..fetched + n {
+                w.ev.avail[i as usize % IBUF] = d + 1;
+            }
+            w.ev.fetched = fetched + n;
+        }
     }
 
     /// Whether ready warp `wi` can issue its head instruction now.
@@ -557,6 +661,7 @@ impl SubCore {
                 next = next.max(c);
             }
         }
+        self.ev_fetch(sh, ctx, wi, now);
         let w = &mut sh.warps[wi];
         w.ev.not_before = next;
         w.ev.nb_reason = if next > now + 1 {

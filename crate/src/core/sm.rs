@@ -391,7 +391,6 @@ impl Sm {
             c.warp_slots.push(ws as u16);
         }
         c.live = c.warp_slots.len() as u16;
-        let mut rank = [0u64; 16];
         for (widx, &ws) in c.warp_slots.iter().enumerate() {
             let w = &mut sh.warps[ws as usize];
             w.active = true;
@@ -410,9 +409,7 @@ impl Sm {
             w.fetching = false;
             w.launched_at = now;
             if sh.p.analytic_frontend {
-                let r = &mut rank[ws as usize % sh.p.subcores % 16];
-                w.ev.launch(now, *r);
-                *r += 1;
+                w.ev.launch(now);
                 sh.ev_wake.push((ws, now));
             }
             self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
