@@ -506,10 +506,17 @@ impl SubCore {
                 self.ev.set_ready(w as usize / n);
             }
         }
+        self.ev.mem_full = None;
+        if self.ev.nready == 0 {
+            let (kind, pc) = self.ev_stall(sh);
+            self.last_stall = kind;
+            self.last_stall_pc = pc;
+            sh.account_stall(self.id, kind, pc, 1);
+            return changed;
+        }
         let mut issued = 0u32;
         let mut used = 0u64;
         let mut tried = [0u64; 16];
-        self.ev.mem_full = None;
         while self.ev.nready > 0 && issued < sh.p.issue_width {
             let Some(wi) = self.ev_choose(sh, &tried) else {
                 break;
@@ -552,6 +559,14 @@ impl SubCore {
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
         changed
+    }
+
+    /// After the SM's step: what the following cycles account while nothing happens (the
+    /// SM may sleep until its next event; `Sm::skip` replays this).
+    pub fn ev_refresh_stall(&mut self, sh: &SmShared) {
+        let (kind, pc) = self.ev_stall(sh);
+        self.last_stall = kind;
+        self.last_stall_pc = pc;
     }
 
     /// This cycle's stall reason when nothing issued (module docs: approximations).

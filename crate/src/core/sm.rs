@@ -446,7 +446,10 @@ impl Sm {
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
         }
-        self.wake = if ch || !self.skip_idle || self.recorder.is_some() {
+        // The event front end reports its exact next event even after a step that changed
+        // something (its blocks have no hidden per-cycle state), so it may sleep at once.
+        let exact = self.sh.p.analytic_frontend;
+        self.wake = if (ch && !exact) || !self.skip_idle || self.recorder.is_some() {
             now + 1
         } else {
             self.next_event(now).unwrap_or(Cycle::MAX)
@@ -512,6 +515,9 @@ impl Sm {
         ch |= self.drain_wakes(ctx);
         ch |= self.finish_warps();
         ch |= self.drain_wakes(ctx);
+        for sc in &mut self.subcores {
+            sc.ev_refresh_stall(&self.sh);
+        }
         if self.sh.used.ctas > 0 {
             self.sh.stats.active_cycles += 1;
         }
@@ -628,6 +634,9 @@ impl Sm {
     /// Accel-Sim mode), then each pipeline's coalescer and latches.
     fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let sh = &mut self.sh;
+        if sh.pipes.iter().all(|p| p.dispatch.is_none() && p.addr.is_none() && p.buf.is_empty()) {
+            return false;
+        }
         let n = sh.pipes.len();
         let mut ch = false;
         let mut l1d_used = [false; 64];

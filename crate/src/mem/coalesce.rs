@@ -65,6 +65,15 @@ pub fn coalesce(
 /// The general path of [`coalesce`]: lane by lane, lines in first-touch order.
 fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) {
     let mut m = mask;
+    // Sector index by shift when the sector size is a power of two (config validation
+    // checks it); the entry of the line touched last is tried first (neighbouring lanes
+    // usually share a line), then the others, newest first.
+    let shift = sb.is_power_of_two().then(|| sb.trailing_zeros());
+    let sector = |off: u64| match shift {
+        Some(sh) => off >> sh,
+        None => off / sb,
+    };
+    let mut last = usize::MAX;
     for &a in addrs.iter().take(mask.count_ones() as usize) {
         let lane = m.trailing_zeros();
         m &= m - 1;
@@ -73,22 +82,32 @@ fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<Lin
         while p < end {
             let line = p & !(lb - 1);
             let seg_end = end.min(line.saturating_add(lb));
-            let s0 = (p - line) / sb;
-            let s1 = (seg_end - 1 - line) / sb;
+            let s0 = sector(p - line);
+            let s1 = sector(seg_end - 1 - line);
             let secs = ((((1u32 << (s1 + 1)) - 1) & !((1u32 << s0) - 1)) & 0xff) as u8;
             let bytes = (seg_end - p) as u32;
-            match out.iter_mut().rev().find(|r| r.addr == line) {
-                Some(r) => {
+            let hit = if out.get(last).is_some_and(|r| r.addr == line) {
+                Some(last)
+            } else {
+                out.iter().rposition(|r| r.addr == line)
+            };
+            match hit {
+                Some(i) => {
+                    let r = &mut out[i];
                     r.sectors |= secs;
                     r.bytes += bytes;
                     r.lanes |= 1 << lane;
+                    last = i;
                 }
-                None => out.push(LineReq {
-                    addr: line,
-                    sectors: secs,
-                    bytes,
-                    lanes: 1 << lane,
-                }),
+                None => {
+                    last = out.len();
+                    out.push(LineReq {
+                        addr: line,
+                        sectors: secs,
+                        bytes,
+                        lanes: 1 << lane,
+                    });
+                }
             }
             if seg_end == u64::MAX {
                 break;
