@@ -567,9 +567,15 @@ impl Sm {
                 best = Some(best.map_or(c, |b| b.min(c)));
             }
         };
+        let events = self.sh.p.analytic_frontend;
         for sc in &self.subcores {
-            take(sc.next_event(now));
-            take(sc.ev.next_event(now));
+            // The event front end files unit and fetch waits in its heap: the pipelines and
+            // the (unused) fetch unit need not be scanned.
+            if events {
+                take(sc.ev.next_event(now));
+            } else {
+                take(sc.next_event(now));
+            }
         }
         if !self.sh.ev_wake.is_empty() {
             take(Some(now + 1));
@@ -577,7 +583,9 @@ impl Sm {
         for p in &self.sh.pipes {
             take(p.next_event(now));
         }
-        take(pool_next_event(&self.sh.dp_pool, now));
+        if !events {
+            take(pool_next_event(&self.sh.dp_pool, now));
+        }
         if !self.sh.maybe_done.is_empty() {
             take(Some(now + 1));
         }

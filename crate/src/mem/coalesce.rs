@@ -57,9 +57,54 @@ pub fn coalesce(
     let w = width.max(1) as u64;
     let lb = line_bytes as u64;
     let sb = sector_bytes.max(1) as u64;
-    if !contiguous(mask, addrs, w, lb, sb, out) {
+    if !contiguous(mask, addrs, w, lb, sb, out) && !within_lines(mask, addrs, w, lb, sb, out) {
+        out.clear();
         by_lane(mask, addrs, w, lb, sb, out);
     }
+}
+
+/// The second fast path of [`coalesce`]: no lane's access crosses a line boundary (aligned
+/// accesses), so each lane adds to exactly one line, found by comparing with the line of the
+/// previous lane first. Returns false (with `out` partly written) when a lane straddles.
+fn within_lines(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) -> bool {
+    if !lb.is_power_of_two() || !sb.is_power_of_two() || w > lb {
+        return false;
+    }
+    let ss = sb.trailing_zeros();
+    let off_mask = lb - 1;
+    let mut m = mask;
+    let mut cur = usize::MAX;
+    let mut cur_line = u64::MAX;
+    for &a in addrs.iter().take(mask.count_ones() as usize) {
+        let bit = m & m.wrapping_neg();
+        m &= m - 1;
+        let off = a & off_mask;
+        if off + w > lb {
+            return false;
+        }
+        let line = a - off;
+        let secs = ((2u32 << ((off + w - 1) >> ss)) - (1u32 << (off >> ss))) as u8;
+        if line != cur_line {
+            cur = match out.iter().rposition(|r| r.addr == line) {
+                Some(i) => i,
+                None => {
+                    out.push(LineReq {
+                        addr: line,
+                        sectors: 0,
+                        bytes: 0,
+                        lanes: 0,
+                    });
+                    out.len() - 1
+                }
+            };
+            cur_line = line;
+        }
+        let r = &mut out[cur];
+        r.sectors |= secs;
+        r.bytes += w as u32;
+        r.lanes |= bit;
+    }
+    true
 }
 
 /// The general path of [`coalesce`]: lane by lane, lines in first-touch order.
@@ -328,6 +373,15 @@ mod tests {
             taken += 1;
             by_lane(mask, &addrs, w, 128, 32, &mut slow);
             assert_eq!(fast, slow, "w {w} mask {mask:#x} a0 {a0:#x}");
+            fast.clear();
+            slow.clear();
+            // Aligned, any order with repeats (matmul's broadcast rows): the second path.
+            let shuffled: Vec<u64> = (0..n as u64)
+                .map(|k| a0 + ((k * 7 + (x >> 20)) % 48) * w * (1 + (x >> 33) % 3))
+                .collect();
+            assert!(within_lines(mask, &shuffled, w, 128, 32, &mut fast));
+            by_lane(mask, &shuffled, w, 128, 32, &mut slow);
+            assert_eq!(fast, slow, "within lines: w {w} mask {mask:#x}");
             fast.clear();
             slow.clear();
         }

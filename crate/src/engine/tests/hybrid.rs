@@ -52,7 +52,8 @@ fn every_model_mix_runs_workloads_to_completion() {
     let mut c = GpuConfig::default();
     c.gpu.num_sms = 2;
     let ms = [ModuleModel::Cycle, ModuleModel::Analytical];
-    let fe = [ModuleModel::Cycle, ModuleModel::Perfect];
+    // The analytical (event-driven) front end needs the ALU twin.
+    let fe = [ModuleModel::Perfect, ModuleModel::Analytical];
     let mut runs = 0;
     for w in list() {
         let t = generate(w.name, &Params::new()).unwrap();
