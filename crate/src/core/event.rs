@@ -582,10 +582,7 @@ impl SubCore {
             if kind == K_RETIRE {
                 return (StallKind::CompData, None);
             }
-            return (
-                wp.ev.reason,
-                Some((wp.kernel, wp.ev.pc / sh.p.inst_bytes)),
-            );
+            return (wp.ev.reason, Some((wp.kernel, wp.ev.pc / sh.p.inst_bytes)));
         }
         if self.ev.blocked_bar > 0 {
             return (StallKind::Barrier, None);
@@ -688,7 +685,9 @@ impl SubCore {
             // Last instruction issued: the warp retires with its last ALU result.
             if w.ev.done_at > now {
                 w.inflight += 1;
-                self.ev.heap.push(Reverse((w.ev.done_at, wi as u16, K_RETIRE)));
+                self.ev
+                    .heap
+                    .push(Reverse((w.ev.done_at, wi as u16, K_RETIRE)));
             }
             sh.note_maybe_done(wi as u16);
         } else {

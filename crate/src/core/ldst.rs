@@ -368,7 +368,17 @@ mod tests {
         // 32 lanes x 4 B consecutive from 0x1000: one line, four sectors.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 4 * i).collect();
         let (i, w) = warp(&a, 4);
-        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out, &mut Vec::new());
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Global,
+            OpKind::Load,
+            &k,
+            &P,
+            7,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].addr, out[0].sectors, out[0].bytes, out[0].last),
@@ -377,12 +387,32 @@ mod tests {
         // Stride 128 B: 32 lines, one sector each.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 128 * i).collect();
         let (i, w) = warp(&a, 4);
-        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out, &mut Vec::new());
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Global,
+            OpKind::Load,
+            &k,
+            &P,
+            7,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(out.len(), 32);
         assert!(out.iter().all(|r| r.sectors == 1));
         // An 8-byte access straddling a line boundary touches two lines.
         let (i, w) = warp(&[0x107c], 8);
-        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out, &mut Vec::new());
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Global,
+            OpKind::Load,
+            &k,
+            &P,
+            7,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(
             out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(),
             [(0x1000, 0b1000), (0x1080, 0b1)]
@@ -398,14 +428,34 @@ mod tests {
         for (stride, wf) in [(4u64, 1u32), (8, 2), (128, 32), (0, 1)] {
             let a: Vec<u64> = (0..32).map(|i| stride * i).collect();
             let (i, w) = warp(&a, 4);
-            coalesce(&i, &w, MemSpace::Shared, OpKind::Load, &k, &P, 0, &mut out, &mut Vec::new());
+            coalesce(
+                &i,
+                &w,
+                MemSpace::Shared,
+                OpKind::Load,
+                &k,
+                &P,
+                0,
+                &mut out,
+                &mut Vec::new(),
+            );
             assert_eq!(out.len(), 1);
             assert_eq!(out[0].shmem_wavefronts, wf, "stride {stride}");
         }
         // 16-byte accesses, consecutive: 512 B over 32 banks x 4 B -> 4 wavefronts.
         let a: Vec<u64> = (0..32).map(|i| 16 * i).collect();
         let (i, w) = warp(&a, 16);
-        coalesce(&i, &w, MemSpace::Shared, OpKind::Load, &k, &P, 0, &mut out, &mut Vec::new());
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Shared,
+            OpKind::Load,
+            &k,
+            &P,
+            0,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(out[0].shmem_wavefronts, 4);
     }
 }

@@ -29,6 +29,7 @@ pub mod result_bus;
 pub mod scheduler;
 pub mod scoreboard;
 pub mod sm;
+mod sm_event;
 pub mod subcore;
 pub mod warp;
 

@@ -500,51 +500,6 @@ impl Sm {
         ch
     }
 
-    /// One cycle with the event-driven front end (`core::event`): the memory side as in the
-    /// cycle front end, then each sub-core's due heap entries and issues.
-    fn step_events(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
-        let n = self.subcores.len();
-        let mut ch = self.mem_responses(now);
-        ch |= self.mem_writeback(now);
-        ch |= self.mem_pipes(now, ctx);
-        ch |= self.drain_wakes(ctx);
-        let start = (now % n as u64) as usize;
-        for k in 0..n {
-            ch |= self.subcores[(start + k) % n].ev_step(now, &mut self.sh, ctx);
-        }
-        ch |= self.drain_wakes(ctx);
-        ch |= self.finish_warps();
-        ch |= self.drain_wakes(ctx);
-        for sc in &mut self.subcores {
-            sc.ev_refresh_stall(&self.sh);
-        }
-        if self.sh.used.ctas > 0 {
-            self.sh.stats.active_cycles += 1;
-        }
-        ch
-    }
-
-    /// Files the warps woken by memory completions, barrier releases and launches.
-    fn drain_wakes(&mut self, ctx: &StepCtx) -> bool {
-        use super::event::EvState;
-        if self.sh.ev_wake.is_empty() {
-            return false;
-        }
-        let n = self.subcores.len();
-        let mut i = 0;
-        while i < self.sh.ev_wake.len() {
-            let (w, at) = self.sh.ev_wake[i];
-            i += 1;
-            let st = self.sh.warps[w as usize].ev.state;
-            if matches!(st, EvState::Heap | EvState::Ready) || !self.sh.warps[w as usize].active {
-                continue;
-            }
-            self.subcores[w as usize % n].ev_eval(&mut self.sh, ctx, w as usize, at);
-        }
-        self.sh.ev_wake.clear();
-        true
-    }
-
     /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles.
     pub fn skip(&mut self, k: u64) {
         if let Some(r) = &mut self.recorder {
@@ -592,7 +547,7 @@ impl Sm {
         best.map(|b| b.max(now + 1))
     }
 
-    fn mem_responses(&mut self, now: Cycle) -> bool {
+    pub(super) fn mem_responses(&mut self, now: Cycle) -> bool {
         let sh = &mut self.sh;
         sh.mem.tick(now, &mut sh.outbox);
         let mut ch = false;
@@ -615,7 +570,7 @@ impl Sm {
 
     /// Write-back latch of each memory pipeline: one completed load per cycle, if its
     /// destination banks have free ports.
-    fn mem_writeback(&mut self, now: Cycle) -> bool {
+    pub(super) fn mem_writeback(&mut self, now: Cycle) -> bool {
         let mut ch = false;
         for p in 0..self.sh.pipes.len() {
             let Some(&e) = self.sh.pipes[p].wb.front() else {
@@ -640,9 +595,13 @@ impl Sm {
 
     /// Request arbiter (round robin over pipelines, out of order within a buffer unless in
     /// Accel-Sim mode), then each pipeline's coalescer and latches.
-    fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+    pub(super) fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let sh = &mut self.sh;
-        if sh.pipes.iter().all(|p| p.dispatch.is_none() && p.addr.is_none() && p.buf.is_empty()) {
+        if sh
+            .pipes
+            .iter()
+            .all(|p| p.dispatch.is_none() && p.addr.is_none() && p.buf.is_empty())
+        {
             return false;
         }
         let n = sh.pipes.len();
@@ -740,7 +699,7 @@ impl Sm {
         ch
     }
 
-    fn finish_warps(&mut self) -> bool {
+    pub(super) fn finish_warps(&mut self) -> bool {
         let mut ch = false;
         while let Some(w) = self.sh.maybe_done.pop() {
             let sh = &mut self.sh;

@@ -66,7 +66,14 @@ pub fn coalesce(
 /// The second fast path of [`coalesce`]: no lane's access crosses a line boundary (aligned
 /// accesses), so each lane adds to exactly one line, found by comparing with the line of the
 /// previous lane first. Returns false (with `out` partly written) when a lane straddles.
-fn within_lines(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) -> bool {
+fn within_lines(
+    mask: u32,
+    addrs: &[u64],
+    w: u64,
+    lb: u64,
+    sb: u64,
+    out: &mut Vec<LineReq>,
+) -> bool {
     if !lb.is_power_of_two() || !sb.is_power_of_two() || w > lb {
         return false;
     }
