@@ -233,6 +233,52 @@ pub fn shmem_access(
     banks: u32,
     bank_width: u32,
 ) -> (u32, u32) {
+    conflict_free(mask, addrs, width, banks, bank_width)
+        .unwrap_or_else(|| shmem_sorted(mask, addrs, width, banks, bank_width))
+}
+
+/// The fast path of [`shmem_access`]: one pass with the first word seen per bank. Answers
+/// when no bank holds two distinct words (one wavefront: unit stride, broadcast), else
+/// `None` (the sorting path counts the conflicts).
+fn conflict_free(
+    mask: u32,
+    addrs: &[u64],
+    width: u32,
+    banks: u32,
+    bank_width: u32,
+) -> Option<(u32, u32)> {
+    let nb = banks.max(1) as u64;
+    let bw = bank_width.max(1) as u64;
+    if nb > 64 || !nb.is_power_of_two() || !bw.is_power_of_two() {
+        return None;
+    }
+    let (bs, bm) = (bw.trailing_zeros(), nb - 1);
+    let w = width.max(1) as u64;
+    let mut used = 0u64;
+    let mut first = [0u64; 64];
+    let mut distinct = 0u32;
+    for &a in addrs.iter().take(mask.count_ones() as usize) {
+        let (f, l) = (a >> bs, (a + w - 1) >> bs);
+        if l - f > 8 {
+            return None;
+        }
+        for word in f..=l {
+            let b = (word & bm) as usize;
+            if used & (1u64 << b) == 0 {
+                used |= 1u64 << b;
+                first[b] = word;
+                distinct += 1;
+            } else if first[b] != word {
+                return None;
+            }
+        }
+    }
+    Some((1, distinct))
+}
+
+/// The general path of [`shmem_access`]: words sorted by (bank, word), longest run of
+/// distinct words in one bank.
+fn shmem_sorted(mask: u32, addrs: &[u64], width: u32, banks: u32, bank_width: u32) -> (u32, u32) {
     let banks = banks.max(1) as u64;
     let bw = bank_width.max(1) as u64;
     let w = width.max(1) as u64;
@@ -397,6 +443,33 @@ mod tests {
         assert!(!contiguous(0b11, &[0, 8], 4, 128, 32, &mut fast));
         assert!(!contiguous(0b101, &[0, 4], 4, 128, 32, &mut fast));
         assert!(fast.is_empty());
+    }
+
+    #[test]
+    fn conflict_free_path_equals_the_sorting_path() {
+        let mut x = 0x0bad_cafe_f00d_d00du64;
+        let mut fast = 0;
+        for _ in 0..500 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let w = [1u32, 4, 8, 16][(x >> 61) as usize % 4];
+            let stride = [0u64, 4, 8, 12, 16, 128, 132][(x >> 50) as usize % 7];
+            let mask = if x & 1 == 0 {
+                u32::MAX
+            } else {
+                (x >> 8) as u32 | 1
+            };
+            let base = (x >> 20) & 0xffc;
+            let addrs: Vec<u64> = (0..32u64).map(|k| base + k * stride).collect();
+            let want = shmem_sorted(mask, &addrs, w, 32, 4);
+            if let Some(got) = conflict_free(mask, &addrs, w, 32, 4) {
+                assert_eq!(got, want, "w {w} stride {stride} mask {mask:#x}");
+                fast += 1;
+            }
+            assert_eq!(shmem_access(mask, &addrs, w, 32, 4), want);
+        }
+        assert!(fast > 100, "fast path taken {fast} times");
     }
 
     #[test]
