@@ -9,6 +9,11 @@
 //!  seed 004 Figure 2: 4 lanes, 64 B stride, 8 B each, 128 B lines, 32 B sectors
 //!    -> 2 line requests, 4 sectors (128 B) instead of 2 lines (256 B) without sectors
 //! ```
+//! Cost (issue 5: the coalescer was a sixth of a run): three paths with identical results
+//! (tests compare them on random patterns): unit stride (the lines follow from one range),
+//! aligned lanes (each lane adds to the line of the previous lane, or a search), and lane by
+//! lane with straddling accesses. Bank conflicts: one pass when no bank holds two distinct
+//! words, else a sort.
 
 use crate::config::L1dConfig;
 use crate::mem::iface::{AccessKind, MemRequest};
