@@ -4,8 +4,9 @@
 //! known, and a per-sub-core min-heap keyed (time, warp slot) hands warps to the scheduler.
 //!
 //! ```text
-//!  next issue of warp w = max( issue slot: previous issue + 1 (launch: + 2 + rank, the cycle
-//!                                model's fetch and decode with perfect I-caches),
+//!  next issue of warp w = max( issue slot: previous issue + 1,
+//!                              instruction buffer: its fetch group decoded (fetch at f,
+//!                                decode at f + I-cache latency, issuable the cycle after),
 //!                              ready[r] for every source and destination r (RAW, WAW),
 //!                              branch resolved (control), unit pipeline free - 1 )
 //!  blocked (no time yet):      a register a load is still fetching, a barrier, MEMBAR with
@@ -21,9 +22,12 @@
 //!
 //! With one warp (or warps on different sub-cores) and no contention it gives the cycle model
 //! with the ALU twin and perfect instruction caches exactly (tests in `engine::tests::hybrid`).
-//! Approximated (documented in `docs` of `ModelChoice::frontend`):
-//! - fetch and decode are perfect after the first fetch (I-cache misses, instruction-buffer
-//!   size and the fetch round robin are not modelled);
+//! Approximated (see also `ModelChoice`'s docs):
+//! - fetch: a warp refills its instruction buffer (at most [`IBUF`] entries) right after each
+//!   issue, first come first served on the sub-core's fetch unit (the cycle model's round
+//!   robin picks among waiting warps); the L1I arbiter between sub-cores is not modelled;
+//! - an instruction issues when its unit can start it (issue + 1): the cycle model may issue
+//!   it earlier into an operand collector, with the same start;
 //! - no operand collectors, register-bank ports or result-bus ports (the ALU twin);
 //! - scheduler policy: GTO exactly (last issuer, else oldest ready); LRR and two-level as a
 //!   round robin over warp slots; multi-issue takes extra instructions from other ready warps
