@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use crate::mem::coalesce::{coalesce as line_coalesce, shmem_access, LineReq};
 use crate::mem::{AccessKind, MemRequest};
 use crate::trace::{KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
 use crate::Cycle;
@@ -63,6 +64,8 @@ pub struct MemPipe {
     /// Entry being coalesced, its requests, and how many were pushed to the buffer.
     pub addr: Option<u8>,
     pub gen: Vec<MemRequest>,
+    /// Scratch lines for the coalescer.
+    pub lines: Vec<LineReq>,
     pub gen_pos: usize,
     pub buf: Vec<MemRequest>,
     pub buf_cap: usize,
@@ -79,6 +82,7 @@ impl MemPipe {
             dispatch: None,
             addr: None,
             gen: Vec::with_capacity(64),
+            lines: Vec::with_capacity(64),
             gen_pos: 0,
             buf: Vec::with_capacity(buf_cap.max(1) as usize),
             buf_cap: buf_cap.max(1) as usize,
@@ -184,6 +188,11 @@ pub fn resolve_space(space: MemSpace, addr: u64, k: &KernelInfo) -> MemSpace {
 /// Coalesces one warp memory instruction into requests (appended to `out`): one per distinct
 /// line with the touched sectors for cached spaces, one per instruction for shared memory with
 /// the bank-conflict degree (most distinct 4-byte words in one bank; a broadcast is free).
+///
+/// One coalescer for the whole simulator: the lines come from [`crate::mem::coalesce::coalesce`]
+/// (the functional mode's, with its unit-stride fast path) and the bank conflicts from
+/// [`crate::mem::coalesce::shmem_access`]; `lines` is scratch space. A generic access whose
+/// lanes resolve to different spaces is split by space (global, local, then shared last).
 #[allow(clippy::too_many_arguments)]
 pub fn coalesce(
     inst: &TraceInst,
@@ -194,111 +203,128 @@ pub fn coalesce(
     p: &CoalesceParams,
     tag: u64,
     out: &mut Vec<MemRequest>,
+    lines: &mut Vec<LineReq>,
 ) {
     out.clear();
-    let width = inst.mem_width.max(1) as u64;
-    let akind = access_kind(kind);
-    let bypass = matches!(kind, OpKind::Atomic | OpKind::Reduction);
-    // Line and sector sizes are powers of two (checked by config validation): masks and
-    // shifts instead of divisions, with a division fallback for hand-built parameters.
-    let split = |a: u64, size: u64| -> u64 {
-        if size.is_power_of_two() {
-            a & !(size - 1)
-        } else {
-            a / size * size
-        }
+    let n = if inst.mem_width > 0 {
+        inst.mask.count_ones() as usize
+    } else {
+        0
     };
-    let sector_of = |off: u64| -> u64 {
-        if p.sector_bytes.is_power_of_two() {
-            off >> p.sector_bytes.trailing_zeros()
-        } else {
-            off / p.sector_bytes
+    let start = (inst.addr_start as usize).min(wt.addrs.len());
+    let addrs = &wt.addrs[start..(start + n).min(wt.addrs.len())];
+    if addrs.is_empty() {
+        return;
+    }
+    // The mask bits that have an address (a truncated trace gives fewer addresses).
+    let mut mask = inst.mask;
+    if addrs.len() < n {
+        let mut m = 0u32;
+        let mut left = inst.mask;
+        for _ in 0..addrs.len() {
+            m |= left & left.wrapping_neg();
+            left &= left - 1;
         }
+        mask = m;
+    }
+    let uniform = if space != MemSpace::Generic {
+        Some(space)
+    } else {
+        let first = resolve_space(space, addrs[0], k);
+        addrs[1..]
+            .iter()
+            .all(|&a| resolve_space(space, a, k) == first)
+            .then_some(first)
     };
-    let mut shared_first = None;
-    for (_, a) in wt.lane_addrs(inst) {
-        let sp = resolve_space(space, a, k);
-        if sp == MemSpace::Shared {
-            // Bank conflicts are counted in a second pass (rare: most instructions are global).
-            shared_first.get_or_insert(a);
-            continue;
-        }
-        let lb = if sp == MemSpace::Constant {
-            p.const_line_bytes
-        } else {
-            p.line_bytes
-        };
-        let mut b = a;
-        let end = a + width;
-        while b < end {
-            let line = split(b, lb);
-            let seg_end = end.min(line + lb);
-            let s0 = sector_of(b - line);
-            let s1 = sector_of(seg_end - 1 - line).min(7);
-            let mask = if s0 > s1 {
-                0
-            } else {
-                (((1u16 << (s1 + 1)) - 1) & !((1u16 << s0) - 1)) as u8
-            };
-            match out.iter_mut().find(|r| r.addr == line && r.space == sp) {
-                Some(r) => {
-                    r.sectors |= mask;
-                    r.bytes += (seg_end - b) as u32;
+    match uniform {
+        Some(sp) => group(inst, sp, kind, p, tag, mask, addrs, out, lines),
+        None => {
+            // Mixed generic access: one group per space, shared last.
+            let mut sub = [0u64; 32];
+            for sp in [MemSpace::Global, MemSpace::Local, MemSpace::Shared] {
+                let (mut m, mut cnt, mut left) = (0u32, 0usize, mask);
+                for &a in addrs {
+                    let lane = left & left.wrapping_neg();
+                    left &= left - 1;
+                    if resolve_space(space, a, k) == sp {
+                        m |= lane;
+                        sub[cnt] = a;
+                        cnt += 1;
+                    }
                 }
-                None => out.push(MemRequest {
-                    tag,
-                    kind: akind,
-                    space: sp,
-                    addr: line,
-                    sectors: mask,
-                    bytes: (seg_end - b) as u32,
-                    bypass_l1: bypass,
-                    shmem_wavefronts: 0,
-                    pc: inst.pc,
-                    last: false,
-                }),
+                if cnt > 0 {
+                    let mut part = Vec::new();
+                    group(inst, sp, kind, p, tag, m, &sub[..cnt], &mut part, lines);
+                    out.extend_from_slice(&part);
+                }
             }
-            b = seg_end;
         }
     }
-    if let Some(a) = shared_first {
-        // Shared memory: distinct words per bank, over the lanes that resolve to shared.
-        let mut words = [0u64; 128];
-        let mut nwords = 0usize;
-        for (_, a) in wt.lane_addrs(inst) {
-            if resolve_space(space, a, k) != MemSpace::Shared {
-                continue;
-            }
-            let first = a / p.shmem_bank_bytes;
-            let last = (a + width - 1) / p.shmem_bank_bytes;
-            for w in first..=last {
-                if nwords < words.len() && !words[..nwords].contains(&w) {
-                    words[nwords] = w;
-                    nwords += 1;
-                }
-            }
-        }
-        let mut per_bank = [0u32; 64];
-        let banks = p.shmem_banks.clamp(1, 64);
-        for &w in &words[..nwords] {
-            per_bank[(w % banks) as usize] += 1;
-        }
-        let wavefronts = per_bank.iter().copied().max().unwrap_or(1).max(1);
+    for r in out.iter_mut() {
+        r.last = false;
+    }
+    if let Some(r) = out.last_mut() {
+        r.last = true;
+    }
+}
+
+/// The requests of lanes `mask` (addresses `addrs`) that all resolve to space `sp`.
+#[allow(clippy::too_many_arguments)]
+fn group(
+    inst: &TraceInst,
+    sp: MemSpace,
+    kind: OpKind,
+    p: &CoalesceParams,
+    tag: u64,
+    mask: u32,
+    addrs: &[u64],
+    out: &mut Vec<MemRequest>,
+    lines: &mut Vec<LineReq>,
+) {
+    let akind = access_kind(kind);
+    let width = inst.mem_width.max(1) as u32;
+    if sp == MemSpace::Shared {
+        let (wavefronts, words) = shmem_access(
+            mask,
+            addrs,
+            width,
+            p.shmem_banks as u32,
+            p.shmem_bank_bytes as u32,
+        );
         out.push(MemRequest {
             tag,
             kind: akind,
             space: MemSpace::Shared,
-            addr: a,
+            addr: addrs[0],
             sectors: 0,
-            bytes: (nwords as u64 * p.shmem_bank_bytes) as u32,
+            bytes: (words as u64 * p.shmem_bank_bytes) as u32,
             bypass_l1: false,
             shmem_wavefronts: wavefronts,
             pc: inst.pc,
             last: false,
         });
+        return;
     }
-    if let Some(r) = out.last_mut() {
-        r.last = true;
+    let bypass = matches!(kind, OpKind::Atomic | OpKind::Reduction);
+    let lb = if sp == MemSpace::Constant {
+        p.const_line_bytes
+    } else {
+        p.line_bytes
+    };
+    line_coalesce(mask, addrs, width, lb as u32, p.sector_bytes as u32, lines);
+    for l in lines.iter() {
+        out.push(MemRequest {
+            tag,
+            kind: akind,
+            space: sp,
+            addr: l.addr,
+            sectors: l.sectors,
+            bytes: l.bytes,
+            bypass_l1: bypass,
+            shmem_wavefronts: 0,
+            pc: inst.pc,
+            last: false,
+        });
     }
 }
 
@@ -342,7 +368,17 @@ mod tests {
         // 32 lanes x 4 B consecutive from 0x1000: one line, four sectors.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 4 * i).collect();
         let (i, w) = warp(&a, 4);
-        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Global,
+            OpKind::Load,
+            &k,
+            &P,
+            7,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].addr, out[0].sectors, out[0].bytes, out[0].last),
@@ -351,12 +387,32 @@ mod tests {
         // Stride 128 B: 32 lines, one sector each.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 128 * i).collect();
         let (i, w) = warp(&a, 4);
-        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Global,
+            OpKind::Load,
+            &k,
+            &P,
+            7,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(out.len(), 32);
         assert!(out.iter().all(|r| r.sectors == 1));
         // An 8-byte access straddling a line boundary touches two lines.
         let (i, w) = warp(&[0x107c], 8);
-        coalesce(&i, &w, MemSpace::Global, OpKind::Load, &k, &P, 7, &mut out);
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Global,
+            OpKind::Load,
+            &k,
+            &P,
+            7,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(
             out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(),
             [(0x1000, 0b1000), (0x1080, 0b1)]
@@ -372,14 +428,34 @@ mod tests {
         for (stride, wf) in [(4u64, 1u32), (8, 2), (128, 32), (0, 1)] {
             let a: Vec<u64> = (0..32).map(|i| stride * i).collect();
             let (i, w) = warp(&a, 4);
-            coalesce(&i, &w, MemSpace::Shared, OpKind::Load, &k, &P, 0, &mut out);
+            coalesce(
+                &i,
+                &w,
+                MemSpace::Shared,
+                OpKind::Load,
+                &k,
+                &P,
+                0,
+                &mut out,
+                &mut Vec::new(),
+            );
             assert_eq!(out.len(), 1);
             assert_eq!(out[0].shmem_wavefronts, wf, "stride {stride}");
         }
         // 16-byte accesses, consecutive: 512 B over 32 banks x 4 B -> 4 wavefronts.
         let a: Vec<u64> = (0..32).map(|i| 16 * i).collect();
         let (i, w) = warp(&a, 16);
-        coalesce(&i, &w, MemSpace::Shared, OpKind::Load, &k, &P, 0, &mut out);
+        coalesce(
+            &i,
+            &w,
+            MemSpace::Shared,
+            OpKind::Load,
+            &k,
+            &P,
+            0,
+            &mut out,
+            &mut Vec::new(),
+        );
         assert_eq!(out[0].shmem_wavefronts, 4);
     }
 }

@@ -17,6 +17,7 @@ pub mod barrier;
 pub mod collector;
 pub mod ctx;
 pub mod decode;
+pub mod event;
 pub mod exec;
 pub mod fetch;
 pub mod ibuffer;
@@ -28,6 +29,7 @@ pub mod result_bus;
 pub mod scheduler;
 pub mod scoreboard;
 pub mod sm;
+mod sm_event;
 pub mod subcore;
 pub mod warp;
 

@@ -52,6 +52,9 @@ pub struct SmParams {
     /// `model.alu = analytical`: ALU instructions skip collectors, bank ports and the result
     /// bus (`crate::analytic::alu`). Set by the engine from the `ModelChoice`.
     pub analytic_alu: bool,
+    /// `model.frontend = analytical`: the event-driven front end (`core::event`) replaces
+    /// fetch, decode, scoreboard, scheduler and collectors. Set by the engine.
+    pub analytic_frontend: bool,
 }
 
 impl SmParams {
@@ -89,6 +92,7 @@ impl SmParams {
             },
             l1d_banks: cfg.l1d.banks.clamp(1, 64) as usize,
             analytic_alu: false,
+            analytic_frontend: false,
         }
     }
 }
@@ -133,6 +137,9 @@ pub struct SmShared {
     /// Kernel launch of each CTA finished since the engine last looked.
     pub done_ctas: Vec<u32>,
     pub outbox: Vec<NocPacket>,
+    /// Event front end: warps to (re-)evaluate and the earliest cycle they may issue (memory
+    /// completions, barrier releases, launches).
+    pub ev_wake: Vec<(u16, Cycle)>,
     used: Used,
     next_age: u64,
 }
@@ -167,13 +174,24 @@ impl SmShared {
         }
     }
 
-    fn complete_mem(&mut self, pipe: usize, e: usize) {
+    fn complete_mem(&mut self, now: Cycle, pipe: usize, e: usize) {
         let m = self.pipes[pipe].table[e];
         self.pipes[pipe].table[e].used = false;
         let w = &mut self.warps[m.warp as usize];
-        for &r in &m.dst[..m.ndst as usize] {
-            if m.writes_regs() && w.sb.release(r) {
-                self.stats.subcores[m.subcore as usize].war_violations += 1;
+        if self.p.analytic_frontend {
+            if m.writes_regs() {
+                for &r in &m.dst[..m.ndst as usize] {
+                    w.ev.complete(r, now);
+                }
+            }
+            if w.ev.state == super::event::EvState::BlockedMem {
+                self.ev_wake.push((m.warp, now));
+            }
+        } else {
+            for &r in &m.dst[..m.ndst as usize] {
+                if m.writes_regs() && w.sb.release(r) {
+                    self.stats.subcores[m.subcore as usize].war_violations += 1;
+                }
             }
         }
         w.inflight -= 1;
@@ -250,6 +268,7 @@ impl Sm {
             maybe_done: Vec::with_capacity(p.max_warps),
             done_ctas: Vec::with_capacity(p.max_ctas),
             outbox: Vec::new(),
+            ev_wake: Vec::with_capacity(p.max_warps),
             used: Used::default(),
             next_age: 0,
             p,
@@ -389,6 +408,10 @@ impl Sm {
             w.at_barrier = false;
             w.fetching = false;
             w.launched_at = now;
+            if sh.p.analytic_frontend {
+                w.ev.launch(now);
+                sh.ev_wake.push((ws, now));
+            }
             self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
             if w.finished() {
                 sh.maybe_done.push(ws);
@@ -423,7 +446,10 @@ impl Sm {
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
         }
-        self.wake = if ch || !self.skip_idle || self.recorder.is_some() {
+        // The event front end reports its exact next event even after a step that changed
+        // something (its blocks have no hidden per-cycle state), so it may sleep at once.
+        let exact = self.sh.p.analytic_frontend;
+        self.wake = if (ch && !exact) || !self.skip_idle || self.recorder.is_some() {
             now + 1
         } else {
             self.next_event(now).unwrap_or(Cycle::MAX)
@@ -441,6 +467,9 @@ impl Sm {
             }
             return false;
         }
+        if self.sh.p.analytic_frontend {
+            return self.step_events(now, ctx);
+        }
         let mut ch = self.mem_responses(now);
         for sc in &mut self.subcores {
             sc.begin_cycle(now);
@@ -448,7 +477,7 @@ impl Sm {
         for sc in &mut self.subcores {
             ch |= sc.writeback(now, &mut self.sh);
         }
-        ch |= self.mem_writeback();
+        ch |= self.mem_writeback(now);
         ch |= self.mem_pipes(now, ctx);
         let start = (now % n as u64) as usize;
         for k in 0..n {
@@ -493,20 +522,32 @@ impl Sm {
                 best = Some(best.map_or(c, |b| b.min(c)));
             }
         };
+        let events = self.sh.p.analytic_frontend;
         for sc in &self.subcores {
-            take(sc.next_event(now));
+            // The event front end files unit and fetch waits in its heap: the pipelines and
+            // the (unused) fetch unit need not be scanned.
+            if events {
+                take(sc.ev.next_event(now));
+            } else {
+                take(sc.next_event(now));
+            }
+        }
+        if !self.sh.ev_wake.is_empty() {
+            take(Some(now + 1));
         }
         for p in &self.sh.pipes {
             take(p.next_event(now));
         }
-        take(pool_next_event(&self.sh.dp_pool, now));
+        if !events {
+            take(pool_next_event(&self.sh.dp_pool, now));
+        }
         if !self.sh.maybe_done.is_empty() {
             take(Some(now + 1));
         }
         best.map(|b| b.max(now + 1))
     }
 
-    fn mem_responses(&mut self, now: Cycle) -> bool {
+    pub(super) fn mem_responses(&mut self, now: Cycle) -> bool {
         let sh = &mut self.sh;
         sh.mem.tick(now, &mut sh.outbox);
         let mut ch = false;
@@ -519,7 +560,7 @@ impl Sm {
                 if m.writes_regs() {
                     sh.pipes[pipe].wb.push_back(e as u8);
                 } else {
-                    sh.complete_mem(pipe, e);
+                    sh.complete_mem(now, pipe, e);
                 }
             }
             ch = true;
@@ -529,19 +570,21 @@ impl Sm {
 
     /// Write-back latch of each memory pipeline: one completed load per cycle, if its
     /// destination banks have free ports.
-    fn mem_writeback(&mut self) -> bool {
+    pub(super) fn mem_writeback(&mut self, now: Cycle) -> bool {
         let mut ch = false;
         for p in 0..self.sh.pipes.len() {
             let Some(&e) = self.sh.pipes[p].wb.front() else {
                 continue;
             };
             let m = self.sh.pipes[p].table[e as usize];
-            if self.subcores[m.subcore as usize]
-                .rf
-                .take_writes(&m.dst[..m.ndst as usize])
+            // The event front end models no register-bank ports (nor does the ALU twin).
+            if self.sh.p.analytic_frontend
+                || self.subcores[m.subcore as usize]
+                    .rf
+                    .take_writes(&m.dst[..m.ndst as usize])
             {
                 self.sh.pipes[p].wb.pop_front();
-                self.sh.complete_mem(p, e as usize);
+                self.sh.complete_mem(now, p, e as usize);
             } else {
                 self.sh.stats.mem.wb_stalls += 1;
             }
@@ -552,8 +595,15 @@ impl Sm {
 
     /// Request arbiter (round robin over pipelines, out of order within a buffer unless in
     /// Accel-Sim mode), then each pipeline's coalescer and latches.
-    fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
+    pub(super) fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let sh = &mut self.sh;
+        if sh
+            .pipes
+            .iter()
+            .all(|p| p.dispatch.is_none() && p.addr.is_none() && p.buf.is_empty())
+        {
+            return false;
+        }
         let n = sh.pipes.len();
         let mut ch = false;
         let mut l1d_used = [false; 64];
@@ -618,7 +668,7 @@ impl Sm {
                 if sh.pipes[p].table[e].writes_regs() {
                     sh.pipes[p].wb.push_back(e as u8);
                 } else {
-                    sh.complete_mem(p, e);
+                    sh.complete_mem(now, p, e);
                 }
             }
             if let Some(e) = sh.pipes[p].latch_step(now) {
@@ -639,6 +689,7 @@ impl Sm {
                     &sh.p.coalesce,
                     tag,
                     &mut gen,
+                    &mut sh.pipes[p].lines,
                 );
                 sh.pipes[p].table[e as usize].remaining = gen.len() as u16;
                 sh.pipes[p].gen = gen;
@@ -648,7 +699,7 @@ impl Sm {
         ch
     }
 
-    fn finish_warps(&mut self) -> bool {
+    pub(super) fn finish_warps(&mut self) -> bool {
         let mut ch = false;
         while let Some(w) = self.sh.maybe_done.pop() {
             let sh = &mut self.sh;
@@ -661,7 +712,10 @@ impl Sm {
             let ci = sh.warps[w as usize].cta as usize;
             let cta = &mut sh.ctas[ci];
             cta.live -= 1;
-            barrier::try_release(cta, &mut sh.warps);
+            if barrier::try_release(cta, &mut sh.warps) && sh.p.analytic_frontend {
+                super::event::wake_cta(sh, ci, w as usize, 0);
+            }
+            let cta = &mut sh.ctas[ci];
             if cta.live == 0 {
                 cta.active = false;
                 cta.trace.warps.clear();

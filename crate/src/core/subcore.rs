@@ -38,6 +38,8 @@ pub struct SubCore {
     pub last_stall: StallKind,
     /// (kernel launch, pc slot) the last stall is attributed to.
     pub last_stall_pc: Option<(u32, u32)>,
+    /// The event-driven front end (`model.frontend = analytical`, `core::event`).
+    pub ev: super::event::EvSched,
 }
 
 /// Why a warp cannot issue now, or that it can (and whether it needs a collector unit).
@@ -78,6 +80,7 @@ impl SubCore {
             order: Vec::with_capacity(max_warps),
             last_stall: StallKind::Idle,
             last_stall_pc: None,
+            ev: Default::default(),
         }
     }
 
@@ -363,9 +366,9 @@ impl SubCore {
         }
         if sh.p.analytic_alu && !op.is_mem() {
             // The ALU twin: a structural stall only when no pipeline of the unit is free by the
-            // cycle its operands would be read.
+            // cycle its operands would be read (issue + 1, when the instruction starts).
             let pool = self.alu_pool(sh, op.unit as usize);
-            if pool.iter().all(|&r| r > now) {
+            if pool.iter().all(|&r| r > now + 1) {
                 return Check::Stall(StallKind::CompStructural);
             }
             return Check::Go { needs_cu: false };

@@ -68,6 +68,8 @@ pub struct Warp {
     pub chk_key: CheckKey,
     pub chk: WarpCheck,
     pub sb: Scoreboard,
+    /// The event-driven front end's state (`model.frontend = analytical`).
+    pub ev: super::event::EvWarp,
 }
 
 impl Warp {

@@ -228,6 +228,7 @@ impl Gpu {
                 };
                 let mut sm = Sm::new(i, &cfg, mem);
                 sm.sh.p.analytic_alu = model.alu == ModuleModel::Analytical;
+                sm.sh.p.analytic_frontend = model.frontend == ModuleModel::Analytical;
                 Ok(sm)
             })
             .collect::<Result<Vec<_>>>()?;

@@ -201,6 +201,7 @@ fn sm_coalescer_agrees_with_mem_coalesce() {
             &p,
             0,
             &mut theirs,
+            &mut Vec::new(),
         );
         coalesce(mask, &addrs, width as u32, 128, 32, &mut ours);
         let a: Vec<(u64, u8, u32)> = theirs
@@ -219,6 +220,7 @@ fn sm_coalescer_agrees_with_mem_coalesce() {
                 &p,
                 0,
                 &mut theirs,
+                &mut Vec::new(),
             );
             assert_eq!(
                 theirs[0].shmem_wavefronts,

@@ -1,0 +1,738 @@
+//! The event-driven (analytical) SM front end, `model.frontend = analytical` (issue 5; seed 000
+//! Figure 3's "analytical ALU pipeline" taken up to the scheduler). No per-cycle scan of warps
+//! or pipeline stages: each warp's head instruction gets a next-issue time when it becomes
+//! known, and a per-sub-core min-heap keyed (time, warp slot) hands warps to the scheduler.
+//!
+//! ```text
+//!  next issue of warp w = max( issue slot: previous issue + 1,
+//!                              instruction buffer: its fetch group decoded (fetch at f,
+//!                                decode at f + I-cache latency, issuable the cycle after),
+//!                              ready[r] for every source and destination r (RAW, WAW),
+//!                              branch resolved (control), unit pipeline free - 1 )
+//!  blocked (no time yet):      a register a load is still fetching, a barrier, MEMBAR with
+//!                              memory in flight; woken by the completion / release
+//!  issue at t:  ALU  start s = t + 1, pipe = s + interval, ready[dst] = s + max(L, 2) - 1
+//!               MEM  into the memory pipeline at t + 1 (dispatch latch, coalescer, SmMem);
+//!                    ready[dst] = the cycle its write-back latch completes
+//!  heap pop (t <= now) ─> ready set ─> scheduler picks (GTO: last, else oldest;
+//!                                      LRR / two-level: round robin by slot) ─> issue
+//! ```
+//! Cost is per instruction (a heap push and pop, a few register reads), not per cycle: the SM
+//! reports the heap's top through `Sm::next_event`, so it sleeps between issue events.
+//!
+//! With one warp (or warps on different sub-cores) and no contention it gives the cycle model
+//! with the ALU twin and perfect instruction caches exactly (tests in `engine::tests::hybrid`).
+//! Approximated (see also `ModelChoice`'s docs):
+//! - fetch: a warp refills its instruction buffer (at most [`IBUF`] entries) right after each
+//!   issue, first come first served on the sub-core's fetch unit (the cycle model's round
+//!   robin picks among waiting warps); the L1I arbiter between sub-cores is not modelled;
+//! - an instruction issues when its unit can start it (issue + 1): the cycle model may issue
+//!   it earlier into an operand collector, with the same start;
+//! - no operand collectors, register-bank ports or result-bus ports (the ALU twin);
+//! - scheduler policy: GTO exactly (last issuer, else oldest ready); LRR and two-level as a
+//!   round robin over warp slots; multi-issue takes extra instructions from other ready warps
+//!   to unused units (for `same_warp` too);
+//! - stall stack: an issuing cycle is `issued`; otherwise, in order: a ready warp refused by
+//!   a full memory pipeline (`mem_struct`), a warp blocked on a load (`mem_data`, blamed on
+//!   the PC that blocked last), the reason of the warp nearest to issue (`comp_data`,
+//!   `comp_struct`, `control`, `ifetch` at launch), a barrier, idle.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::barrier;
+use super::ctx::{StepCtx, U_DP, U_MEM};
+use super::exec::completion;
+use super::ldst::MemInst;
+use super::scoreboard::NREGS;
+use super::subcore::SubCore;
+use super::{IssueEvent, SmShared};
+use crate::config::SchedPolicy;
+use crate::stats::StallKind;
+use crate::trace::{is_zero_reg, OpKind, Reg, TraceInst};
+use crate::Cycle;
+
+/// `EvWarp::ready` of a register a memory instruction is still writing.
+pub const PENDING: Cycle = Cycle::MAX;
+
+/// Where a warp is in the event front end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EvState {
+    /// Not resident, or nothing left to issue.
+    #[default]
+    Idle,
+    /// In its sub-core's heap with a known next-issue time.
+    Heap,
+    /// In the ready set: may issue now.
+    Ready,
+    /// Waits on a load's register or a MEMBAR (woken by a memory completion).
+    BlockedMem,
+    /// Waits at a barrier (woken by its release).
+    BlockedBar,
+}
+
+/// The per-warp state of the event front end.
+#[derive(Clone, Debug)]
+pub struct EvWarp {
+    /// Cycle each register's value can be read ([`PENDING`]: a load is still fetching it).
+    pub ready: Vec<Cycle>,
+    /// Earliest issue of the head instruction from the warp itself: issue slot, launch
+    /// (fetch + decode), branch resolution.
+    pub not_before: Cycle,
+    /// Latest completion of an issued ALU instruction (the warp retires then).
+    pub done_at: Cycle,
+    pub state: EvState,
+    /// The time of the warp's live heap entry (older entries for it are stale).
+    pub at: Cycle,
+    /// Why `not_before` holds the warp (fetch at launch, a branch, the issue slot).
+    pub nb_reason: StallKind,
+    /// Why the head instruction waits (for the stall stack) and its PC.
+    pub reason: StallKind,
+    pub pc: u32,
+    /// Instructions fetched so far (trace index of the next fetch).
+    pub fetched: u32,
+    /// Cycle the warp's last fetch is decoded (its next fetch may start then).
+    pub fetch_free: Cycle,
+    /// Cycle instruction `i` is in the instruction buffer, at `avail[i % IBUF]`.
+    pub avail: [Cycle; IBUF],
+}
+
+/// Instruction-buffer entries the event front end models (`frontend.ibuffer_size`, at most).
+pub const IBUF: usize = 8;
+
+impl Default for EvWarp {
+    fn default() -> Self {
+        EvWarp {
+            ready: Vec::new(),
+            not_before: 0,
+            done_at: 0,
+            state: EvState::Idle,
+            at: 0,
+            nb_reason: StallKind::IFetch,
+            reason: StallKind::IFetch,
+            pc: 0,
+            fetched: 0,
+            fetch_free: 0,
+            avail: [0; IBUF],
+        }
+    }
+}
+
+impl EvWarp {
+    /// A warp launched at `now` (its first fetch is made by the first evaluation).
+    pub fn launch(&mut self, now: Cycle) {
+        self.ready.clear();
+        self.ready.resize(NREGS, 0);
+        self.fetched = 0;
+        self.fetch_free = now;
+        self.not_before = now;
+        self.done_at = 0;
+        self.state = EvState::Idle;
+        self.at = 0;
+        self.nb_reason = StallKind::IFetch;
+        self.reason = StallKind::IFetch;
+        self.pc = 0;
+    }
+
+    #[inline]
+    fn reg(&self, r: Reg) -> Cycle {
+        if is_zero_reg(r) || r as usize >= self.ready.len() {
+            0
+        } else {
+            self.ready[r as usize]
+        }
+    }
+
+    /// A load's write of `r` completed at `now`.
+    #[inline]
+    pub fn complete(&mut self, r: Reg, now: Cycle) {
+        self.set(r, now);
+    }
+
+    #[inline]
+    fn set(&mut self, r: Reg, t: Cycle) {
+        if !is_zero_reg(r) && (r as usize) < self.ready.len() {
+            self.ready[r as usize] = t;
+        }
+    }
+}
+
+/// Heap entry kinds.
+const K_READY: u8 = 0;
+const K_RETIRE: u8 = 1;
+
+/// The per-sub-core event scheduler.
+#[derive(Clone, Debug, Default)]
+pub struct EvSched {
+    /// (time, warp slot, kind): a warp's next issue time, or its retirement (last ALU result).
+    heap: BinaryHeap<Reverse<(Cycle, u16, u8)>>,
+    /// Warps that may issue now, by local index (`slot / subcores`).
+    ready: Vec<u64>,
+    nready: u32,
+    /// Last warp that issued (GTO's greedy warp, round robin's position).
+    last: Option<u16>,
+    /// Warps blocked on memory data / at a barrier.
+    blocked_mem: u32,
+    blocked_bar: u32,
+    /// (kernel, pc slot) of the last warp that blocked on memory data.
+    mem_blame: Option<(u32, u32)>,
+    /// A ready warp was refused by a full memory pipeline in the last step.
+    mem_full: Option<(u32, u32)>,
+    /// Cycle the sub-core's fetch unit can start its next fetch.
+    fetch_free: Cycle,
+}
+
+impl EvSched {
+    /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
+    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        if self.nready > 0 {
+            return Some(now + 1);
+        }
+        self.heap.peek().map(|Reverse((t, _, _))| (*t).max(now + 1))
+    }
+
+    fn set_ready(&mut self, local: usize) {
+        if self.ready.len() <= local / 64 {
+            self.ready.resize(local / 64 + 1, 0);
+        }
+        let b = 1u64 << (local % 64);
+        if self.ready[local / 64] & b == 0 {
+            self.ready[local / 64] |= b;
+            self.nready += 1;
+        }
+    }
+
+    fn clear_ready(&mut self, local: usize) {
+        let b = 1u64 << (local % 64);
+        if let Some(word) = self.ready.get_mut(local / 64) {
+            if *word & b != 0 {
+                *word &= !b;
+                self.nready -= 1;
+            }
+        }
+    }
+
+    fn is_ready(&self, local: usize) -> bool {
+        self.ready
+            .get(local / 64)
+            .is_some_and(|w| w & (1u64 << (local % 64)) != 0)
+    }
+}
+
+/// What the scheduler may do with a ready warp this cycle.
+enum Pick {
+    Issue,
+    /// Its unit is busy until the cycle given (back to the heap).
+    UnitBusy(Cycle),
+    /// Its memory pipeline cannot take it (stays ready, retried next cycle).
+    MemFull,
+    /// A unit already used this cycle (multi-issue).
+    UnitUsed,
+}
+
+impl SubCore {
+    /// The pipelines of unit `u` (the SM-wide pool for shared FP64), mutable.
+    #[inline]
+    fn pool_mut<'s>(&'s mut self, sh: &'s mut SmShared, u: usize) -> &'s mut Vec<Cycle> {
+        if u == U_DP && sh.p.dp_shared {
+            &mut sh.dp_pool
+        } else {
+            &mut self.exec.pipes[u]
+        }
+    }
+
+    /// Earliest cycle any pipeline of unit `u` can start an instruction.
+    #[inline]
+    fn pool_free(&self, sh: &SmShared, u: usize) -> Cycle {
+        let pool = if u == U_DP && sh.p.dp_shared {
+            &sh.dp_pool
+        } else {
+            &self.exec.pipes[u]
+        };
+        pool.iter().copied().min().unwrap_or(0)
+    }
+
+    /// Computes warp `wi`'s next-issue time (no earlier than `earliest`) and files it: in the
+    /// heap, blocked, or (nothing left to issue) retiring.
+    pub fn ev_eval(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, earliest: Cycle) {
+        let n = sh.p.subcores;
+        let local = wi / n;
+        let w = &sh.warps[wi];
+        if !w.active {
+            return;
+        }
+        match w.ev.state {
+            EvState::BlockedMem => self.ev.blocked_mem -= 1,
+            EvState::BlockedBar => self.ev.blocked_bar -= 1,
+            EvState::Ready => self.ev.clear_ready(local),
+            EvState::Heap | EvState::Idle => {}
+        }
+        if w.ib.head >= w.n_insts {
+            sh.warps[wi].ev.state = EvState::Idle;
+            return;
+        }
+        let inst = sh.inst(wi, w.ib.head);
+        let kernel = w.kernel;
+        let slot = inst.pc / sh.p.inst_bytes;
+        let block = |sh: &mut SmShared, st: EvState, kind: StallKind| {
+            let e = &mut sh.warps[wi].ev;
+            e.state = st;
+            e.reason = kind;
+            e.pc = inst.pc;
+        };
+        if w.at_barrier {
+            block(sh, EvState::BlockedBar, StallKind::Barrier);
+            self.ev.blocked_bar += 1;
+            return;
+        }
+        let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
+        let mut t = earliest.max(w.ev.not_before);
+        let mut reason = if w.ev.not_before > earliest {
+            w.ev.nb_reason
+        } else {
+            StallKind::CompData
+        };
+        if w.ib.head >= w.ev.fetched {
+            // Nothing fetched yet (launch): the first fetch starts now.
+            self.ev_fetch(sh, ctx, wi, earliest);
+        }
+        let w = &sh.warps[wi];
+        let av = w.ev.avail[w.ib.head as usize % IBUF];
+        if av > t {
+            t = av;
+            reason = StallKind::IFetch;
+        }
+        for &r in inst.srcs().iter().chain(inst.dsts().iter()) {
+            let rt = w.ev.reg(r);
+            if rt == PENDING {
+                block(sh, EvState::BlockedMem, StallKind::MemData);
+                self.ev.blocked_mem += 1;
+                self.ev.mem_blame = Some((kernel, slot));
+                return;
+            }
+            if rt > t {
+                t = rt;
+                reason = StallKind::CompData;
+            }
+        }
+        if op.kind == OpKind::MemBarrier && w.mem_inflight > 0 {
+            block(sh, EvState::BlockedMem, StallKind::Barrier);
+            self.ev.blocked_mem += 1;
+            return;
+        }
+        if !op.is_mem() && !op.acts_at_issue() {
+            let f = self.pool_free(sh, op.unit as usize);
+            if f > t + 1 {
+                t = f - 1;
+                reason = StallKind::CompStructural;
+            }
+        }
+        let e = &mut sh.warps[wi].ev;
+        e.state = EvState::Heap;
+        e.at = t;
+        e.reason = reason;
+        e.pc = inst.pc;
+        self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
+    }
+
+    /// Fetches for warp `wi` from cycle `t` until its instruction buffer is full: one fetch
+    /// group (consecutive instructions of one line, at most `min(fetch_width, decode_width)`)
+    /// per fetch; the sub-core's fetch unit takes one fetch at a time and is free again when
+    /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
+    /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
+    /// fetch within a cycle).
+    fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
+        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
+        loop {
+            let w = &sh.warps[wi];
+            let head = w.ib.head;
+            let fetched = w.ev.fetched;
+            if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
+                return;
+            }
+            let free = cap - (fetched - head.min(fetched));
+            let kc = &ctx.kernels[w.kernel as usize];
+            let base = kc.code_base;
+            let insts =
+                &sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
+            let fp = sh.p.fetch;
+            let line_bytes = if fp.subcore {
+                self.fetch.l0.line_bytes()
+            } else {
+                sh.l1i.line_bytes()
+            };
+            let n = super::fetch::fetch_group(
+                insts,
+                fetched as usize,
+                sh.p.group_limit.min(free),
+                line_bytes,
+                &fp,
+                base,
+            );
+            let addr = base + insts[fetched as usize].pc as u64;
+            let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
+            let st = &mut sh.stats;
+            let ready = if fp.subcore {
+                match self.fetch.l0.probe(addr, f) {
+                    super::icache::Probe::Hit(h) => {
+                        st.subcores[self.id].l0i_hits += 1;
+                        h.max(f) + self.fetch.l0.latency as u64
+                    }
+                    super::icache::Probe::Miss => {
+                        st.subcores[self.id].l0i_misses += 1;
+                        let lat = sh.l1i.latency;
+                        let (r, hit) =
+                            super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
+                        if hit {
+                            st.l1i_hits += 1;
+                        } else {
+                            st.l1i_misses += 1;
+                        }
+                        self.fetch.l0.fill(addr, r);
+                        r
+                    }
+                }
+            } else {
+                let lat = self.fetch.l0.latency;
+                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
+                if hit {
+                    st.l1i_hits += 1;
+                } else {
+                    st.l1i_misses += 1;
+                }
+                r
+            };
+            // Decoded at `ready` (at the earliest the cycle after the fetch).
+            let d = ready.max(f + 1);
+            self.ev.fetch_free = d;
+            let w = &mut sh.warps[wi];
+            w.ev.fetch_free = d;
+            for i in fetched..fetched + n {
+                w.ev.avail[i as usize % IBUF] = d + 1;
+            }
+            w.ev.fetched = fetched + n;
+        }
+    }
+
+    /// Whether ready warp `wi` can issue its head instruction now.
+    fn ev_pick(&self, now: Cycle, sh: &SmShared, ctx: &StepCtx, wi: usize, used: u64) -> Pick {
+        let w = &sh.warps[wi];
+        let inst = sh.inst(wi, w.ib.head);
+        let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+        if used & (1u64 << (op.unit & 63)) != 0 {
+            return Pick::UnitUsed;
+        }
+        if op.is_mem() {
+            let p = if sh.p.subcore_mem { self.id } else { 0 };
+            if !sh.pipes[p].can_accept() {
+                return Pick::MemFull;
+            }
+        } else if !op.acts_at_issue() {
+            let f = self.pool_free(sh, op.unit as usize);
+            if f > now + 1 {
+                return Pick::UnitBusy(f - 1);
+            }
+        }
+        Pick::Issue
+    }
+
+    /// The next ready warp in scheduler order, skipping those in `tried` (local bits).
+    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16]) -> Option<usize> {
+        let n = sh.p.subcores;
+        let untried = |wi: usize| {
+            let l = wi / n;
+            l >= 1024 || tried[l / 64] & (1u64 << (l % 64)) == 0
+        };
+        if let Some(l) = self.ev.last {
+            let l = l as usize;
+            if self.sched.policy == SchedPolicy::Gto && self.ev.is_ready(l / n) && untried(l) {
+                return Some(l);
+            }
+        }
+        let mut best: Option<usize> = None;
+        let start = match (self.sched.policy, self.ev.last) {
+            (SchedPolicy::Gto, _) | (_, None) => 0,
+            (_, Some(l)) => l as usize / n + 1,
+        };
+        let nl = self.ev.ready.len() * 64;
+        for (wd, &word) in self.ev.ready.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let local = wd * 64 + b;
+                let wi = local * n + self.id;
+                if !untried(wi) {
+                    continue;
+                }
+                best = Some(match best {
+                    None => wi,
+                    Some(o) if self.sched.policy == SchedPolicy::Gto => {
+                        if sh.warps[wi].age < sh.warps[o].age {
+                            wi
+                        } else {
+                            o
+                        }
+                    }
+                    Some(o) => {
+                        // Round robin: first slot at or after `start`, cyclically.
+                        let key = |x: usize| (x / n + nl - start) % nl;
+                        if key(wi) < key(o) {
+                            wi
+                        } else {
+                            o
+                        }
+                    }
+                });
+            }
+        }
+        best
+    }
+
+    /// One cycle of the event front end: heap entries due, then up to `issue_width` issues.
+    /// Returns whether anything changed.
+    pub fn ev_step(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        let n = sh.p.subcores;
+        let mut changed = false;
+        while let Some(&Reverse((t, w, kind))) = self.ev.heap.peek() {
+            if t > now {
+                break;
+            }
+            self.ev.heap.pop();
+            changed = true;
+            if kind == K_RETIRE {
+                sh.warps[w as usize].inflight -= 1;
+                sh.note_maybe_done(w);
+            } else if sh.warps[w as usize].ev.state == EvState::Heap
+                && sh.warps[w as usize].ev.at == t
+            {
+                sh.warps[w as usize].ev.state = EvState::Ready;
+                self.ev.set_ready(w as usize / n);
+            }
+        }
+        self.ev.mem_full = None;
+        if self.ev.nready == 0 {
+            let (kind, pc) = self.ev_stall(sh);
+            self.last_stall = kind;
+            self.last_stall_pc = pc;
+            sh.account_stall(self.id, kind, pc, 1);
+            return changed;
+        }
+        let mut issued = 0u32;
+        let mut used = 0u64;
+        let mut tried = [0u64; 16];
+        while self.ev.nready > 0 && issued < sh.p.issue_width {
+            let Some(wi) = self.ev_choose(sh, &tried) else {
+                break;
+            };
+            let l = wi / n;
+            if l < 1024 {
+                tried[l / 64] |= 1u64 << (l % 64);
+            }
+            match self.ev_pick(now, sh, ctx, wi, used) {
+                Pick::Issue => {
+                    let unit = self.ev_issue(now, sh, ctx, wi);
+                    used |= 1u64 << (unit & 63);
+                    issued += 1;
+                    changed = true;
+                }
+                Pick::UnitBusy(t) => {
+                    self.ev.clear_ready(l);
+                    let e = &mut sh.warps[wi].ev;
+                    e.state = EvState::Heap;
+                    e.at = t;
+                    e.reason = StallKind::CompStructural;
+                    self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
+                    changed = true;
+                }
+                Pick::MemFull => {
+                    let w = &sh.warps[wi];
+                    self.ev
+                        .mem_full
+                        .get_or_insert((w.kernel, w.ev.pc / sh.p.inst_bytes));
+                }
+                Pick::UnitUsed => {}
+            }
+        }
+        let (kind, pc) = if issued > 0 {
+            (StallKind::Issued, None)
+        } else {
+            self.ev_stall(sh)
+        };
+        self.last_stall = kind;
+        self.last_stall_pc = pc;
+        sh.account_stall(self.id, kind, pc, 1);
+        changed
+    }
+
+    /// After the SM's step: what the following cycles account while nothing happens (the
+    /// SM may sleep until its next event; `Sm::skip` replays this).
+    pub fn ev_refresh_stall(&mut self, sh: &SmShared) {
+        let (kind, pc) = self.ev_stall(sh);
+        self.last_stall = kind;
+        self.last_stall_pc = pc;
+    }
+
+    /// This cycle's stall reason when nothing issued (module docs: approximations).
+    fn ev_stall(&self, sh: &SmShared) -> (StallKind, Option<(u32, u32)>) {
+        if let Some(pc) = self.ev.mem_full {
+            return (StallKind::MemStructural, Some(pc));
+        }
+        if self.ev.blocked_mem > 0 {
+            return (StallKind::MemData, self.ev.mem_blame);
+        }
+        if let Some(&Reverse((_, w, kind))) = self.ev.heap.peek() {
+            let wp = &sh.warps[w as usize];
+            if kind == K_RETIRE {
+                return (StallKind::CompData, None);
+            }
+            return (wp.ev.reason, Some((wp.kernel, wp.ev.pc / sh.p.inst_bytes)));
+        }
+        if self.ev.blocked_bar > 0 {
+            return (StallKind::Barrier, None);
+        }
+        (StallKind::Idle, None)
+    }
+
+    /// Issues ready warp `wi`'s head instruction at `now`; files the warp's next instruction.
+    /// Returns the unit index.
+    fn ev_issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> u8 {
+        let n = sh.p.subcores;
+        self.ev.clear_ready(wi / n);
+        sh.warps[wi].ev.state = EvState::Idle;
+        let kernel = sh.warps[wi].kernel;
+        let idx = sh.warps[wi].ib.head;
+        sh.warps[wi].ib.head += 1;
+        let inst = sh.inst(wi, idx);
+        let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
+        self.ev.last = Some(wi as u16);
+        count_issue(now, sh, self.id, wi, kernel, &inst);
+        let mut next = now + 1;
+        match op.kind {
+            OpKind::Barrier => {
+                let cta = sh.warps[wi].cta as usize;
+                if barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi) {
+                    wake_cta(sh, cta, wi, now + 1);
+                }
+            }
+            OpKind::Exit => {
+                let w = &mut sh.warps[wi];
+                if idx + 1 >= w.n_insts {
+                    w.n_insts = idx + 1;
+                }
+            }
+            _ => {}
+        }
+        if op.is_mem() {
+            let p = if sh.p.subcore_mem { self.id } else { 0 };
+            let e = MemInst {
+                used: true,
+                warp: wi as u16,
+                subcore: self.id as u8,
+                idx,
+                kind: op.kind,
+                ndst: inst.ndst.min(4),
+                dst: inst.dst,
+                pc: inst.pc,
+                remaining: 0,
+            };
+            // The cycle model's collector reads the operands at t + 1 and dispatches then.
+            sh.pipes[p].accept(now + 1, sh.p.mem_dispatch_latency, e);
+            let uc = sh.stats.units.get_mut(U_MEM);
+            uc.dispatches += 1;
+            uc.busy_cycles += 1;
+            let w = &mut sh.warps[wi];
+            w.inflight += 1;
+            w.mem_inflight += 1;
+            if e.writes_regs() {
+                for &r in inst.dsts() {
+                    w.ev.set(r, PENDING);
+                }
+            }
+        } else if !op.acts_at_issue() {
+            let u = op.unit as usize;
+            let start = now + 1;
+            {
+                let pool = self.pool_mut(sh, u);
+                let mut best = 0;
+                for (i, &r) in pool.iter().enumerate() {
+                    if r < pool[best] {
+                        best = i;
+                    }
+                }
+                if let Some(b) = pool.get_mut(best) {
+                    *b = start + op.interval.max(1) as u64;
+                }
+            }
+            let c = completion(start, op.latency);
+            let uc = sh.stats.units.get_mut(u);
+            uc.dispatches += 1;
+            uc.busy_cycles += op.interval as u64;
+            let w = &mut sh.warps[wi];
+            for &r in inst.dsts() {
+                w.ev.set(r, c);
+            }
+            w.ev.done_at = w.ev.done_at.max(c);
+            if op.kind == OpKind::Branch {
+                next = next.max(c);
+            }
+        }
+        self.ev_fetch(sh, ctx, wi, now);
+        let w = &mut sh.warps[wi];
+        w.ev.not_before = next;
+        w.ev.nb_reason = if next > now + 1 {
+            StallKind::Control
+        } else {
+            StallKind::CompData
+        };
+        if w.ib.head >= w.n_insts {
+            // Last instruction issued: the warp retires with its last ALU result.
+            if w.ev.done_at > now {
+                w.inflight += 1;
+                self.ev
+                    .heap
+                    .push(Reverse((w.ev.done_at, wi as u16, K_RETIRE)));
+            }
+            sh.note_maybe_done(wi as u16);
+        } else {
+            self.ev_eval(sh, ctx, wi, now + 1);
+        }
+        op.unit
+    }
+}
+
+/// Issue statistics and the issue log (the cycle front end counts the same).
+fn count_issue(now: Cycle, sh: &mut SmShared, sc: usize, wi: usize, kernel: u32, inst: &TraceInst) {
+    let lanes = inst.active_lanes() as u64;
+    let ib = sh.p.inst_bytes;
+    let st = &mut sh.stats;
+    st.warp_insts += 1;
+    st.thread_insts += lanes;
+    st.subcores[sc].warp_insts += 1;
+    st.subcores[sc].thread_insts += lanes;
+    let kc = &mut st.kernels[kernel as usize];
+    kc.warp_insts += 1;
+    kc.thread_insts += lanes;
+    if let Some(p) = kc.per_pc.get_mut((inst.pc / ib) as usize) {
+        p.issued += 1;
+    }
+    if let Some(log) = &mut sh.issue_log {
+        log.push(IssueEvent {
+            cycle: now,
+            subcore: sc as u8,
+            warp: wi as u16,
+            pc: inst.pc,
+        });
+    }
+}
+
+/// A barrier of CTA slot `cta` released: its waiting warps (other than `except`) may issue
+/// from `at`.
+pub fn wake_cta(sh: &mut SmShared, cta: usize, except: usize, at: Cycle) {
+    for k in 0..sh.ctas[cta].warp_slots.len() {
+        let s = sh.ctas[cta].warp_slots[k];
+        if s as usize != except && sh.warps[s as usize].ev.state == EvState::BlockedBar {
+            sh.ev_wake.push((s, at));
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The event-driven front end (`frontend = analytical`, issue 5) runs every shipped sample
+//! trace and every real trace to completion in the `hybrid` (cycle memory) and `fast`
+//! (analytical memory) modes, and in a mix with the cycle NoC / DRAM under analytical memory,
+//! simulating exactly the trace's warp instructions; its cycle count stays within a factor of
+//! two of the cycle model's (a loose bound: the benchmark measures 0.3-15 %). Analytical
+//! memory runs as `compare` runs it, with the functional pre-pass's per-PC hit rates.
+
+use std::path::{Path, PathBuf};
+
+use warpweave::config;
+use warpweave::engine::compare::{run_mode, Outcome};
+use warpweave::engine::{Mode, ModelChoice, Simulator};
+use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
+use warpweave::trace::compact::CompactReader;
+use warpweave::trace::opcodes::Arch;
+use warpweave::trace::{MemTrace, TraceSource};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn traces() -> Vec<(String, MemTrace)> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(repo().join("sample-traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
+        .collect();
+    files.sort();
+    for f in files {
+        let mut r = CompactReader::open(&f).unwrap();
+        out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
+    }
+    for t in [
+        "microgpusim-vectoradd-100-32",
+        "microgpusim-matrixmul-32-32",
+        "accelsim-my_app",
+    ] {
+        let p = repo().join("../shared/real-traces").join(t);
+        let opts = OpenOptions {
+            default_arch: Arch::default(),
+        };
+        let mut r = AccelSimTrace::open(&p, opts).unwrap();
+        out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
+    }
+    out
+}
+
+#[test]
+fn every_sample_trace_runs_with_the_event_frontend() {
+    let traces = traces();
+    assert!(traces.len() >= 20, "{} traces", traces.len());
+    let mut cfg = config::preset("rtx2080ti").unwrap();
+    cfg.gpu.num_sms = 8;
+    let mut mix = ModelChoice::named("fast").unwrap();
+    mix.set_mix("noc=cycle,dram=cycle").unwrap();
+    let models = [
+        ModelChoice::named("hybrid").unwrap(),
+        ModelChoice::named("fast").unwrap(),
+        mix,
+    ];
+    for (name, t) in &traces {
+        let want: u64 = t.kernels.iter().map(|k| k.warp_insts()).sum();
+        let cycle = Simulator::new(
+            cfg.clone(),
+            ModelChoice::named("cycle").unwrap(),
+            Box::new(t.clone()),
+        )
+        .and_then(|mut s| s.run_to_end())
+        .unwrap_or_else(|e| panic!("{name} cycle: {e}"));
+        for m in models {
+            let mut open =
+                || -> warpweave::Result<Box<dyn TraceSource + Send>> { Ok(Box::new(t.clone())) };
+            let r = match run_mode(&cfg, Mode::Timing(m), &mut open) {
+                Ok(Outcome::Timed { result, .. }) => *result,
+                Ok(Outcome::Functional(_)) => unreachable!("a timing mode"),
+                Err(e) => panic!("{name} {}: {e}", m.describe()),
+            };
+            assert_eq!(r.warp_insts, want, "{name} {}", m.describe());
+            assert!(
+                r.cycles * 2 >= cycle.cycles && r.cycles <= cycle.cycles * 2,
+                "{name} {}: {} cycles, cycle model {}",
+                m.describe(),
+                r.cycles,
+                cycle.cycles
+            );
+        }
+    }
+}
