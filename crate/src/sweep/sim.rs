@@ -13,7 +13,7 @@
 use super::plan::{Job, Plan, WorkloadSource};
 use super::run::{JobRunner, Metrics};
 use crate::config::{self, GpuConfig};
-use crate::engine::{ModelChoice, ModuleModel, SimResult, Simulator};
+use crate::engine::{ModelChoice, SimResult, Simulator};
 use crate::stats::StallKind;
 use crate::trace::TraceSource;
 use crate::workload::{self, Params};
@@ -26,23 +26,13 @@ pub struct SimRunner {
     pub base_dir: String,
 }
 
-/// A sweep mode as a model choice: `cycle` (every module cycle-accurate), `hybrid` (analytical
-/// ALU pipeline), `fast` (analytical ALU and memory path), `default` (what the engine does
-/// when nobody asks: cycle SM, analytical memory side), or a list `alu=cycle,memory=analytical`.
+/// A sweep mode as a model choice: `cycle`, `hybrid` and `fast` mean exactly what the CLI's
+/// `--mode` means ([`ModelChoice::named`]); `default` is what the engine does when nobody asks
+/// (cycle SM, analytical memory side); or a list `alu=cycle,memory=analytical`.
 pub fn model_for_mode(mode: &str) -> Result<ModelChoice> {
-    use ModuleModel::{Analytical, Cycle};
-    let all = |m| ModelChoice {
-        alu: m,
-        memory: m,
-        noc: m,
-        dram: m,
-        frontend: Cycle,
-    };
     Ok(match mode {
         "default" => ModelChoice::default(),
-        "cycle" => all(Cycle),
-        "hybrid" => ModelChoice { alu: Analytical, ..all(Cycle) },
-        "fast" => ModelChoice { alu: Analytical, memory: Analytical, ..all(Cycle) },
+        "cycle" | "hybrid" | "fast" => ModelChoice::named(mode)?,
         list if list.contains('=') => {
             let mut m = ModelChoice::default();
             for kv in list.split(',') {
@@ -152,9 +142,14 @@ mod tests {
     fn modes_map_to_models() {
         assert_eq!(model_for_mode("default").unwrap(), ModelChoice::default());
         let h = model_for_mode("hybrid").unwrap();
+        assert_eq!(h, ModelChoice::named("hybrid").unwrap());
         assert_eq!(
-            (h.alu, h.memory),
-            (ModuleModel::Analytical, ModuleModel::Cycle)
+            (h.alu, h.frontend, h.memory),
+            (
+                crate::engine::ModuleModel::Analytical,
+                crate::engine::ModuleModel::Analytical,
+                crate::engine::ModuleModel::Cycle
+            )
         );
         let l = model_for_mode("alu=cycle,memory=analytical").unwrap();
         assert_eq!(l, ModelChoice::default());
