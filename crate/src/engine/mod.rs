@@ -172,6 +172,17 @@ impl MemPartitions {
     }
 }
 
+/// What one SM did in each cycle of an epoch (counts after the cycle), so the memory side can
+/// take its packets and finished CTAs cycle by cycle.
+#[derive(Clone, Debug, Default)]
+struct EpochMarks {
+    out: Vec<u32>,
+    done: Vec<u32>,
+    /// Replies for this SM from the last epoch's memory side, stamped with their cycle; the SM
+    /// takes them (`SmMem::deliver`) before it steps the next epoch, on its own thread.
+    inbox: Vec<(Cycle, NocPacket)>,
+}
+
 /// The whole GPU: SMs, block scheduler, memory partitions.
 pub struct Gpu {
     pub cfg: GpuConfig,
@@ -194,6 +205,10 @@ pub struct Gpu {
     code_slots: Vec<String>,
     outbox: Vec<NocPacket>,
     replies: Vec<NocPacket>,
+    /// Per SM, for the epoch being stepped: outbox and finished-CTA counts after each cycle.
+    marks: Vec<EpochMarks>,
+    /// Cycles per epoch (`features.epoch_cycles`, at least 1).
+    pub epoch: u64,
     pub memcpys: u64,
     pub warnings: Vec<String>,
 }
@@ -251,6 +266,10 @@ impl Gpu {
             code_slots: Vec::new(),
             outbox: Vec::new(),
             replies: Vec::new(),
+            marks: (0..cfg.gpu.num_sms)
+                .map(|_| EpochMarks::default())
+                .collect(),
+            epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),
             cfg,
@@ -370,35 +389,65 @@ impl Gpu {
         Ok(())
     }
 
-    /// Steps the SMs of cycle `now` with the configured executor. Returns whether any SM changed.
+    /// Steps every SM through cycles `t0 .. t0 + k` on its own (an epoch), with the configured
+    /// executor, noting after each cycle how many packets its outbox and how many finished CTAs
+    /// it holds. Returns whether any SM changed.
     ///
-    /// Parallel stepping pays a fork/join per cycle, so it is used only when at least
-    /// `par_min_busy` SMs (default `PAR_MIN_BUSY_SMS`) have work this cycle (seed 002: few CTAs, no speed-up); otherwise
-    /// the SMs step serially. Either way each SM writes only its own state, so the result is
-    /// the same.
-    fn step_sms(&mut self) -> bool {
+    /// Parallel stepping pays a fork/join per epoch, so it is used only when at least
+    /// `par_min_busy` SMs (default `PAR_MIN_BUSY_SMS`) have work in the epoch (seed 002: few
+    /// CTAs, no speed-up); otherwise the SMs step serially. Either way each SM writes only its
+    /// own state and marks, so the result is the same.
+    fn step_sms(&mut self, t0: Cycle, k: u64) -> bool {
         let ctx = StepCtx {
             kernels: &self.kernels,
         };
-        let now = self.now;
+        let last = t0 + k - 1;
+        let run = |sm: &mut Sm, m: &mut EpochMarks| -> bool {
+            m.out.clear();
+            m.done.clear();
+            if !m.inbox.is_empty() {
+                for (c, r) in m.inbox.drain(..) {
+                    sm.sh.mem.deliver(c, r);
+                }
+                sm.wake_now();
+            }
+            if !sm.awake(last) {
+                // Asleep through the whole epoch: only stall accounting, nothing sent.
+                sm.skip(k);
+                let (o, d) = (sm.sh.outbox.len() as u32, sm.sh.done_ctas.len() as u32);
+                m.out.resize(k as usize, o);
+                m.done.resize(k as usize, d);
+                return false;
+            }
+            let mut ch = false;
+            for c in t0..=last {
+                ch |= sm.step(c, &ctx);
+                m.out.push(sm.sh.outbox.len() as u32);
+                m.done.push(sm.sh.done_ctas.len() as u32);
+            }
+            ch
+        };
         #[cfg(feature = "parallel")]
         if self.executor == Executor::Parallel
             && self.sms.len() >= self.par_min_busy
             && self
                 .sms
                 .iter()
-                .filter(|sm| sm.awake(now) && sm.has_work())
+                .zip(&self.marks)
+                .filter(|(sm, m)| !m.inbox.is_empty() || (sm.awake(last) && sm.has_work()))
                 .count()
                 >= self.par_min_busy
         {
             use rayon::prelude::*;
             let sms = &mut self.sms;
+            let marks = &mut self.marks;
             let mut go = |threads: usize| {
                 // A few chunks per thread: balanced enough, and cheap to split.
                 let min_len = (sms.len() / (threads.max(1) * 4)).max(1);
                 sms.par_iter_mut()
+                    .zip(marks.par_iter_mut())
                     .with_min_len(min_len)
-                    .map(|sm| sm.step(now, &ctx))
+                    .map(|(sm, m)| run(sm, m))
                     .reduce(|| false, |a, b| a | b)
             };
             return match &self.pool {
@@ -407,67 +456,85 @@ impl Gpu {
             };
         }
         let mut any = false;
-        for sm in &mut self.sms {
-            any |= sm.step(now, &ctx);
+        for (sm, m) in self.sms.iter_mut().zip(self.marks.iter_mut()) {
+            any |= run(sm, m);
         }
         any
     }
 
-    /// One core cycle (steps 1-4 of the module picture). Returns whether anything changed.
+    /// One epoch: `features.epoch_cycles` core cycles up to the next multiple of it (one cycle
+    /// with the default 1). CTAs are issued at its start, the SMs step its cycles on their own
+    /// (steps 1-2 of the module picture), then the memory side runs the same cycles one by one:
+    /// each cycle's packets (outboxes in SM order), its replies (delivered stamped with that
+    /// cycle, so an SM sees them from its next step on: the next epoch) and its finished CTAs.
+    /// Leaves `now` at the epoch's last cycle. Returns whether anything changed.
     pub fn step(&mut self) -> bool {
-        let now = self.now;
+        let t0 = self.now;
+        let k = self.epoch - t0 % self.epoch;
         let mut progress = self.sched.issue(
-            now,
+            t0,
             &mut self.sms,
             &self.kernels,
             self.cfg.sm.cta_launch_latency,
             &self.cfg,
         ) > 0;
-        progress |= self.step_sms();
-        // Outboxes merged in SM order (deterministic for any executor).
-        for sm in &mut self.sms {
-            self.outbox.append(&mut sm.sh.outbox);
-        }
-        // The memory side, after the SMs: accept packets, step, deliver replies in SM order.
-        self.partitions
-            .exchange(now, &mut self.outbox, &mut self.replies);
-        progress |= !self.replies.is_empty();
-        for r in self.replies.drain(..) {
-            if let Some(sm) = self.sms.get_mut(r.src_sm as usize) {
-                sm.sh.mem.deliver(now, r);
-                sm.wake_now();
-            }
-        }
-        // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
-        for d in [
-            clocks::Domain::Icnt,
-            clocks::Domain::L2,
-            clocks::Domain::Dram,
-        ] {
-            let t = self.clocks.ticks_in(d, now);
-            if t > 0 {
-                self.partitions.tick(d, t);
-            }
-        }
-        for sm in &mut self.sms {
-            for k in sm.sh.done_ctas.drain(..) {
-                let run = &mut self.sched.runs[k as usize];
-                run.ctas_done += 1;
-                if run.ctas_done == run.ctas_total
-                    && !(self.sched.more && self.sched.issuing == Some(k))
-                {
-                    run.end_at = Some(now);
-                    self.partitions.end_kernel();
+        progress |= self.step_sms(t0, k);
+        for (j, c) in (t0..t0 + k).enumerate() {
+            // This cycle's packets, merged in SM order (deterministic for any executor).
+            for (sm, m) in self.sms.iter().zip(self.marks.iter()) {
+                let from = if j == 0 { 0 } else { m.out[j - 1] as usize };
+                let to = m.out[j] as usize;
+                if to > from {
+                    self.outbox.extend_from_slice(&sm.sh.outbox[from..to]);
                 }
-                progress = true;
+            }
+            // The memory side, after the SMs: accept packets, step, deliver replies in SM order.
+            self.partitions
+                .exchange(c, &mut self.outbox, &mut self.replies);
+            progress |= !self.replies.is_empty();
+            for r in self.replies.drain(..) {
+                if let Some(m) = self.marks.get_mut(r.src_sm as usize) {
+                    m.inbox.push((c, r));
+                }
+            }
+            // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
+            for d in [
+                clocks::Domain::Icnt,
+                clocks::Domain::L2,
+                clocks::Domain::Dram,
+            ] {
+                let t = self.clocks.ticks_in(d, c);
+                if t > 0 {
+                    self.partitions.tick(d, t);
+                }
+            }
+            for (sm, m) in self.sms.iter().zip(self.marks.iter()) {
+                let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
+                for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
+                    let run = &mut self.sched.runs[kl as usize];
+                    run.ctas_done += 1;
+                    if run.ctas_done == run.ctas_total
+                        && !(self.sched.more && self.sched.issuing == Some(kl))
+                    {
+                        run.end_at = Some(c);
+                        self.partitions.end_kernel();
+                    }
+                    progress = true;
+                }
             }
         }
+        for sm in &mut self.sms {
+            sm.sh.outbox.clear();
+            sm.sh.done_ctas.clear();
+        }
+        self.now = t0 + k - 1;
         progress
     }
 
     /// No packet in flight and no SM memory side with work left.
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
+            && self.marks.iter().all(|m| m.inbox.is_empty())
             && self.partitions.is_idle()
             && self.sms.iter().all(|sm| sm.sh.mem.next_event().is_none())
     }
@@ -476,7 +543,7 @@ impl Gpu {
     fn next_event(&self) -> Option<Cycle> {
         let now = self.now;
         let mut best = self.partitions.next_event();
-        if !self.outbox.is_empty() {
+        if !self.outbox.is_empty() || self.marks.iter().any(|m| !m.inbox.is_empty()) {
             best = Some(now + 1);
         }
         let mut take = |c: Option<Cycle>| {
@@ -683,6 +750,7 @@ impl<'a> Simulator<'a> {
                 self.done_at = Some(c);
                 return Ok(RunStatus::Done { cycle: c });
             }
+            // One epoch; `now` is its last cycle afterwards.
             progress |= self.gpu.step();
             let now = self.gpu.now;
             if progress {
@@ -703,7 +771,11 @@ impl<'a> Simulator<'a> {
             }
             if self.gpu.cfg.features.skip_idle_cycles && next > now + 1 {
                 // Cycles now+1 .. next-1 would repeat this cycle exactly; account them at once.
-                let target = next.min(end);
+                // Epochs stay aligned to multiples of `epoch` (the epoch holding `next` starts
+                // at its beginning; its idle leading cycles change nothing), so skipping on or
+                // off and any slicing give the same epochs.
+                let target = next.min(end.max(now + 1));
+                let target = (target - target % self.gpu.epoch).max(now + 1);
                 let k = target - now - 1;
                 if k > 0 {
                     for sm in &mut self.gpu.sms {

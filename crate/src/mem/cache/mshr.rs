@@ -215,7 +215,11 @@ mod tests {
             let line = ((x >> 8) % 40) * if x & 1 == 0 { 128 } else { 1 << 20 };
             let sectors = 1u8 << ((x >> 3) % 4);
             let want = model.iter().position(|e| e.0 == line);
-            assert_eq!(m.pending(line), want.map_or(0, |i| model[i].1), "step {step}");
+            assert_eq!(
+                m.pending(line),
+                want.map_or(0, |i| model[i].1),
+                "step {step}"
+            );
             if x & 2 == 0 {
                 let ok = match want {
                     Some(i) => model[i].2.len() < 3,
