@@ -207,6 +207,8 @@ pub struct Gpu {
     replies: Vec<NocPacket>,
     /// Per SM, for the epoch being stepped: outbox and finished-CTA counts after each cycle.
     marks: Vec<EpochMarks>,
+    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
+    senders: Vec<u32>,
     /// Cycles per epoch (`features.epoch_cycles`, at least 1).
     pub epoch: u64,
     pub memcpys: u64,
@@ -269,6 +271,7 @@ impl Gpu {
             marks: (0..cfg.gpu.num_sms)
                 .map(|_| EpochMarks::default())
                 .collect(),
+            senders: Vec::new(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),
@@ -479,9 +482,16 @@ impl Gpu {
             &self.cfg,
         ) > 0;
         progress |= self.step_sms(t0, k);
+        self.senders.clear();
+        for (s, m) in self.marks.iter().enumerate() {
+            if m.out[k as usize - 1] > 0 || m.done[k as usize - 1] > 0 {
+                self.senders.push(s as u32);
+            }
+        }
         for (j, c) in (t0..t0 + k).enumerate() {
             // This cycle's packets, merged in SM order (deterministic for any executor).
-            for (sm, m) in self.sms.iter().zip(self.marks.iter()) {
+            for &s in &self.senders {
+                let (sm, m) = (&self.sms[s as usize], &self.marks[s as usize]);
                 let from = if j == 0 { 0 } else { m.out[j - 1] as usize };
                 let to = m.out[j] as usize;
                 if to > from {
@@ -508,7 +518,8 @@ impl Gpu {
                     self.partitions.tick(d, t);
                 }
             }
-            for (sm, m) in self.sms.iter().zip(self.marks.iter()) {
+            for &s in &self.senders {
+                let (sm, m) = (&self.sms[s as usize], &self.marks[s as usize]);
                 let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
                 for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
                     let run = &mut self.sched.runs[kl as usize];
@@ -523,7 +534,8 @@ impl Gpu {
                 }
             }
         }
-        for sm in &mut self.sms {
+        for &s in &self.senders {
+            let sm = &mut self.sms[s as usize];
             sm.sh.outbox.clear();
             sm.sh.done_ctas.clear();
         }

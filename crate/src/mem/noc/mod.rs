@@ -66,6 +66,8 @@ pub struct Crossbar {
     in_cap: u32,
     out_cap: usize,
     inputs: Vec<VecDeque<(NocPacket, u32)>>,
+    /// Each queued packet's output, parallel to `inputs` (compact, for the scan in `step`).
+    dests: Vec<VecDeque<u32>>,
     in_flits: Vec<u32>,
     in_free: Vec<u64>,
     out_free: Vec<u64>,
@@ -104,6 +106,7 @@ impl Crossbar {
             in_cap: c.buffer_flits.max(1),
             out_cap: out_cap.max(1),
             inputs: vec![VecDeque::new(); inputs],
+            dests: vec![VecDeque::new(); inputs],
             in_flits: vec![0; inputs],
             in_free: vec![0; inputs],
             out_free: vec![0; outputs],
@@ -146,6 +149,7 @@ impl Crossbar {
         self.to_out[i * self.avail.len() + o] += 1;
         self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
         self.inputs[i].push_back((p, f));
+        self.dests[i].push_back(o as u32);
         self.queued += 1;
         Ok(())
     }
@@ -189,15 +193,14 @@ impl Crossbar {
             }
             // Virtual output queues: the oldest packet whose output can take it moves; packets
             // to one output keep their order (an earlier one to the same output was refused).
-            let pick = self.inputs[i]
-                .iter()
-                .position(|(p, _)| self.avail[self.dest(p)]);
+            let avail = &self.avail;
+            let pick = self.dests[i].iter().position(|&o| avail[o as usize]);
             let Some(j) = pick else {
                 self.stats.stall_cycles += 1;
                 continue;
             };
             let (p, f) = self.inputs[i].remove(j).expect("picked");
-            let o = self.dest(&p);
+            let o = self.dests[i].remove(j).expect("picked") as usize;
             let c = &mut self.to_out[i * outs + o];
             *c -= 1;
             if *c == 0 {
