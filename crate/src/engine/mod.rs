@@ -45,6 +45,7 @@
 pub mod clocks;
 pub mod compare;
 pub mod cta_issue;
+mod epoch;
 pub mod model;
 pub mod occupancy;
 pub mod result;
@@ -66,6 +67,7 @@ use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
 pub use cta_issue::{BlockScheduler, KernelRun};
+use epoch::{EpochMarks, Staged};
 pub use model::{Mode, ModelChoice, ModuleModel};
 pub use occupancy::{occupancy, Limiter, Occupancy};
 pub use result::SimResult;
@@ -172,17 +174,6 @@ impl MemPartitions {
     }
 }
 
-/// What one SM did in each cycle of an epoch (counts after the cycle), so the memory side can
-/// take its packets and finished CTAs cycle by cycle.
-#[derive(Clone, Debug, Default)]
-struct EpochMarks {
-    out: Vec<u32>,
-    done: Vec<u32>,
-    /// Replies for this SM from the last epoch's memory side, stamped with their cycle; the SM
-    /// takes them (`SmMem::deliver`) before it steps the next epoch, on its own thread.
-    inbox: Vec<(Cycle, NocPacket)>,
-}
-
 /// The whole GPU: SMs, block scheduler, memory partitions.
 pub struct Gpu {
     pub cfg: GpuConfig,
@@ -205,8 +196,14 @@ pub struct Gpu {
     code_slots: Vec<String>,
     outbox: Vec<NocPacket>,
     replies: Vec<NocPacket>,
-    /// Per SM, for the epoch being stepped: outbox and finished-CTA counts after each cycle.
+    /// Per SM, for the epoch being stepped: outbox and finished-CTA counts after each cycle,
+    /// and the replies waiting for it.
     marks: Vec<EpochMarks>,
+    /// Replies the memory side produces in the epoch it is running (per SM), handed to `marks`
+    /// at the epoch's end.
+    inbox_next: Vec<Vec<(Cycle, NocPacket)>>,
+    /// The SMs' packets and finished CTAs of the last epoch, for the memory side to run.
+    staged: Staged,
     /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
     /// Cycles per epoch (`features.epoch_cycles`, at least 1).
@@ -271,6 +268,8 @@ impl Gpu {
             marks: (0..cfg.gpu.num_sms)
                 .map(|_| EpochMarks::default())
                 .collect(),
+            inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
+            staged: Staged::default(),
             senders: Vec::new(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
@@ -392,160 +391,10 @@ impl Gpu {
         Ok(())
     }
 
-    /// Steps every SM through cycles `t0 .. t0 + k` on its own (an epoch), with the configured
-    /// executor, noting after each cycle how many packets its outbox and how many finished CTAs
-    /// it holds. Returns whether any SM changed.
-    ///
-    /// Parallel stepping pays a fork/join per epoch, so it is used only when at least
-    /// `par_min_busy` SMs (default `PAR_MIN_BUSY_SMS`) have work in the epoch (seed 002: few
-    /// CTAs, no speed-up); otherwise the SMs step serially. Either way each SM writes only its
-    /// own state and marks, so the result is the same.
-    fn step_sms(&mut self, t0: Cycle, k: u64) -> bool {
-        let ctx = StepCtx {
-            kernels: &self.kernels,
-        };
-        let last = t0 + k - 1;
-        let run = |sm: &mut Sm, m: &mut EpochMarks| -> bool {
-            m.out.clear();
-            m.done.clear();
-            if !m.inbox.is_empty() {
-                for (c, r) in m.inbox.drain(..) {
-                    sm.sh.mem.deliver(c, r);
-                }
-                sm.wake_now();
-            }
-            if !sm.awake(last) {
-                // Asleep through the whole epoch: only stall accounting, nothing sent.
-                sm.skip(k);
-                let (o, d) = (sm.sh.outbox.len() as u32, sm.sh.done_ctas.len() as u32);
-                m.out.resize(k as usize, o);
-                m.done.resize(k as usize, d);
-                return false;
-            }
-            let mut ch = false;
-            for c in t0..=last {
-                ch |= sm.step(c, &ctx);
-                m.out.push(sm.sh.outbox.len() as u32);
-                m.done.push(sm.sh.done_ctas.len() as u32);
-            }
-            ch
-        };
-        #[cfg(feature = "parallel")]
-        if self.executor == Executor::Parallel
-            && self.sms.len() >= self.par_min_busy
-            && self
-                .sms
-                .iter()
-                .zip(&self.marks)
-                .filter(|(sm, m)| !m.inbox.is_empty() || (sm.awake(last) && sm.has_work()))
-                .count()
-                >= self.par_min_busy
-        {
-            use rayon::prelude::*;
-            let sms = &mut self.sms;
-            let marks = &mut self.marks;
-            let mut go = |threads: usize| {
-                // A few chunks per thread: balanced enough, and cheap to split.
-                let min_len = (sms.len() / (threads.max(1) * 4)).max(1);
-                sms.par_iter_mut()
-                    .zip(marks.par_iter_mut())
-                    .with_min_len(min_len)
-                    .map(|(sm, m)| run(sm, m))
-                    .reduce(|| false, |a, b| a | b)
-            };
-            return match &self.pool {
-                Some(p) => p.install(|| go(p.current_num_threads())),
-                None => go(rayon::current_num_threads()),
-            };
-        }
-        let mut any = false;
-        for (sm, m) in self.sms.iter_mut().zip(self.marks.iter_mut()) {
-            any |= run(sm, m);
-        }
-        any
-    }
-
-    /// One epoch: `features.epoch_cycles` core cycles up to the next multiple of it (one cycle
-    /// with the default 1). CTAs are issued at its start, the SMs step its cycles on their own
-    /// (steps 1-2 of the module picture), then the memory side runs the same cycles one by one:
-    /// each cycle's packets (outboxes in SM order), its replies (delivered stamped with that
-    /// cycle, so an SM sees them from its next step on: the next epoch) and its finished CTAs.
-    /// Leaves `now` at the epoch's last cycle. Returns whether anything changed.
-    pub fn step(&mut self) -> bool {
-        let t0 = self.now;
-        let k = self.epoch - t0 % self.epoch;
-        let mut progress = self.sched.issue(
-            t0,
-            &mut self.sms,
-            &self.kernels,
-            self.cfg.sm.cta_launch_latency,
-            &self.cfg,
-        ) > 0;
-        progress |= self.step_sms(t0, k);
-        self.senders.clear();
-        for (s, m) in self.marks.iter().enumerate() {
-            if m.out[k as usize - 1] > 0 || m.done[k as usize - 1] > 0 {
-                self.senders.push(s as u32);
-            }
-        }
-        for (j, c) in (t0..t0 + k).enumerate() {
-            // This cycle's packets, merged in SM order (deterministic for any executor).
-            for &s in &self.senders {
-                let (sm, m) = (&self.sms[s as usize], &self.marks[s as usize]);
-                let from = if j == 0 { 0 } else { m.out[j - 1] as usize };
-                let to = m.out[j] as usize;
-                if to > from {
-                    self.outbox.extend_from_slice(&sm.sh.outbox[from..to]);
-                }
-            }
-            // The memory side, after the SMs: accept packets, step, deliver replies in SM order.
-            self.partitions
-                .exchange(c, &mut self.outbox, &mut self.replies);
-            progress |= !self.replies.is_empty();
-            for r in self.replies.drain(..) {
-                if let Some(m) = self.marks.get_mut(r.src_sm as usize) {
-                    m.inbox.push((c, r));
-                }
-            }
-            // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
-            for d in [
-                clocks::Domain::Icnt,
-                clocks::Domain::L2,
-                clocks::Domain::Dram,
-            ] {
-                let t = self.clocks.ticks_in(d, c);
-                if t > 0 {
-                    self.partitions.tick(d, t);
-                }
-            }
-            for &s in &self.senders {
-                let (sm, m) = (&self.sms[s as usize], &self.marks[s as usize]);
-                let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
-                for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
-                    let run = &mut self.sched.runs[kl as usize];
-                    run.ctas_done += 1;
-                    if run.ctas_done == run.ctas_total
-                        && !(self.sched.more && self.sched.issuing == Some(kl))
-                    {
-                        run.end_at = Some(c);
-                        self.partitions.end_kernel();
-                    }
-                    progress = true;
-                }
-            }
-        }
-        for &s in &self.senders {
-            let sm = &mut self.sms[s as usize];
-            sm.sh.outbox.clear();
-            sm.sh.done_ctas.clear();
-        }
-        self.now = t0 + k - 1;
-        progress
-    }
-
     /// No packet in flight and no SM memory side with work left.
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
+            && self.staged.is_empty()
             && self.marks.iter().all(|m| m.inbox.is_empty())
             && self.partitions.is_idle()
             && self.sms.iter().all(|sm| sm.sh.mem.next_event().is_none())
@@ -555,7 +404,10 @@ impl Gpu {
     fn next_event(&self) -> Option<Cycle> {
         let now = self.now;
         let mut best = self.partitions.next_event();
-        if !self.outbox.is_empty() || self.marks.iter().any(|m| !m.inbox.is_empty()) {
+        if !self.outbox.is_empty()
+            || !self.staged.is_empty()
+            || self.marks.iter().any(|m| !m.inbox.is_empty())
+        {
             best = Some(now + 1);
         }
         let mut take = |c: Option<Cycle>| {
