@@ -1,15 +1,18 @@
-//! The clocked engine: one `step()` per core cycle for serial and parallel runs, CTA issue,
-//! clock domains, idle-cycle skipping and the deadlock detector.
+//! The clocked engine: one `step()` per epoch (`features.epoch_cycles` core cycles, default 1)
+//! for serial and parallel runs, CTA issue, clock domains, idle-cycle skipping and the deadlock
+//! detector.
 //!
 //! ```text
-//!  Simulator::run_for(n) ──> loop: Gpu::step(now)
+//!  Simulator::run_for(n) ──> loop: Gpu::step(now)   (one epoch, see epoch.rs)
 //!     1. block scheduler: start eligible kernels, issue CTAs (occupancy-limited)
-//!     2. SMs step (serial iterator or rayon par_iter_mut: each SM reads StepCtx, writes only
-//!        its own state, stats and outbox)
-//!     3. outboxes merged in SM order ─> memory partitions (when the cycle memory system lands)
-//!     4. finished CTAs collected in SM order
-//!     5. nothing changed anywhere? jump to the earliest next event (exact: skipped cycles
-//!        replay the last cycle's stall accounting); nothing pending at all? deadlock report
+//!     2. SMs step the epoch's cycles (serial iterator or rayon par_iter_mut: each SM reads
+//!        StepCtx, writes only its own state, stats, outbox and marks)
+//!     3. each cycle's outboxes merged in SM order ─> memory partitions, replies to per-SM
+//!        inboxes (K > 1: the memory side runs the previous epoch beside step 2)
+//!     4. finished CTAs collected in cycle and SM order
+//!     5. nothing changed anywhere? jump to the earliest next event, rounded down to an epoch
+//!        start (exact: skipped cycles replay the last cycle's stall accounting); nothing
+//!        pending at all? deadlock report
 //! ```
 //! Seed 002: per-SM state and stats, merged in a fixed order, give identical results for any
 //! thread count.

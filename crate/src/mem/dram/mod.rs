@@ -309,7 +309,7 @@ impl DramChannel {
                         continue;
                     }
                 }
-                if let Some(i) = self.q[b].iter().position(|e| avail(e)) {
+                if let Some(i) = self.q[b].iter().position(avail) {
                     let seq = self.q[b][i].seq;
                     if best.is_none_or(|(s, _, _)| seq < s) {
                         best = Some((seq, b, i));
