@@ -591,6 +591,13 @@ pub fn specs() -> Vec<KeyDoc> {
         "Pick the carve-out per kernel (seed 004 Eq. 7); off = cache.size_kb fixed",
     );
     t.int("l1d.banks", "banks", 1, 64, "L1D banks");
+    t.int(
+        "l1d.data_port_bytes",
+        "bytes/cycle",
+        0,
+        4096,
+        "L1D data port: bytes returned to the SM per cycle on hits (0 = no limit)",
+    );
     t.flag(
         "l1d.streaming",
         "Streaming: allocate on fill without reserving lines (Volta+)",

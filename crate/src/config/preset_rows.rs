@@ -6,6 +6,11 @@ type Row = (&'static str, &'static str, &'static str);
 
 pub const RTX2080TI: &[Row] = &[
     ("gpu.id", "rtx2080ti", "CLI / URL id"),
+    (
+        "l1d.data_port_bytes",
+        "59",
+        "tuned: `validate` bw_l1 gives Jia19's T4 L1 load throughput (58.83 B/cycle/SM; 64 theoretical)",
+    ),
     ("gpu.name", "NVIDIA GeForce RTX 2080 Ti", "seed 000 Table I"),
     ("gpu.num_sms", "68", "seed 000 Tables I and II"),
     (
@@ -187,6 +192,11 @@ pub const RTX3080TI: &[Row] = &[
 
 pub const TITANV: &[Row] = &[
     ("gpu.id", "titanv", "CLI / URL id"),
+    (
+        "l1d.data_port_bytes",
+        "108",
+        "tuned: `validate` bw_l1 gives Jia18's V100 L1 load throughput (108.3 B/cycle/SM; 128 theoretical)",
+    ),
     ("gpu.name", "NVIDIA TITAN V", "seed 004 Table 3"),
     ("gpu.arch", "volta", "seed 004 Table 3 (volta/7.0)"),
     (
@@ -311,6 +321,11 @@ pub const TITANV: &[Row] = &[
 
 pub const A100: &[Row] = &[
     ("gpu.id", "a100", "CLI / URL id"),
+    (
+        "l1d.data_port_bytes",
+        "128",
+        "assumed: the Volta SM's 128 B/cycle theoretical L1 port (Jia18); no A100 measurement found",
+    ),
     ("gpu.name", "NVIDIA A100", "seed 004 sec. 5.4"),
     ("gpu.arch", "ampere", "seed 004 sec. 5.4"),
     ("gpu.compute_capability", "80", "CUDA cc 8.0"),
@@ -397,6 +412,11 @@ pub const A100: &[Row] = &[
 
 pub const H100: &[Row] = &[
     ("gpu.id", "h100", "CLI / URL id"),
+    (
+        "l1d.data_port_bytes",
+        "128",
+        "assumed as a100 (no H100 L1 bandwidth measurement confirmed)",
+    ),
     ("gpu.name", "NVIDIA H100 SXM5", "WP H100"),
     ("gpu.arch", "hopper", "WP H100"),
     ("gpu.compute_capability", "90", "CUDA cc 9.0"),
@@ -415,6 +435,11 @@ pub const H100: &[Row] = &[
         "CUDA cc 9.0 (1 KiB per block)",
     ),
     ("units.sp.width", "32", "WP H100 (128 FP32 per SM)"),
+    (
+        "latency.fp32.interval",
+        "1",
+        "CUDA cc 9.0 (128 FP32 results per clock per SM: 4 x 32 lanes every cycle)",
+    ),
     ("units.dp.width", "16", "WP H100 (64 FP64 per SM)"),
     ("regfile.banks", "8", "assumed as AS-A100"),
     ("latency.dp.latency", "8", "AS-SM90_H100 trace.config"),

@@ -345,6 +345,9 @@ pub struct L1dConfig {
     /// true: pick the carve-out per kernel (adaptive); false: `cache.size_kb` is fixed.
     pub adaptive_carveout: bool,
     pub banks: u32,
+    /// Data port: bytes the L1 returns to the SM per core cycle on hits (0 = no limit). A
+    /// request that finds the port's credit spent waits at the queue head.
+    pub data_port_bytes: u32,
     /// Streaming: allocate on miss without reserving a line (Volta+ behaviour).
     pub streaming: bool,
     /// Global loads cached in L1 (`-dlcm=ca`), else only local and read-only data.
@@ -729,6 +732,7 @@ impl Default for L1dConfig {
             shmem_options_kb: vec![32, 64],
             adaptive_carveout: true,
             banks: 4,
+            data_port_bytes: 0,
             streaming: true,
             cache_global: true,
         }

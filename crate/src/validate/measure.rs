@@ -130,10 +130,12 @@ pub fn shmem_latency(cfg: &GpuConfig) -> Result<f64> {
     per_unit(run(n1)?, run(n2)?, (n2 - n1) as f64, "shared chase")
 }
 
-/// Cycles per warp-wide LDS with word stride `stride` (conflict degree gcd(stride, 32)): one
-/// warp, 8 independent LDS chains, 16 rounds per loop body, 2 against 4 iterations.
+/// Cycles per warp-wide LDS with word stride `stride` (conflict degree gcd(stride, 32)) when
+/// shared memory is the bottleneck: 8 warps of 8 independent LDS chains, 16 rounds per loop
+/// body, 2 against 4 iterations (2048 LDS apart). Conflict-free, one LDS per cycle; an n-way
+/// conflict is n wavefronts, so the difference over (n - 1) is the cost of one extra way.
 pub fn bank_access_cycles(cfg: &GpuConfig, stride: u64) -> Result<f64> {
-    let (chains, unroll, i1, i2) = (8u64, 16u64, 2u64, 4u64);
+    let (warps, chains, unroll, i1, i2) = (8u64, 8u64, 16u64, 2u64, 4u64);
     let run = |n: u64| {
         cycles(
             cfg,
@@ -144,13 +146,14 @@ pub fn bank_access_cycles(cfg: &GpuConfig, stride: u64) -> Result<f64> {
                 ("chains", s(chains)),
                 ("unroll", s(unroll)),
                 ("iters", s(n)),
+                ("warps", s(warps)),
             ],
         )
     };
     per_unit(
         run(i1)?,
         run(i2)?,
-        (chains * unroll * (i2 - i1)) as f64,
+        (warps * chains * unroll * (i2 - i1)) as f64,
         "bank conflict",
     )
 }
@@ -185,4 +188,84 @@ pub fn stream_bandwidth(
     let bytes = (ctas * threads * 16 * unroll * (reps.1 - reps.0)) as f64;
     let cpb = per_unit(run(reps.0)?, run(reps.1)?, bytes, "stream")?;
     Ok(1.0 / cpb)
+}
+
+/// The chains of the L2-step chase: `ctas` CTAs of `lanes` threads, each its own chain (one
+/// pass over F bytes is F / 128 / (ctas * lanes) warp loads per warp).
+#[derive(Clone, Copy, Debug)]
+pub struct StepChase {
+    pub ctas: u64,
+    pub lanes: u64,
+}
+
+impl StepChase {
+    /// 16 CTAs of 32 lanes: a pass over several MiB takes a few thousand cycles.
+    pub const SUITE: StepChase = StepChase {
+        ctas: 16,
+        lanes: 32,
+    };
+    /// Footprints are multiples of this (one 128 B node per chain).
+    pub fn quantum(&self) -> u64 {
+        128 * self.ctas * self.lanes
+    }
+}
+
+/// Cycles per warp load of the chase over `footprint` bytes (stride 128 B, warm data, global
+/// loads not cached in L1 as with `-dlcm=cg`): the second pass minus the first, so the cold
+/// first pass cancels and a footprint larger than the L2 misses all over (LRU, cyclic).
+pub fn l2_chase_cycles(cfg: &GpuConfig, footprint: u64, sc: StepChase) -> Result<f64> {
+    let mut cg = cfg.clone();
+    cg.l1d.cache_global = false;
+    let pass = footprint / sc.quantum();
+    let run = |n: u64| {
+        cycles(
+            &cg,
+            "mem_chase",
+            &[
+                ("footprint", s(footprint)),
+                ("stride", s(128)),
+                ("iters", s(n)),
+                ("warm", s(1)),
+                ("lanes", s(sc.lanes)),
+                ("ctas", s(sc.ctas)),
+            ],
+        )
+    };
+    per_unit(run(pass)?, run(2 * pass)?, pass as f64, "L2 step chase")
+}
+
+/// The preset's L2 capacity in KiB (every slice of every partition).
+pub fn l2_total_kb(cfg: &GpuConfig) -> u64 {
+    cfg.l2.partitions as u64 * cfg.l2.subpartitions.max(1) as u64 * cfg.l2.cache.size_kb as u64
+}
+
+/// The footprint (KiB) where the chase latency steps from the L2 plateau to the DRAM plateau:
+/// the plateaus are read at half and twice `around_kb`, then the footprint where the latency
+/// crosses their midpoint is bisected until the bracket is within 2% of `around_kb` (or one
+/// quantum); the result is the bracket's middle. An error when the two plateaus are not apart.
+pub fn l2_step_kb(cfg: &GpuConfig, around_kb: u64, sc: StepChase) -> Result<f64> {
+    let q = sc.quantum() / 1024;
+    let round = |kb: u64| (kb / q).max(1) * q;
+    let lat = |kb: u64| l2_chase_cycles(cfg, kb * 1024, sc);
+    let (mut lo, mut hi) = (round(around_kb / 2), round(2 * around_kb));
+    let (l2, dram) = (lat(lo)?, lat(hi)?);
+    if dram < 1.1 * l2 {
+        return Err(Error::other(format!(
+            "validate: L2 step: {dram:.1} cycles at {hi} KiB is not above the {l2:.1} at {lo} KiB"
+        )));
+    }
+    let mid = (l2 + dram) / 2.0;
+    let tol = (around_kb / 50).max(q);
+    while hi - lo > tol {
+        let m = round((lo + hi) / 2);
+        if m == lo || m == hi {
+            break;
+        }
+        if lat(m)? > mid {
+            hi = m;
+        } else {
+            lo = m;
+        }
+    }
+    Ok((lo + hi) as f64 / 2.0)
 }

@@ -2,15 +2,25 @@
 //! run them, simulated on a preset, next to the figure published for that GPU.
 //!
 //! ```text
-//!  preset ──> for each metric: workload (chain / mem_chase / stream_load / bank_conflict)
+//!  preset ──> for each metric: workload (chain / mem_chase / stream_load)
 //!               short run ──┐
 //!               long run  ──┴─> difference ─> latency | ops/cycle/SM | bytes/cycle | GB/s
 //!         ──> Row { metric, unit, simulated, published (value, board, citation), error % }
+//!
+//!  L2 step (slow, `--metrics l2_step_kb`): 512-chain chase, -dlcm=cg
+//!   cycles/load  DRAM ........................ ___________
+//!                                           _/
+//!                mid  - - - - - - - - - - -/  <- bisected footprint (2%)
+//!                L2  _____________________/
+//!                    L2/2                  L2            2 x L2    footprint
 //! ```
 //! Sources: Jia et al. 2018 (Volta) and 2019 (Turing T4) for pointer-chase and dependent-chain
-//! latencies, Abdelkhalik et al. 2022 for the A100, the CUDA programming guide for per-SM
-//! throughput, NVIDIA specifications for DRAM bandwidth (`published.rs` holds every figure and
-//! its citation). Rows without a published figure are printed with the simulated value alone.
+//! latencies and L1 throughput, Abdelkhalik et al. 2022 for the A100, the CUDA programming
+//! guide for per-SM throughput and the shared-memory bank rule, vendor L2 sizes and DRAM
+//! bandwidth (`published.rs` holds every figure, its citation and how it was checked). Rows
+//! without a published figure are printed with the simulated value alone. The h100 rows are
+//! vendor figures only: the preset is calibrated from published figures, not from our own
+//! measurements (`tests/hardware/run.sh` collects those once a GPU is lent).
 
 pub mod measure;
 pub mod published;
@@ -34,6 +44,8 @@ pub struct Metric {
     pub unit: &'static str,
     /// How it is measured (printed by `validate --list` and in the docs).
     pub how: &'static str,
+    /// Runs only when named (`--metrics`): it simulates many passes over the whole L2.
+    pub slow: bool,
 }
 
 const fn m(id: &'static str, name: &'static str, unit: &'static str, how: &'static str) -> Metric {
@@ -42,11 +54,12 @@ const fn m(id: &'static str, name: &'static str, unit: &'static str, how: &'stat
         name,
         unit,
         how,
+        slow: false,
     }
 }
 
 /// Every metric, in print order.
-pub static METRICS: [Metric; 20] = [
+pub static METRICS: [Metric; 21] = [
     m(
         "lat_l1",
         "L1 hit latency",
@@ -71,6 +84,16 @@ pub static METRICS: [Metric; 20] = [
         "KiB",
         "pointer chase re-reads, footprints doubling from 16 KiB",
     ),
+    Metric {
+        slow: true,
+        ..m(
+            "l2_step_kb",
+            "footprint of the L2 -> DRAM latency step",
+            "KiB",
+            "512-chain pointer chase (16 CTAs x 32 lanes, -dlcm=cg), plateaus at 1/2 and 2x the \
+             preset's L2, step bisected to 2% (named with --metrics only: slow)",
+        )
+    },
     m(
         "lat_shmem",
         "shared memory latency",
@@ -153,13 +176,13 @@ pub static METRICS: [Metric; 20] = [
         "shmem_conflict",
         "shared-memory cost per extra conflict way",
         "cycles",
-        "LDS word stride 1 vs 8 (8-way), one warp",
+        "LDS word stride 1 vs 8 (8-way), 8 warps x 8 chains (shared memory the bottleneck)",
     ),
     m(
         "bw_l1",
         "L1 load bandwidth",
         "bytes/cycle/SM",
-        "one CTA of 8 warps re-reading 16 KiB with LDG.128",
+        "one CTA of 8 warps re-reading 16 KiB with LDG.128 (4 against 12 passes: steady state)",
     ),
     m(
         "bw_l2",
@@ -261,6 +284,7 @@ pub fn measure(cfg: &GpuConfig, id: &str) -> Result<f64> {
         "lat_l2" => chase_latency(cfg, true, 128, None)?,
         "lat_dram" => chase_latency(cfg, false, 512, None)?,
         "l1_plateau_kb" => l1_plateau_kb(cfg)?,
+        "l2_step_kb" => l2_step_kb(cfg, l2_total_kb(cfg), StepChase::SUITE)?,
         "lat_shmem" => shmem_latency(cfg)?,
         "lat_ffma" => chain_latency(cfg, "ffma")?,
         "lat_fadd" => chain_latency(cfg, "fadd")?,
@@ -275,7 +299,7 @@ pub fn measure(cfg: &GpuConfig, id: &str) -> Result<f64> {
         "tput_fp64" => chain_throughput(cfg, "dfma", 4)?,
         "tput_sfu" => chain_throughput(cfg, "mufu", 8)?,
         "shmem_conflict" => (bank_access_cycles(cfg, 8)? - bank_access_cycles(cfg, 1)?) / 7.0,
-        "bw_l1" => stream_bandwidth(cfg, 1, true, true, 8, (1, 4))?,
+        "bw_l1" => stream_bandwidth(cfg, 1, true, true, 8, (4, 12))?,
         "bw_l2" => stream_bandwidth(cfg, sms, false, true, 4, (1, 3))?,
         "bw_dram" => {
             let bpc = stream_bandwidth(cfg, sms, false, false, 2, (2, 4))?;
@@ -329,6 +353,9 @@ pub fn run(cfg: &GpuConfig, scope: Scope, only: &[&str]) -> Result<Vec<Row>> {
             continue;
         }
         if !only.is_empty() && !only.contains(&metric.id) {
+            continue;
+        }
+        if metric.slow && !only.contains(&metric.id) {
             continue;
         }
         let v = match (metric.id, dram_gbs) {

@@ -4,8 +4,24 @@
 //!
 //! `checked` says how the number was checked when the table was written: `search` (the figure
 //! was read in a public copy of the source, or of notes quoting it), `paper` (taken from the
-//! paper itself; not re-read in this session, re-check against the PDF when in doubt), `spec`
-//! (a vendor table, not a measurement).
+//! paper itself; not re-read since, and the search tool found no public copy of the table to
+//! confirm it: re-check against the PDF), `recalled` (written down from memory of the paper's
+//! table; neither re-read nor confirmed: the weakest status, re-check first), `spec` (a vendor
+//! document, not a measurement).
+//!
+//! Re-checked in session 3 with the search tool: none of the `paper` latency figures (Jia18 L1
+//! 28 / L2 193 / shared 19 / FFMA 4 / DFMA 8, Jia19 L2 188 / FFMA 4, Abdelkhalik L1 33 / L2 200
+//! / DRAM 290 / shared 23) could be read in a stored copy (the stored pages show only the
+//! abstracts), so they stay `paper`. An NVIDIA engineer's forum answer confirms the 128 B/cycle
+//! L1 and shared-memory return bandwidth of cc 7.x that the `data_port_bytes` rows start from
+//! (forums.developer.nvidia.com/t/unexpected-shared-memory-bank-conflict/77228), and a quote
+//! of the CUDA guide's throughput table confirms the cc 7.x FP32 64 / FP64 32 rows.
+//!
+//! The `l2_step_kb` rows compare the footprint where the simulated chase steps to DRAM with the
+//! vendor's L2 size. titanv's step comes at 0.87x (4000 of 4608 KiB): its `l2.partition_index
+//! = ipoly` over 24 partitions (not a power of two) spreads a contiguous footprint unevenly, so
+//! some slices overflow early; with `linear` the step is at +0.7% and every other titanv row
+//! stays within 5%. rtx2080ti (ipoly over 64 sets) +2.8%, a100 +0.9%, h100 +0.9%.
 //!
 //! DRAM bandwidth is compared as a fraction of the preset's theoretical peak (the peak itself
 //! is the vendor figure: TITAN V 652.8 GB/s, RTX 2080 Ti 616 GB/s, A100 80GB PCIe 1935 GB/s,
@@ -42,6 +58,19 @@ const ABDEL: &str = "Abdelkhalik et al., \"Demystifying the Nvidia Ampere Archit
 const ABDEL_ARITH: &str = "Abdelkhalik et al., \"Demystifying the Nvidia Ampere Architecture \
                            through Microbenchmarking and Instruction-level Analysis\", HPEC 2022 \
                            (arXiv:2208.11174), add.f32 dependent / independent CPI";
+const JIA18_L1BW: &str = "Jia et al., \"Dissecting the NVIDIA Volta GPU Architecture via \
+                          Microbenchmarking\", arXiv:1804.06826, 2018, ch. 3 (L1 load throughput \
+                          per SM)";
+const JIA19_L1BW: &str = "Jia et al., \"Dissecting the NVidia Turing T4 GPU via \
+                          Microbenchmarking\", arXiv:1903.07486, 2019, ch. 3 (L1 load throughput \
+                          per SM)";
+const CUDA_SHMEM: &str = "NVIDIA CUDA C++ Programming Guide, compute capability 5.x-9.0 \
+                          \"Shared Memory\": 32 banks of 32 bits per clock; an n-way bank conflict \
+                          is split into n conflict-free requests, i.e. one more cycle per extra way";
+const L2_SIZE: &str =
+    "L2 capacity from the vendor: TITAN V 4.5 MB (seed 004 Table 3), RTX 2080 Ti \
+                       5.5 MB (seed 000 Table I), A100 40 MB (A100 whitepaper), H100 SXM5 50 MB \
+                       (H100 whitepaper); a size, not a measurement of the step";
 const CUDA_TPUT: &str = "NVIDIA CUDA C++ Programming Guide, \"Arithmetic Instructions\": \
                          throughput of native arithmetic instructions (operations per clock \
                          cycle per multiprocessor)";
@@ -63,7 +92,7 @@ macro_rules! row {
 }
 
 /// Every published figure, grouped by preset.
-pub static PUBLISHED: [Published; 28] = [
+pub static PUBLISHED: [Published; 42] = [
     // TITAN V: Jia et al. measured the Tesla V100 (the same GV100 SM, cycles per SM clock).
     row!("titanv", "lat_l1", 28.0, "Tesla V100", JIA18, "paper"),
     row!("titanv", "lat_l2", 193.0, "Tesla V100", JIA18, "paper"),
@@ -96,6 +125,23 @@ pub static PUBLISHED: [Published; 28] = [
         PARANUMAL,
         "search"
     ),
+    row!(
+        "titanv",
+        "bw_l1",
+        108.3,
+        "Tesla V100",
+        JIA18_L1BW,
+        "recalled"
+    ),
+    row!(
+        "titanv",
+        "shmem_conflict",
+        1.0,
+        "cc 7.0",
+        CUDA_SHMEM,
+        "spec"
+    ),
+    row!("titanv", "l2_step_kb", 4608.0, "TITAN V", L2_SIZE, "spec"),
     // RTX 2080 Ti: microbenchmarks of the same Turing SM on an RTX 2070 and a T4.
     row!("rtx2080ti", "lat_l1", 32.0, "RTX 2070", SJFENG, "search"),
     row!("rtx2080ti", "lat_l2", 188.0, "Tesla T4", JIA19, "paper"),
@@ -112,6 +158,30 @@ pub static PUBLISHED: [Published; 28] = [
     row!("rtx2080ti", "tput_int", 64.0, "cc 7.5", CUDA_TPUT, "spec"),
     row!("rtx2080ti", "tput_fp64", 2.0, "cc 7.5", CUDA_TPUT, "spec"),
     row!("rtx2080ti", "tput_sfu", 16.0, "cc 7.5", CUDA_TPUT, "spec"),
+    row!(
+        "rtx2080ti",
+        "bw_l1",
+        58.83,
+        "Tesla T4",
+        JIA19_L1BW,
+        "recalled"
+    ),
+    row!(
+        "rtx2080ti",
+        "shmem_conflict",
+        1.0,
+        "cc 7.5",
+        CUDA_SHMEM,
+        "spec"
+    ),
+    row!(
+        "rtx2080ti",
+        "l2_step_kb",
+        5632.0,
+        "RTX 2080 Ti",
+        L2_SIZE,
+        "spec"
+    ),
     // A100: Abdelkhalik et al. measured the A100 (PCIe 40 GB).
     row!("a100", "lat_l1", 33.0, "A100", ABDEL, "paper"),
     row!("a100", "lat_l2", 200.0, "A100", ABDEL, "paper"),
@@ -123,6 +193,15 @@ pub static PUBLISHED: [Published; 28] = [
     row!("a100", "tput_int", 64.0, "cc 8.0", CUDA_TPUT, "spec"),
     row!("a100", "tput_fp64", 32.0, "cc 8.0", CUDA_TPUT, "spec"),
     row!("a100", "tput_sfu", 16.0, "cc 8.0", CUDA_TPUT, "spec"),
+    row!("a100", "shmem_conflict", 1.0, "cc 8.0", CUDA_SHMEM, "spec"),
+    row!("a100", "l2_step_kb", 40960.0, "A100", L2_SIZE, "spec"),
+    // H100: only vendor figures so far (no microbenchmark table could be confirmed here).
+    row!("h100", "tput_fp32", 128.0, "cc 9.0", CUDA_TPUT, "spec"),
+    row!("h100", "tput_int", 64.0, "cc 9.0", CUDA_TPUT, "spec"),
+    row!("h100", "tput_fp64", 64.0, "cc 9.0", CUDA_TPUT, "spec"),
+    row!("h100", "tput_sfu", 16.0, "cc 9.0", CUDA_TPUT, "spec"),
+    row!("h100", "shmem_conflict", 1.0, "cc 9.0", CUDA_SHMEM, "spec"),
+    row!("h100", "l2_step_kb", 51200.0, "H100 SXM5", L2_SIZE, "spec"),
 ];
 
 /// The published figure for `metric` on preset `gpu`, if there is one.

@@ -8,6 +8,7 @@
 //!  mem_chase  space=global: LDG.E.64 R2 <- [R2], node j at base + (j % slots) * stride
 //!             space=shared: LDS R2 <- [R2], the same chain in the CTA's shared window
 //!             warm=1: MemcpyHtoD of the chain first (L2 warm), warm=0: cold (DRAM)
+//!             lanes=k, ctas=c: c CTAs of k threads chase c*k interleaved chains
 //! ```
 //! A measurement runs two lengths and divides the difference in cycles by the difference in
 //! instructions, so launch, prologue and epilogue cancel (see `crate::validate`).
@@ -57,7 +58,7 @@ pub static CHAIN_PARAMS: [ParamDesc; 7] = [
     BINARY_VERSION,
 ];
 
-pub static CHASE_PARAMS: [ParamDesc; 6] = [
+pub static CHASE_PARAMS: [ParamDesc; 8] = [
     ParamDesc::word(
         "space",
         "global",
@@ -85,6 +86,21 @@ pub static CHASE_PARAMS: [ParamDesc; 6] = [
         0,
         1,
         "1: copy the chain to the GPU first (the L2 holds it), 0: cold (first touches go to DRAM)",
+    ),
+    ParamDesc::num(
+        "lanes",
+        "1",
+        1,
+        32,
+        "threads of the one warp, each its own chain: load j of lane l reads node \
+         (j * lanes + l) % slots (32 lanes: one pass is slots / 32 warp loads)",
+    ),
+    ParamDesc::num(
+        "ctas",
+        "1",
+        1,
+        4096,
+        "CTAs of `lanes` threads; chain k = cta * lanes + lane reads node (j * chains + k) % slots",
     ),
     BINARY_VERSION,
 ];
@@ -185,5 +201,13 @@ pub fn chain(a: &Args) -> Result<MemTrace> {
 pub fn mem_chase(a: &Args) -> Result<MemTrace> {
     let shared = a.word("space") == "shared";
     let warm = a.num("warm") == 1;
-    super::micro::chase(a, "mem_chase", "_Z9mem_chasePPvPS_i", shared, warm)
+    let (lanes, ctas) = (a.num("lanes"), a.num("ctas"));
+    super::micro::chase(
+        a,
+        "mem_chase",
+        "_Z9mem_chasePPvPS_i",
+        shared,
+        warm,
+        (lanes, ctas),
+    )
 }

@@ -86,17 +86,27 @@ pub static BANK_PARAMS: [ParamDesc; 5] = [
 /// `base + ((j % (footprint / stride)) * stride)`, base = 0x7f0000000000; the result is stored
 /// at the next array (Layout rule).
 pub fn pointer_chase(a: &Args) -> Result<MemTrace> {
-    chase(a, "pointer_chase", "_Z13pointer_chasePPvPS_i", false, true)
+    chase(
+        a,
+        "pointer_chase",
+        "_Z13pointer_chasePPvPS_i",
+        false,
+        true,
+        (1, 1),
+    )
 }
 
 /// The chase kernel behind `pointer_chase` and `mem_chase`: global loads from an array that the
-/// host copied in (`warm`) or only allocated, or shared-memory loads (`LDS`, base 0).
+/// host copied in (`warm`) or only allocated, or shared-memory loads (`LDS`, base 0). With
+/// `(lanes, ctas)` other than (1, 1), `ctas` CTAs of `lanes` threads chase `lanes * ctas`
+/// interleaved chains: chain k = cta * lanes + lane reads nodes k, k + chains, ...
 pub(super) fn chase(
     a: &Args,
     trace_name: &str,
     kernel_name: &str,
     shared: bool,
     warm: bool,
+    (lanes, ctas): (u64, u64),
 ) -> Result<MemTrace> {
     let (fp, stride, iters) = (a.num("footprint"), a.num("stride"), a.num("iters"));
     if stride % 8 != 0 {
@@ -129,13 +139,16 @@ pub(super) fn chase(
         lay.alloc(fp)
     };
     let out = lay.alloc(8);
-    let mut kb = KernelBuilder::new(kernel_name, Dim3::new(1, 1, 1), Dim3::new(1, 1, 1))
+    let chains = lanes * ctas;
+    let block = Dim3::new(lanes as u32, 1, 1);
+    let mut kb = KernelBuilder::new(kernel_name, Dim3::new(ctas as u32, 1, 1), block)
         .binary_version(bv)
         .nregs(8);
     if shared {
         kb = kb.shmem_bytes(fp as u32);
     }
     kb.add_all_ctas(|w| {
+        let first = w.cta_linear() * lanes;
         sass::stack_ptr(w);
         w.alu("MOV", &[r(2)], &[]);
         w.alu("MOV", &[r(3)], &[]);
@@ -144,11 +157,13 @@ pub(super) fn chase(
         let top = w.pc();
         for j in 0..iters {
             w.set_pc(top);
-            let addr = base + (j % slots) * stride;
+            let addr = |t: &super::builder::Thread| {
+                base + ((j * chains + first + t.flat as u64) % slots) * stride
+            };
             if shared {
-                w.mem("LDS", &[r(2)], &[r(2)], 4, |_| addr);
+                w.mem("LDS", &[r(2)], &[r(2)], 4, addr);
             } else {
-                w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, |_| addr);
+                w.mem(isa.ldg64, &[r(2), r(3)], &[r(2)], 8, addr);
             }
             w.alu("IADD3", &[r(0)], &[r(0)]);
             w.alu("ISETP.NE.AND", &[], &[r(0)]);
@@ -160,7 +175,7 @@ pub(super) fn chase(
             &[],
             &[r(4), r(2)],
             8,
-            |_| out,
+            |t| out + 8 * (first + t.flat as u64),
         );
         w.exit();
     });

@@ -668,6 +668,41 @@ fn mem_chase_cold_has_no_copy_and_shared_uses_lds() {
     assert_eq!(a, vec![0, 16, 32, 48, 0, 16]);
 }
 
+/// `lanes=4, ctas=2` over 16 nodes of 128 B: 8 chains, chain k = cta * 4 + lane reads node
+/// (j * 8 + k) % 16 at load j, so CTA 1 lane 2 (chain 6) reads nodes 6, 14, 6; each warp
+/// load touches 4 consecutive nodes and the two CTAs together cover a pass of 16 in 2 loads.
+#[test]
+fn mem_chase_lanes_and_ctas_interleave_the_chains() {
+    let t = gen(
+        "mem_chase",
+        &[
+            "footprint=2048",
+            "stride=128",
+            "iters=3",
+            "lanes=4",
+            "ctas=2",
+        ],
+    );
+    let k = &t.kernels[0];
+    assert_eq!(k.ctas.len(), 2);
+    let loads = |c: usize| -> Vec<Vec<u64>> {
+        let w = &k.ctas[c].warps[0];
+        w.insts
+            .iter()
+            .filter(|i| name(k, i) == "LDG.E.64")
+            .map(|i| w.lane_addrs(i).map(|(_, a)| (a - G) / 128).collect())
+            .collect()
+    };
+    assert_eq!(
+        loads(0),
+        vec![vec![0, 1, 2, 3], vec![8, 9, 10, 11], vec![0, 1, 2, 3]]
+    );
+    assert_eq!(
+        loads(1),
+        vec![vec![4, 5, 6, 7], vec![12, 13, 14, 15], vec![4, 5, 6, 7]]
+    );
+}
+
 #[test]
 fn stream_load_touches_each_address_once_or_rereads_its_region() {
     let t = gen(

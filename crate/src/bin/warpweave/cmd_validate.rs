@@ -10,10 +10,11 @@ use crate::cmd_run::load_config;
 #[derive(Args, Debug, Clone)]
 pub struct ValidateArgs {
     /// GPU presets or TOML files (comma-separated), or `all` for every preset with published
-    /// figures (titanv, rtx2080ti, a100).
+    /// figures (titanv, rtx2080ti, a100, h100).
     #[arg(long = "gpu", default_value = "all", value_delimiter = ',')]
     pub gpus: Vec<String>,
-    /// Only these metrics (ids as `--list` prints them).
+    /// Only these metrics (ids as `--list` prints them). The slow L2-step sweep (`l2_step_kb`)
+    /// runs only when named here.
     #[arg(long = "metrics", value_delimiter = ',')]
     pub metrics: Vec<String>,
     /// Only the metrics with a published figure for the GPU.

@@ -8,7 +8,8 @@
 //!     shared ──> pipeline: latency + (wavefronts - 1), one wavefront per cycle
 //!     constant ─ hit: const latency | miss: to L2, answered on the reply
 //!     bypass (atomics, .STRONG.GPU, uncached global loads) ─> L2 directly
-//!     L1: hit ─> response after latency
+//!     L1: hit ─> data port (l1d.data_port_bytes per cycle: a hit waits while the port's
+//!             credit is spent) ─> response after latency
 //!         miss ─> MSHR (new entry: fill request to L2 | merge) ─> deliver(): responses
 //!         store ─> write-through to L2 (posted), response after latency
 //!  outbox: NocPackets for MemPartitions, merged by the engine in SM order
@@ -69,6 +70,11 @@ pub struct SmMemory {
     shmem_latency: u64,
     banks: u32,
     cache_global: bool,
+    /// Data-port bytes per cycle (0: no limit) and the credit left (may go negative: a 128 B
+    /// hit on a 64 B port takes the next cycle's bytes too), refilled at `port_at`.
+    port_bytes: i64,
+    port_credit: i64,
+    port_at: Cycle,
     inq: VecDeque<MemRequest>,
     in_cap: usize,
     resp: DelayQueue<MemResponse>,
@@ -118,6 +124,9 @@ impl SmMemory {
             shmem_latency: cfg.shmem.latency as u64,
             banks,
             cache_global: cfg.l1d.cache_global,
+            port_bytes: cfg.l1d.data_port_bytes as i64,
+            port_credit: cfg.l1d.data_port_bytes as i64,
+            port_at: 0,
             inq: VecDeque::with_capacity(2 * banks as usize),
             in_cap: 2 * banks as usize,
             resp: DelayQueue::default(),
@@ -257,11 +266,21 @@ impl SmMemory {
                     self.mshr.pending(line) & r.sectors
                 };
                 let waits = !write && (fetch != 0 || pending != 0);
+                // A load hit takes its bytes through the data port (fills and stores are not
+                // charged); the port refills once per cycle up to one cycle's worth.
+                let port = !write && !waits && self.port_bytes > 0;
+                if port && self.port_credit <= 0 {
+                    return false;
+                }
                 if (fetch != 0 || waits) && self.mshr.can_reserve(line, waits).is_err() {
                     self.l1.stats.reservation_fails += 1;
                     return false;
                 }
                 *banks_used |= 1 << bank;
+                if port {
+                    self.port_credit -=
+                        r.sectors.count_ones() as i64 * self.l1.geometry().sector_bytes as i64;
+                }
                 let o = self.l1.access(r.addr, r.sectors, write);
                 if let Some(log) = &mut self.l1_log {
                     log.push(L1Event::Access {
@@ -323,6 +342,12 @@ impl SmMemory {
     /// One core cycle: serves queued requests; packets for the L2 go to `outbox`.
     pub fn tick(&mut self, now: Cycle, outbox: &mut Vec<NocPacket>) {
         self.now = now;
+        if self.port_bytes > 0 {
+            // Skipped idle cycles refill the port as ticked ones would (same results).
+            let gain = now.saturating_sub(self.port_at).min(1 << 20) as i64 * self.port_bytes;
+            self.port_credit = (self.port_credit + gain).min(self.port_bytes);
+            self.port_at = now;
+        }
         let mut banks_used = 0u64;
         for _ in 0..self.banks {
             let Some(&r) = self.inq.front() else { break };
