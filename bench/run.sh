@@ -12,7 +12,12 @@
 # `stream` = cycle SM + analytical memory (no functional pre-pass), streamed CTA by CTA;
 # BIG=1 runs it in every mode too (minutes).
 #
-# usage: bench/run.sh   env: THREADS="1 2"; GPU=titanv; BIG=1 (10M trace in every mode);
+# Epochs (`features.epoch_cycles`, K): the default K=1 is lockstep; K>1 lets the SMs step K
+# cycles per parallel step beside the memory side (pipelined, slightly different results, the
+# same at any thread count). EPOCHS="1 8" runs the cycle and hybrid modes at each K; the `cpu s`
+# column is user + system time (threads add up), `K` the epoch length.
+#
+# usage: bench/run.sh   env: THREADS="1 2"; EPOCHS="1 8"; GPU=titanv; BIG=1 (10M trace in every mode);
 #        NO_WASM=1; NO_10M=1 (skip the 10M trace); BIN=/path/to/warpweave and WASM_FILE=x.wasm
 #        (use these builds as they are); PROFILE=dev to skip the release build (numbers then are for opt-level 1)
 set -euo pipefail
@@ -20,6 +25,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 GPU=${GPU:-titanv}
 THREADS=${THREADS:-"1 2"}
+EPOCHS=${EPOCHS:-"1 8"}
 OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 
@@ -50,9 +56,9 @@ gen vecadd-1m 2097152
 [ -n "${NO_10M:-}" ] || gen vecadd-10m 20971520
 
 declare -A INSTS # warp instructions per trace (the memory mode does not print them)
-row() { # name mode threads log
+row() { # name mode threads log K
   local log=$4
-  local cycles line secs wips insts peak
+  local cycles line secs wips insts peak cpu
   cycles=$(grep -m1 -oE '^cycles[^0-9]*[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "-")
   line=$(grep -m1 '^simulated in' "$log")
   secs=$(echo "$line" | awk '{print $3}' | tr -d ':s')
@@ -61,15 +67,16 @@ row() { # name mode threads log
   [ -n "$insts" ] || insts=${INSTS[$1]:-}
   [ -n "$insts" ] && INSTS[$1]=$insts
   peak=$(grep -m1 '^maxrss' "$log" | awk '{printf "%.1f", $2 / 1024}' || echo "-")
+  cpu=$(grep -m1 '^cpu ' "$log" | awk '{printf "%.2f", $2 + $3}' || echo "-")
   [ -n "$wips" ] || { wips=-; [ -n "$insts" ] && wips=$(echo "$insts / $secs" | bc); }
-  echo "| $1 | $2 | native | $3 | ${cycles:--} | ${insts:--} | $secs | $wips | ${peak:--} |"
+  echo "| $1 | $2 | native | $3 | ${cycles:--} | ${insts:--} | $secs | $wips | ${peak:--} | $5 | ${cpu:--} |"
 }
 
 {
 echo "# warpweave speed ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -m), GPU $GPU, profile $PROFILE, load $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
-echo "| trace | mode | build | threads | cycles | warp insts | wall s | WIPS | peak MB |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| trace | mode | build | threads | cycles | warp insts | wall s | WIPS | peak MB | K | cpu s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for t in "${traces[@]}"; do
   name=$(basename "$t" .wwt)
   modes="cycle hybrid fast memory"
@@ -77,22 +84,30 @@ for t in "${traces[@]}"; do
   # the functional pre-pass of --mode fast), one thread.
   [ "$name" = vecadd-10m ] && [ -z "${BIG:-}" ] && modes=stream
   for mode in $modes; do
+    ks=1
+    case $mode in cycle | hybrid) ks=$EPOCHS ;; esac
+    for k in $ks; do
     for th in $THREADS; do
       [ $mode = memory ] && [ "$th" != 1 ] && continue # the functional pass is single-threaded
       [ $mode = stream ] && [ "$th" != 1 ] && continue
       margs=(--mode "$mode")
       [ $mode = stream ] && margs=(--model memory=analytical)
-      log=$OUT/$name.$mode.$th.txt
-      if /usr/bin/time -f "maxrss %M" "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" -q >"$log" 2>&1; then
-        row "$name" "$mode" "$th" "$log"
+      log=$OUT/$name.$mode.$th.k$k.txt
+      if /usr/bin/time -f $'maxrss %M\ncpu %U %S' "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" --set "features.epoch_cycles=$k" -q >"$log" 2>&1; then
+        row "$name" "$mode" "$th" "$log" "$k"
       else
         echo "| $name | $mode | native | $th | failed: $(tail -1 "$log") |"
       fi
     done
+    done
     if [ -n "$WASM" ] && [ "$name" != vecadd-10m ]; then
       read -r _ _ cyc n secs wips < <(node "$ROOT/bench/wasm_sim.mjs" "$WASM" "$mode" "$t")
       [ $mode = memory ] && cyc=-
-      echo "| $name | $mode | wasm | 1 | $cyc | $n | $secs | $wips | - |"
+      echo "| $name | $mode | wasm | 1 | $cyc | $n | $secs | $wips | - | 1 | - |"
+      # steady state: the same trace simulated a second time in the same instance
+      read -r _ _ cyc n secs wips < <(WARM=1 node "$ROOT/bench/wasm_sim.mjs" "$WASM" "$mode" "$t")
+      [ $mode = memory ] && cyc=-
+      echo "| $name | $mode | wasm warm | 1 | $cyc | $n | $secs | $wips | - | 1 | - |"
     fi
   done
 done

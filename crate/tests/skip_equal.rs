@@ -17,8 +17,13 @@ fn sample(name: &str) -> PathBuf {
 }
 
 fn run(path: &Path, mode: &str, skip: bool) -> (String, u64) {
+    run_k(path, mode, skip, 1)
+}
+
+fn run_k(path: &Path, mode: &str, skip: bool, epoch: u32) -> (String, u64) {
     let mut cfg = config::load("titanv").expect("titanv preset");
     cfg.features.skip_idle_cycles = skip;
+    cfg.features.epoch_cycles = epoch;
     let model = ModelChoice::named(mode).unwrap();
     let src = CompactReader::open(path).expect("compact trace opens");
     let mut res = Simulator::new(cfg, model, Box::new(src))
@@ -49,5 +54,22 @@ fn skipping_on_and_off_give_identical_json() {
             assert!(cycles > 100, "{name} {mode}: {cycles} cycles");
             assert!(on == off, "{name} {mode}: skipping changed the result");
         }
+    }
+}
+
+/// The same with epochs of 8 cycles (`features.epoch_cycles`): jumps land on epoch starts, so
+/// skipping still changes nothing.
+#[test]
+fn skipping_on_and_off_give_identical_json_with_epochs() {
+    for (name, mode) in [
+        ("pointer_chase-16k.wwt", "cycle"),
+        ("vecadd-64k.wwt", "cycle"),
+        ("matmul_tiled-64.wwt", "hybrid"),
+    ] {
+        let p = sample(name);
+        let (on, cycles) = run_k(&p, mode, true, 8);
+        let (off, _) = run_k(&p, mode, false, 8);
+        assert!(cycles > 100, "{name} {mode}: {cycles} cycles");
+        assert!(on == off, "{name} {mode} K=8: skipping changed the result");
     }
 }

@@ -16,7 +16,12 @@ fn samples() -> PathBuf {
 }
 
 fn run(path: &Path, threads: usize, force_fork: bool) -> String {
-    let cfg = config::load("titanv").expect("titanv preset");
+    run_k(path, threads, force_fork, 1)
+}
+
+fn run_k(path: &Path, threads: usize, force_fork: bool, epoch: u32) -> String {
+    let mut cfg = config::load("titanv").expect("titanv preset");
+    cfg.features.epoch_cycles = epoch;
     let mut model = ModelChoice::default();
     model.set("memory", "cycle").unwrap();
     let src = CompactReader::open(path).expect("compact trace opens");
@@ -51,5 +56,28 @@ fn every_sample_trace_is_identical_at_1_2_and_4_threads() {
                 f.display()
             );
         }
+    }
+}
+
+/// Epochs of 8 cycles (`features.epoch_cycles`: SMs step 8 cycles per parallel step, then the
+/// memory side runs them): 1 and 2 threads give the same JSON, and the result differs from
+/// lockstep only slightly (replies are seen up to 7 cycles later).
+#[test]
+fn epochs_are_identical_at_1_and_2_threads() {
+    for name in ["vecadd-64k.wwt", "matmul_tiled-64.wwt", "reduction-64k.wwt"] {
+        let f = samples().join(name);
+        let one = run_k(&f, 1, false, 8);
+        let two = run_k(&f, 2, true, 8);
+        assert!(one == two, "{name}: K=8 at 2 threads differs from 1 thread");
+        let lockstep: serde_json::Value = serde_json::from_str(&run(&f, 1, false)).unwrap();
+        let k8: serde_json::Value = serde_json::from_str(&one).unwrap();
+        let (c1, c8) = (
+            lockstep["cycles"].as_u64().unwrap(),
+            k8["cycles"].as_u64().unwrap(),
+        );
+        assert!(
+            c8.abs_diff(c1) <= c1 / 20,
+            "{name}: K=8 {c8} cycles against lockstep {c1}"
+        );
     }
 }

@@ -564,6 +564,13 @@ pub fn specs() -> Vec<KeyDoc> {
         "features.skip_idle_cycles",
         "Skip cycles in which nothing can change (same results)",
     );
+    t.int(
+        "features.epoch_cycles",
+        "core cycles",
+        1,
+        64,
+        "SM cycles stepped per parallel step before the memory side runs them (1 = lockstep; >1: replies seen at epoch ends, CTAs issued at epoch starts; same results for any thread count)",
+    );
     // l1d
     t.int(
         "l1d.unified_kb",

@@ -271,6 +271,12 @@ pub struct Features {
     pub war_check: bool,
     /// Skip cycles in which nothing can change (results identical either way).
     pub skip_idle_cycles: bool,
+    /// Core cycles per engine epoch (issue 6): the SMs step this many cycles on their own
+    /// (in parallel with several threads), then the memory side runs the same cycles. 1 = the
+    /// memory replies and CTA issue of every cycle are seen the next cycle (exact lockstep);
+    /// K > 1: replies reach an SM at the next epoch boundary and CTAs are issued at epoch
+    /// starts. Results are identical for any thread count at any K.
+    pub epoch_cycles: u32,
 }
 
 /// Replacement policy.
@@ -685,6 +691,7 @@ impl Default for Features {
             subcore_mem_pipeline: true,
             war_check: true,
             skip_idle_cycles: true,
+            epoch_cycles: 1,
         }
     }
 }

@@ -1,15 +1,18 @@
-//! The clocked engine: one `step()` per core cycle for serial and parallel runs, CTA issue,
-//! clock domains, idle-cycle skipping and the deadlock detector.
+//! The clocked engine: one `step()` per epoch (`features.epoch_cycles` core cycles, default 1)
+//! for serial and parallel runs, CTA issue, clock domains, idle-cycle skipping and the deadlock
+//! detector.
 //!
 //! ```text
-//!  Simulator::run_for(n) ──> loop: Gpu::step(now)
+//!  Simulator::run_for(n) ──> loop: Gpu::step(now)   (one epoch, see epoch.rs)
 //!     1. block scheduler: start eligible kernels, issue CTAs (occupancy-limited)
-//!     2. SMs step (serial iterator or rayon par_iter_mut: each SM reads StepCtx, writes only
-//!        its own state, stats and outbox)
-//!     3. outboxes merged in SM order ─> memory partitions (when the cycle memory system lands)
-//!     4. finished CTAs collected in SM order
-//!     5. nothing changed anywhere? jump to the earliest next event (exact: skipped cycles
-//!        replay the last cycle's stall accounting); nothing pending at all? deadlock report
+//!     2. SMs step the epoch's cycles (serial iterator or rayon par_iter_mut: each SM reads
+//!        StepCtx, writes only its own state, stats, outbox and marks)
+//!     3. each cycle's outboxes merged in SM order ─> memory partitions, replies to per-SM
+//!        inboxes (K > 1: the memory side runs the previous epoch beside step 2)
+//!     4. finished CTAs collected in cycle and SM order
+//!     5. nothing changed anywhere? jump to the earliest next event, rounded down to an epoch
+//!        start (exact: skipped cycles replay the last cycle's stall accounting); nothing
+//!        pending at all? deadlock report
 //! ```
 //! Seed 002: per-SM state and stats, merged in a fixed order, give identical results for any
 //! thread count.
@@ -45,6 +48,7 @@
 pub mod clocks;
 pub mod compare;
 pub mod cta_issue;
+mod epoch;
 pub mod model;
 pub mod occupancy;
 pub mod result;
@@ -66,6 +70,7 @@ use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
 pub use cta_issue::{BlockScheduler, KernelRun};
+use epoch::{EpochMarks, Staged};
 pub use model::{Mode, ModelChoice, ModuleModel};
 pub use occupancy::{occupancy, Limiter, Occupancy};
 pub use result::SimResult;
@@ -194,6 +199,18 @@ pub struct Gpu {
     code_slots: Vec<String>,
     outbox: Vec<NocPacket>,
     replies: Vec<NocPacket>,
+    /// Per SM, for the epoch being stepped: outbox and finished-CTA counts after each cycle,
+    /// and the replies waiting for it.
+    marks: Vec<EpochMarks>,
+    /// Replies the memory side produces in the epoch it is running (per SM), handed to `marks`
+    /// at the epoch's end.
+    inbox_next: Vec<Vec<(Cycle, NocPacket)>>,
+    /// The SMs' packets and finished CTAs of the last epoch, for the memory side to run.
+    staged: Staged,
+    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
+    senders: Vec<u32>,
+    /// Cycles per epoch (`features.epoch_cycles`, at least 1).
+    pub epoch: u64,
     pub memcpys: u64,
     pub warnings: Vec<String>,
 }
@@ -252,6 +269,13 @@ impl Gpu {
             code_slots: Vec::new(),
             outbox: Vec::new(),
             replies: Vec::new(),
+            marks: (0..cfg.gpu.num_sms)
+                .map(|_| EpochMarks::default())
+                .collect(),
+            inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
+            staged: Staged::default(),
+            senders: Vec::new(),
+            epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),
             cfg,
@@ -371,104 +395,11 @@ impl Gpu {
         Ok(())
     }
 
-    /// Steps the SMs of cycle `now` with the configured executor. Returns whether any SM changed.
-    ///
-    /// Parallel stepping pays a fork/join per cycle, so it is used only when at least
-    /// `par_min_busy` SMs (default `PAR_MIN_BUSY_SMS`) have work this cycle (seed 002: few CTAs, no speed-up); otherwise
-    /// the SMs step serially. Either way each SM writes only its own state, so the result is
-    /// the same.
-    fn step_sms(&mut self) -> bool {
-        let ctx = StepCtx {
-            kernels: &self.kernels,
-        };
-        let now = self.now;
-        #[cfg(feature = "parallel")]
-        if self.executor == Executor::Parallel
-            && self.sms.len() >= self.par_min_busy
-            && self
-                .sms
-                .iter()
-                .filter(|sm| sm.awake(now) && sm.has_work())
-                .count()
-                >= self.par_min_busy
-        {
-            use rayon::prelude::*;
-            let sms = &mut self.sms;
-            let mut go = |threads: usize| {
-                // A few chunks per thread: balanced enough, and cheap to split.
-                let min_len = (sms.len() / (threads.max(1) * 4)).max(1);
-                sms.par_iter_mut()
-                    .with_min_len(min_len)
-                    .map(|sm| sm.step(now, &ctx))
-                    .reduce(|| false, |a, b| a | b)
-            };
-            return match &self.pool {
-                Some(p) => p.install(|| go(p.current_num_threads())),
-                None => go(rayon::current_num_threads()),
-            };
-        }
-        let mut any = false;
-        for sm in &mut self.sms {
-            any |= sm.step(now, &ctx);
-        }
-        any
-    }
-
-    /// One core cycle (steps 1-4 of the module picture). Returns whether anything changed.
-    pub fn step(&mut self) -> bool {
-        let now = self.now;
-        let mut progress = self.sched.issue(
-            now,
-            &mut self.sms,
-            &self.kernels,
-            self.cfg.sm.cta_launch_latency,
-            &self.cfg,
-        ) > 0;
-        progress |= self.step_sms();
-        // Outboxes merged in SM order (deterministic for any executor).
-        for sm in &mut self.sms {
-            self.outbox.append(&mut sm.sh.outbox);
-        }
-        // The memory side, after the SMs: accept packets, step, deliver replies in SM order.
-        self.partitions
-            .exchange(now, &mut self.outbox, &mut self.replies);
-        progress |= !self.replies.is_empty();
-        for r in self.replies.drain(..) {
-            if let Some(sm) = self.sms.get_mut(r.src_sm as usize) {
-                sm.sh.mem.deliver(now, r);
-                sm.wake_now();
-            }
-        }
-        // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
-        for d in [
-            clocks::Domain::Icnt,
-            clocks::Domain::L2,
-            clocks::Domain::Dram,
-        ] {
-            let t = self.clocks.ticks_in(d, now);
-            if t > 0 {
-                self.partitions.tick(d, t);
-            }
-        }
-        for sm in &mut self.sms {
-            for k in sm.sh.done_ctas.drain(..) {
-                let run = &mut self.sched.runs[k as usize];
-                run.ctas_done += 1;
-                if run.ctas_done == run.ctas_total
-                    && !(self.sched.more && self.sched.issuing == Some(k))
-                {
-                    run.end_at = Some(now);
-                    self.partitions.end_kernel();
-                }
-                progress = true;
-            }
-        }
-        progress
-    }
-
     /// No packet in flight and no SM memory side with work left.
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
+            && self.staged.is_empty()
+            && self.marks.iter().all(|m| m.inbox.is_empty())
             && self.partitions.is_idle()
             && self.sms.iter().all(|sm| sm.sh.mem.next_event().is_none())
     }
@@ -477,7 +408,10 @@ impl Gpu {
     fn next_event(&self) -> Option<Cycle> {
         let now = self.now;
         let mut best = self.partitions.next_event();
-        if !self.outbox.is_empty() {
+        if !self.outbox.is_empty()
+            || !self.staged.is_empty()
+            || self.marks.iter().any(|m| !m.inbox.is_empty())
+        {
             best = Some(now + 1);
         }
         let mut take = |c: Option<Cycle>| {
@@ -684,6 +618,7 @@ impl<'a> Simulator<'a> {
                 self.done_at = Some(c);
                 return Ok(RunStatus::Done { cycle: c });
             }
+            // One epoch; `now` is its last cycle afterwards.
             progress |= self.gpu.step();
             let now = self.gpu.now;
             if progress {
@@ -704,7 +639,11 @@ impl<'a> Simulator<'a> {
             }
             if self.gpu.cfg.features.skip_idle_cycles && next > now + 1 {
                 // Cycles now+1 .. next-1 would repeat this cycle exactly; account them at once.
-                let target = next.min(end);
+                // Epochs stay aligned to multiples of `epoch` (the epoch holding `next` starts
+                // at its beginning; its idle leading cycles change nothing), so skipping on or
+                // off and any slicing give the same epochs.
+                let target = next.min(end.max(now + 1));
+                let target = (target - target % self.gpu.epoch).max(now + 1);
                 let k = target - now - 1;
                 if k > 0 {
                     for sm in &mut self.gpu.sms {

@@ -145,6 +145,14 @@ impl MemPartitions {
         }
         self.now = now;
         self.stats.cycles = now + 1;
+        if self.idle_after == [true; 3] && !self.req.has_queued() && self.rep.is_idle() {
+            // Idle since the last tick and nothing injected: every domain skips this cycle
+            // (what the steps below would do, without visiting slices, channels and ports).
+            self.icnt.skip_to(now);
+            self.l2d.skip_to(now);
+            self.dramd.skip_to(now);
+            return;
+        }
         // Interconnect.
         if self.req.has_queued() || self.rep.has_queued() {
             for d in self.icnt.due(now) {

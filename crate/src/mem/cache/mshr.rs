@@ -1,6 +1,12 @@
 //! Miss status holding registers: one entry per line in flight, with the sectors still pending
 //! and the requests waiting for them (at most `merge` per entry). Entries and waiter lists are
 //! allocated once; a full table or a full entry is a reservation failure (back-pressure).
+//!
+//! ```text
+//!  line ──hash──> index (open addressing, linear probing, 2x entries, power of two)
+//!                   └─> entry slot ──> {pending sectors, waiters}      free slots: a stack
+//! ```
+//! Lookups are O(1) (the L2's 192-256 entries were scanned linearly per request before).
 
 /// Why a miss could not be reserved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +31,19 @@ pub struct Mshr<W> {
     entries: Vec<Entry<W>>,
     merge: usize,
     used: usize,
+    /// Open-addressing index line -> entry (`EMPTY`: free bucket); `mask + 1` buckets.
+    index: Vec<(u64, u32)>,
+    mask: usize,
+    /// Free entry slots (a stack).
+    free: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+#[inline]
+fn bucket(line: u64, mask: usize) -> usize {
+    // Line addresses are multiples of the line size: mix the high bits down (Fibonacci hashing).
+    (line.wrapping_mul(crate::mem::cache::index::GOLDEN) >> 32) as usize & mask
 }
 
 impl<W: Copy> Mshr<W> {
@@ -38,10 +57,15 @@ impl<W: Copy> Mshr<W> {
                 busy: false,
             })
             .collect();
+        let n = entries.max(1) as usize;
+        let buckets = (2 * n).next_power_of_two();
         Mshr {
             entries: e,
             merge,
             used: 0,
+            index: vec![(0, EMPTY); buckets],
+            mask: buckets - 1,
+            free: (0..n as u32).rev().collect(),
         }
     }
 
@@ -49,7 +73,55 @@ impl<W: Copy> Mshr<W> {
         if self.used == 0 {
             return None;
         }
-        self.entries.iter().position(|e| e.busy && e.line == line)
+        let mut b = bucket(line, self.mask);
+        loop {
+            let (l, i) = self.index[b];
+            if i == EMPTY {
+                return None;
+            }
+            if l == line {
+                return Some(i as usize);
+            }
+            b = (b + 1) & self.mask;
+        }
+    }
+
+    fn index_insert(&mut self, line: u64, slot: u32) {
+        let mut b = bucket(line, self.mask);
+        while self.index[b].1 != EMPTY {
+            b = (b + 1) & self.mask;
+        }
+        self.index[b] = (line, slot);
+    }
+
+    /// Removes `line` from the index (backward-shift deletion keeps probe chains intact).
+    fn index_remove(&mut self, line: u64) {
+        let m = self.mask;
+        let mut b = bucket(line, m);
+        while self.index[b].0 != line || self.index[b].1 == EMPTY {
+            b = (b + 1) & m;
+        }
+        let mut hole = b;
+        let mut j = b;
+        loop {
+            j = (j + 1) & m;
+            let (l, i) = self.index[j];
+            if i == EMPTY {
+                break;
+            }
+            let home = bucket(l, m);
+            // Move j back into the hole unless its home lies cyclically in (hole, j].
+            let stays = if hole <= j {
+                hole < home && home <= j
+            } else {
+                hole < home || home <= j
+            };
+            if !stays {
+                self.index[hole] = self.index[j];
+                hole = j;
+            }
+        }
+        self.index[hole] = (0, EMPTY);
     }
 
     /// Sectors of `line` still in flight (0 when none).
@@ -71,7 +143,7 @@ impl<W: Copy> Mshr<W> {
                 Err(MshrFail::MergeLimit)
             }
             Some(_) => Ok(()),
-            None if self.used >= self.entries.len() => Err(MshrFail::Full),
+            None if self.free.is_empty() => Err(MshrFail::Full),
             None => Ok(()),
         }
     }
@@ -83,11 +155,8 @@ impl<W: Copy> Mshr<W> {
         let (i, merged) = match self.find(line) {
             Some(i) => (i, true),
             None => {
-                let i = self
-                    .entries
-                    .iter()
-                    .position(|e| !e.busy)
-                    .expect("can_reserve checked");
+                let i = self.free.pop().expect("can_reserve checked") as usize;
+                self.index_insert(line, i as u32);
                 let e = &mut self.entries[i];
                 e.busy = true;
                 e.line = line;
@@ -122,6 +191,64 @@ impl<W: Copy> Mshr<W> {
         }
         e.busy = false;
         self.used -= 1;
+        self.free.push(i as u32);
+        self.index_remove(line);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hashed index against a plain list of (line, pending, waiters), under a seeded mix
+    /// of reserves and fills on colliding lines (lines 128 B apart and 2^k apart).
+    #[test]
+    fn index_agrees_with_a_linear_table() {
+        let mut m: Mshr<u32> = Mshr::new(16, 3);
+        let mut model: Vec<(u64, u8, Vec<u32>)> = Vec::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let line = ((x >> 8) % 40) * if x & 1 == 0 { 128 } else { 1 << 20 };
+            let sectors = 1u8 << ((x >> 3) % 4);
+            let want = model.iter().position(|e| e.0 == line);
+            assert_eq!(
+                m.pending(line),
+                want.map_or(0, |i| model[i].1),
+                "step {step}"
+            );
+            if x & 2 == 0 {
+                let ok = match want {
+                    Some(i) => model[i].2.len() < 3,
+                    None => model.len() < 16,
+                };
+                assert_eq!(m.can_reserve(line, true).is_ok(), ok, "step {step}");
+                if ok {
+                    let (new, merged) = m.reserve(line, sectors, Some(step));
+                    let i = want.unwrap_or_else(|| {
+                        model.push((line, 0, Vec::new()));
+                        model.len() - 1
+                    });
+                    assert_eq!((new, merged), (sectors & !model[i].1, want.is_some()));
+                    model[i].1 |= sectors;
+                    model[i].2.push(step);
+                }
+            } else {
+                let mut got = Vec::new();
+                let freed = m.fill(line, sectors, |w| got.push(w));
+                let mut expect = Vec::new();
+                if let Some(i) = want {
+                    model[i].1 &= !sectors;
+                    if model[i].1 == 0 {
+                        expect = model.remove(i).2;
+                    }
+                }
+                assert_eq!((freed, got), (!expect.is_empty(), expect), "step {step}");
+            }
+            assert_eq!(m.in_use(), model.len());
+        }
     }
 }

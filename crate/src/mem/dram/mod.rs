@@ -2,6 +2,10 @@
 //! the presets' timing parameters (in DRAM command cycles), one command per cycle, FR-FCFS
 //! (row hits first, then the oldest) or FIFO scheduling.
 //!
+//! The queue is kept per bank (arrival order inside each, a sequence number across banks), so
+//! FR-FCFS looks only at banks that hold requests and, per bank, only until its first
+//! candidate; the choice is the same as scanning one arrival-ordered queue.
+//!
 //! ```text
 //!  queue (bounded) ──FR-FCFS──> column: bank row open, tRCD met, tCCD/tCCDL since last column,
 //!                    │                   data bus free at +tCL (read) / +tCWL (write),
@@ -75,6 +79,8 @@ struct Queued {
     bank: u32,
     row: u64,
     opened: bool,
+    /// Arrival order across banks.
+    seq: u64,
 }
 
 /// One channel.
@@ -89,7 +95,13 @@ pub struct DramChannel {
     burst_cycles: u64,
     sector_bytes: u32,
     cap: usize,
-    q: Vec<Queued>,
+    /// Queued requests per bank, in arrival order.
+    q: Vec<Vec<Queued>>,
+    /// Requests queued in all banks, and the next arrival number.
+    len: usize,
+    seq: u64,
+    /// Banks with queued requests (bit b of word b / 64).
+    busy: Vec<u64>,
     banks: Vec<Bank>,
     bus_free: u64,
     last_col: Option<(u64, u32)>,
@@ -114,7 +126,10 @@ impl DramChannel {
             burst_cycles: (c.burst_length / c.data_rate.max(1)).max(1) as u64,
             sector_bytes: sector_bytes.max(1),
             cap: c.queue.max(2) as usize,
-            q: Vec::with_capacity(c.queue.max(2) as usize),
+            q: vec![Vec::new(); banks as usize],
+            len: 0,
+            seq: 0,
+            busy: vec![0; (banks as usize).div_ceil(64)],
             banks: vec![Bank::default(); banks as usize],
             bus_free: 0,
             last_col: None,
@@ -132,29 +147,65 @@ impl DramChannel {
     }
 
     pub fn free_slots(&self) -> usize {
-        self.cap - self.q.len()
+        self.cap - self.len
     }
     pub fn is_idle(&self) -> bool {
-        self.q.is_empty() && self.done.is_empty()
+        self.len == 0 && self.done.is_empty()
     }
     pub fn queued(&self) -> usize {
-        self.q.len()
+        self.len
     }
 
     pub fn push(&mut self, r: DramReq) -> Result<(), DramReq> {
-        if self.q.len() >= self.cap {
+        if self.len >= self.cap {
             return Err(r);
         }
         let rb = r.caddr / self.row_bytes;
         let bank = (rb % self.nbanks as u64) as u32;
         let row = rb / self.nbanks as u64;
-        self.q.push(Queued {
+        self.q[bank as usize].push(Queued {
             r,
             bank,
             row,
             opened: false,
+            seq: self.seq,
         });
+        self.seq += 1;
+        self.len += 1;
+        self.busy[bank as usize / 64] |= 1 << (bank % 64);
         Ok(())
+    }
+
+    /// Banks with queued requests, in bank order.
+    fn busy_banks(&self) -> impl Iterator<Item = usize> + '_ {
+        self.busy.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut b = bits;
+            std::iter::from_fn(move || {
+                (b != 0).then(|| {
+                    let i = b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    w * 64 + i
+                })
+            })
+        })
+    }
+
+    /// Takes request `i` of `bank`'s queue.
+    fn take(&mut self, bank: usize, i: usize) -> Queued {
+        let e = self.q[bank].remove(i);
+        self.len -= 1;
+        if self.q[bank].is_empty() {
+            self.busy[bank / 64] &= !(1 << (bank % 64));
+        }
+        e
+    }
+
+    /// The oldest queued request (FIFO): (bank, index in its queue).
+    fn oldest(&self) -> Option<(usize, usize)> {
+        self.busy_banks()
+            .map(|b| (self.q[b][0].seq, b))
+            .min()
+            .map(|(_, b)| (b, 0))
     }
 
     fn bursts(&self, sectors: u8) -> u64 {
@@ -192,15 +243,33 @@ impl DramChannel {
 
     /// One DRAM cycle `d` (which starts at core cycle `core_d`): at most one command.
     pub fn step(&mut self, d: u64, core_d: Cycle) {
-        if self.q.is_empty() {
+        if self.len == 0 {
             return;
         }
         self.stats.active_cycles += 1;
         let avail = |e: &Queued| e.r.ready <= core_d;
-        let limit = if self.frfcfs { self.q.len() } else { 1 };
-        // Column command: the oldest ready row hit.
-        if let Some(i) = (0..limit).find(|&i| avail(&self.q[i]) && self.col_ok(&self.q[i], d)) {
-            let e = self.q.remove(i);
+        // Column command: the oldest ready row hit (FIFO: only the oldest request).
+        let col = if self.frfcfs {
+            let mut best: Option<(u64, usize, usize)> = None;
+            for b in self.busy_banks() {
+                let bk = &self.banks[b];
+                if bk.row.is_none() || bk.col_ok > d {
+                    continue;
+                }
+                if let Some(i) = self.q[b].iter().position(|e| avail(e) && self.col_ok(e, d)) {
+                    let seq = self.q[b][i].seq;
+                    if best.is_none_or(|(s, _, _)| seq < s) {
+                        best = Some((seq, b, i));
+                    }
+                }
+            }
+            best.map(|(_, b, i)| (b, i))
+        } else {
+            self.oldest()
+                .filter(|&(b, i)| avail(&self.q[b][i]) && self.col_ok(&self.q[b][i], d))
+        };
+        if let Some((bank, i)) = col {
+            let e = self.take(bank, i);
             let n = self.bursts(e.r.sectors);
             let lat = if e.r.write { self.t.t_cwl } else { self.t.t_cl } as u64;
             let start = (d + lat).max(self.bus_free);
@@ -229,55 +298,53 @@ impl DramChannel {
             }
             return;
         }
-        // Row command for the oldest request whose bank has no pending hit on its open row.
-        for i in 0..limit {
-            let e = self.q[i];
-            if !avail(&e) {
-                continue;
-            }
-            let b = self.banks[e.bank as usize];
-            if b.row == Some(e.row) {
-                if self.frfcfs {
-                    continue;
-                }
-                return;
-            }
-            if self.frfcfs {
-                if let Some(open) = b.row {
-                    if self
-                        .q
-                        .iter()
-                        .any(|o| o.bank == e.bank && o.row == open && avail(o))
-                    {
+        // Row command for the oldest ready request whose bank has no ready hit on its open row
+        // (FIFO: the oldest request, when it is ready and misses).
+        let row = if self.frfcfs {
+            let mut best: Option<(u64, usize, usize)> = None;
+            for b in self.busy_banks() {
+                let bk = self.banks[b];
+                if let Some(open) = bk.row {
+                    if d < bk.pre_ok || self.q[b].iter().any(|o| o.row == open && avail(o)) {
                         continue;
                     }
                 }
-            }
-            let mut act = d;
-            if b.row.is_some() {
-                if d < b.pre_ok {
-                    if self.frfcfs {
-                        continue;
+                if let Some(i) = self.q[b].iter().position(avail) {
+                    let seq = self.q[b][i].seq;
+                    if best.is_none_or(|(s, _, _)| seq < s) {
+                        best = Some((seq, b, i));
                     }
-                    return;
                 }
-                act = d + self.t.t_rp as u64;
             }
-            if b.row.is_some() || b.act > 0 {
-                act = act.max(b.act + self.t.t_rc as u64);
-            }
-            if let Some(la) = self.last_act {
-                act = act.max(la + self.t.t_rrd as u64);
-            }
-            let bank = &mut self.banks[e.bank as usize];
-            bank.row = Some(e.row);
-            bank.act = act;
-            bank.col_ok = act + self.t.t_rcd as u64;
-            bank.pre_ok = act + self.t.t_ras as u64;
-            self.last_act = Some(act);
-            self.q[i].opened = true;
+            best.map(|(_, b, i)| (b, i))
+        } else {
+            self.oldest().filter(|&(b, i)| {
+                let (e, bk) = (&self.q[b][i], &self.banks[b]);
+                avail(e) && bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)
+            })
+        };
+        let Some((bi, i)) = row else {
             return;
+        };
+        let e = self.q[bi][i];
+        let b = self.banks[bi];
+        let mut act = d;
+        if b.row.is_some() {
+            act = d + self.t.t_rp as u64;
         }
+        if b.row.is_some() || b.act > 0 {
+            act = act.max(b.act + self.t.t_rc as u64);
+        }
+        if let Some(la) = self.last_act {
+            act = act.max(la + self.t.t_rrd as u64);
+        }
+        let bank = &mut self.banks[bi];
+        bank.row = Some(e.row);
+        bank.act = act;
+        bank.col_ok = act + self.t.t_rcd as u64;
+        bank.pre_ok = act + self.t.t_ras as u64;
+        self.last_act = Some(act);
+        self.q[bi][i].opened = true;
     }
 
     /// A read whose data is complete by DRAM cycle `d`.
@@ -324,5 +391,52 @@ mod tests {
         }
         let util = ch.stats.busy_cycles as f64 / cycles as f64;
         assert!(util > 0.9);
+    }
+
+    /// Completion order of reads A (bank 0, row 0), then B (bank 0, row 1) and C (bank 0,
+    /// row 0) queued while A's row is open: FR-FCFS serves the younger row hit C before the
+    /// older miss B; FIFO keeps arrival order (A, D, B, C). D (bank 1, queued second) opens its
+    /// own bank; under FR-FCFS it may go before or after C, but always before B, which must
+    /// wait for bank 0's hits and a precharge.
+    #[test]
+    fn frfcfs_serves_row_hits_first_and_fifo_keeps_order() {
+        for sched in ["frfcfs", "fifo"] {
+            let c = DramConfig {
+                scheduler: sched.into(),
+                ..DramConfig::default()
+            };
+            let mut ch = DramChannel::new(&c, 32);
+            let (rowb, nb) = (c.row_bytes.max(64) as u64, c.banks.max(1) as u64);
+            // caddr of (bank, row): row-major over banks.
+            let at = |bank: u64, row: u64| (row * nb + bank) * rowb;
+            let rd = |addr: u64, caddr: u64| DramReq {
+                addr,
+                caddr,
+                sectors: 1,
+                ..DramReq::default()
+            };
+            ch.push(rd(1, at(0, 0))).unwrap();
+            ch.push(rd(4, at(1, 0))).unwrap();
+            let mut got = Vec::new();
+            for d in 0..400u64 {
+                if d == 1 {
+                    ch.push(rd(2, at(0, 1))).unwrap();
+                    ch.push(rd(3, at(0, 0) + 64)).unwrap();
+                }
+                ch.step(d, d);
+                while let Some(r) = ch.pop_done(d) {
+                    got.push(r.addr);
+                }
+            }
+            let pos = |a: u64| got.iter().position(|&x| x == a).unwrap();
+            assert_eq!(got.len(), 4, "{sched}: {got:?}");
+            assert_eq!(got[0], 1, "{sched}: {got:?}");
+            if sched == "fifo" {
+                assert_eq!(got, [1, 4, 2, 3]);
+            } else {
+                assert!(pos(3) < pos(2) && pos(4) < pos(2), "{sched}: {got:?}");
+                assert_eq!(got[3], 2, "{sched}: {got:?}");
+            }
+        }
     }
 }

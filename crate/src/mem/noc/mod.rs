@@ -66,12 +66,20 @@ pub struct Crossbar {
     in_cap: u32,
     out_cap: usize,
     inputs: Vec<VecDeque<(NocPacket, u32)>>,
+    /// Each queued packet's output, parallel to `inputs` (compact, for the scan in `step`).
+    dests: Vec<VecDeque<u32>>,
     in_flits: Vec<u32>,
     in_free: Vec<u64>,
     out_free: Vec<u64>,
     transit: Vec<VecDeque<(Cycle, NocPacket)>>,
-    /// Scratch for `step`: which outputs can take a packet this cycle.
+    /// Scratch for `step`: which outputs can take a packet this cycle (flags and bitset).
     avail: Vec<bool>,
+    avail_bits: Vec<u64>,
+    /// Packets queued per (input, output), and per input the bitset of outputs with any:
+    /// an input none of whose outputs can take a packet stalls without a scan.
+    to_out: Vec<u32>,
+    has_out: Vec<u64>,
+    words: usize,
     queued: usize,
     in_transit: usize,
     rr: usize,
@@ -98,11 +106,16 @@ impl Crossbar {
             in_cap: c.buffer_flits.max(1),
             out_cap: out_cap.max(1),
             inputs: vec![VecDeque::new(); inputs],
+            dests: vec![VecDeque::new(); inputs],
             in_flits: vec![0; inputs],
             in_free: vec![0; inputs],
             out_free: vec![0; outputs],
             transit: vec![VecDeque::new(); outputs],
             avail: vec![false; outputs],
+            avail_bits: vec![0; outputs.div_ceil(64)],
+            to_out: vec![0; inputs * outputs],
+            has_out: vec![0; inputs * outputs.div_ceil(64)],
+            words: outputs.div_ceil(64),
             queued: 0,
             in_transit: 0,
             rr: 0,
@@ -132,7 +145,11 @@ impl Crossbar {
             return Err(p);
         }
         self.in_flits[i] += f;
+        let o = self.dest(&p);
+        self.to_out[i * self.avail.len() + o] += 1;
+        self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
         self.inputs[i].push_back((p, f));
+        self.dests[i].push_back(o as u32);
         self.queued += 1;
         Ok(())
     }
@@ -153,31 +170,42 @@ impl Crossbar {
         // Outputs that can take a packet this cycle (one that takes a packet is busy for the
         // rest of it): with none left, no input queue needs scanning.
         let mut n_avail = 0;
+        self.avail_bits.fill(0);
         for o in 0..self.avail.len() {
             let a = self.out_free[o] <= d && self.transit[o].len() < self.out_cap;
             self.avail[o] = a;
+            self.avail_bits[o / 64] |= (a as u64) << (o % 64);
             n_avail += a as usize;
         }
+        let (w, outs) = (self.words, self.avail.len());
         for k in 0..n {
             let i = (self.rr + k) % n;
             if self.inputs[i].is_empty() {
                 continue;
             }
-            if self.in_free[i] > d || n_avail == 0 {
+            let mine = &self.has_out[i * w..(i + 1) * w];
+            if self.in_free[i] > d
+                || n_avail == 0
+                || mine.iter().zip(&self.avail_bits).all(|(a, b)| a & b == 0)
+            {
                 self.stats.stall_cycles += 1;
                 continue;
             }
             // Virtual output queues: the oldest packet whose output can take it moves; packets
             // to one output keep their order (an earlier one to the same output was refused).
-            let pick = self.inputs[i]
-                .iter()
-                .position(|(p, _)| self.avail[self.dest(p)]);
+            let avail = &self.avail;
+            let pick = self.dests[i].iter().position(|&o| avail[o as usize]);
             let Some(j) = pick else {
                 self.stats.stall_cycles += 1;
                 continue;
             };
             let (p, f) = self.inputs[i].remove(j).expect("picked");
-            let o = self.dest(&p);
+            let o = self.dests[i].remove(j).expect("picked") as usize;
+            let c = &mut self.to_out[i * outs + o];
+            *c -= 1;
+            if *c == 0 {
+                self.has_out[i * w + o / 64] &= !(1 << (o % 64));
+            }
             let ser = f.div_ceil(self.fpc) as u64;
             self.in_free[i] = d + ser;
             self.out_free[o] = d + ser;
@@ -189,6 +217,7 @@ impl Crossbar {
             self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
             if self.out_free[o] > d || self.transit[o].len() >= self.out_cap {
                 self.avail[o] = false;
+                self.avail_bits[o / 64] &= !(1 << (o % 64));
                 n_avail -= 1;
             }
         }

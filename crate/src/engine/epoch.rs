@@ -1,0 +1,316 @@
+//! Epochs (issue 6, seed 002): the SMs step `features.epoch_cycles` (K) core cycles on their
+//! own, one fork/join per epoch, then the memory side runs the same cycles one by one.
+//!
+//! ```text
+//!  K = 1 (lockstep, the default)      K > 1 (pipelined)
+//!  ─ epoch E ──────────────────       ─ epoch E ────────────────────────────────────
+//!   issue CTAs (t0)                     issue CTAs (t0)
+//!   SMs step t0..t0+K (parallel)        ┌ SMs step E (parallel), after taking the
+//!   stage E: packets, done CTAs         │   replies of memory epoch E-2 ... E-1 ┐
+//!   memory runs E cycle by cycle        └ memory runs E-1 from the staged packets │ rayon::join
+//!   replies -> inboxes                  stage E; replies of E-1 -> inboxes ─────┘
+//! ```
+//! - Packets an SM sends in cycle c reach the memory side stamped c, merged in SM order, so
+//!   the memory side sees exactly what lockstep would show it.
+//! - A reply the memory side produces in cycle c is delivered to its SM stamped c before the
+//!   SM's next epoch (K = 1: the next cycle, as in lockstep; K > 1: the epoch after the next,
+//!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts.
+//! - Every SM writes only its own state and marks; the memory side only its own and the
+//!   next inboxes. The serial executor runs the same two halves one after the other, so
+//!   results are identical for any thread count, at any K.
+
+use super::{clocks, Executor, Gpu, MemPartitions};
+use crate::core::{KernelCtx, Sm, StepCtx};
+use crate::mem::NocPacket;
+use crate::Cycle;
+
+/// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
+/// finished CTAs can be staged cycle by cycle.
+#[derive(Clone, Debug, Default)]
+pub(super) struct EpochMarks {
+    pub out: Vec<u32>,
+    pub done: Vec<u32>,
+    /// Replies for this SM, stamped with the cycle the memory side produced them; the SM
+    /// takes them (`SmMem::deliver`) before it steps its next epoch, on its own thread.
+    pub inbox: Vec<(Cycle, NocPacket)>,
+}
+
+/// One epoch of SM output waiting for the memory side.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Staged {
+    pub t0: Cycle,
+    pub k: u64,
+    /// Packets in (cycle, SM) order.
+    pub pkts: Vec<(Cycle, NocPacket)>,
+    /// Cycles at which a kernel ended (the L2 flush at kernel end happens then).
+    pub flushes: Vec<Cycle>,
+}
+
+impl Staged {
+    pub fn is_empty(&self) -> bool {
+        self.pkts.is_empty() && self.flushes.is_empty()
+    }
+}
+
+/// Steps one SM through `t0 .. t0 + k`, after taking its waiting replies.
+fn sm_epoch(sm: &mut Sm, m: &mut EpochMarks, ctx: &StepCtx, t0: Cycle, k: u64) -> bool {
+    m.out.clear();
+    m.done.clear();
+    if !m.inbox.is_empty() {
+        for (c, r) in m.inbox.drain(..) {
+            sm.sh.mem.deliver(c, r);
+        }
+        sm.wake_now();
+    }
+    let last = t0 + k - 1;
+    if !sm.awake(last) {
+        // Asleep through the whole epoch: only stall accounting, nothing sent.
+        sm.skip(k);
+        let (o, d) = (sm.sh.outbox.len() as u32, sm.sh.done_ctas.len() as u32);
+        m.out.resize(k as usize, o);
+        m.done.resize(k as usize, d);
+        return false;
+    }
+    let mut ch = false;
+    for c in t0..=last {
+        ch |= sm.step(c, ctx);
+        m.out.push(sm.sh.outbox.len() as u32);
+        m.done.push(sm.sh.done_ctas.len() as u32);
+    }
+    ch
+}
+
+/// The SM half of an epoch: every SM, in parallel when `par` (rayon's current pool).
+fn sms_epoch(
+    sms: &mut [Sm],
+    marks: &mut [EpochMarks],
+    kernels: &[KernelCtx],
+    t0: Cycle,
+    k: u64,
+    par: bool,
+) -> bool {
+    let ctx = StepCtx { kernels };
+    #[cfg(feature = "parallel")]
+    if par {
+        use rayon::prelude::*;
+        // A few chunks per thread: balanced enough, and cheap to split.
+        let min_len = (sms.len() / (rayon::current_num_threads().max(1) * 4)).max(1);
+        return sms
+            .par_iter_mut()
+            .zip(marks.par_iter_mut())
+            .with_min_len(min_len)
+            .map(|(sm, m)| sm_epoch(sm, m, &ctx, t0, k))
+            .reduce(|| false, |a, b| a | b);
+    }
+    let _ = par;
+    let mut any = false;
+    for (sm, m) in sms.iter_mut().zip(marks.iter_mut()) {
+        any |= sm_epoch(sm, m, &ctx, t0, k);
+    }
+    any
+}
+
+/// The memory half: runs the staged epoch cycle by cycle (each cycle's packets in SM order,
+/// then the step, the kernel-end flush); replies go to `inbox` stamped with their cycle.
+/// Returns whether it produced any reply.
+fn mem_epoch(
+    parts: &mut MemPartitions,
+    clocks: &mut clocks::ClockDomains,
+    pending: &mut Vec<NocPacket>,
+    replies: &mut Vec<NocPacket>,
+    staged: &mut Staged,
+    inbox: &mut [Vec<(Cycle, NocPacket)>],
+) -> bool {
+    let mut progress = false;
+    let mut p = 0;
+    let mut f = 0;
+    for c in staged.t0..staged.t0 + staged.k {
+        while p < staged.pkts.len() && staged.pkts[p].0 == c {
+            pending.push(staged.pkts[p].1);
+            p += 1;
+        }
+        parts.exchange(c, pending, replies);
+        progress |= !replies.is_empty();
+        for r in replies.drain(..) {
+            if let Some(b) = inbox.get_mut(r.src_sm as usize) {
+                b.push((c, r));
+            }
+        }
+        // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
+        for d in [
+            clocks::Domain::Icnt,
+            clocks::Domain::L2,
+            clocks::Domain::Dram,
+        ] {
+            let t = clocks.ticks_in(d, c);
+            if t > 0 {
+                parts.tick(d, t);
+            }
+        }
+        while f < staged.flushes.len() && staged.flushes[f] == c {
+            parts.end_kernel();
+            f += 1;
+        }
+    }
+    staged.pkts.clear();
+    staged.flushes.clear();
+    progress
+}
+
+impl Gpu {
+    /// Whether the SM half should fork: parallel executor and enough SMs with work.
+    fn fork_sms(&self, last: Cycle) -> bool {
+        self.executor == Executor::Parallel
+            && self.sms.len() >= self.par_min_busy
+            && self
+                .sms
+                .iter()
+                .zip(&self.marks)
+                .filter(|(sm, m)| !m.inbox.is_empty() || (sm.awake(last) && sm.has_work()))
+                .count()
+                >= self.par_min_busy
+    }
+
+    /// Moves the epoch's packets and finished CTAs out of the SMs (cycle by cycle, SM order)
+    /// and books the finished CTAs. Returns whether any CTA finished.
+    fn stage(&mut self, t0: Cycle, k: u64) -> bool {
+        let ku = k as usize;
+        self.senders.clear();
+        for (s, m) in self.marks.iter().enumerate() {
+            if m.out[ku - 1] > 0 || m.done[ku - 1] > 0 {
+                self.senders.push(s as u32);
+            }
+        }
+        debug_assert!(self.staged.is_empty());
+        self.staged.t0 = t0;
+        self.staged.k = k;
+        let mut done_any = false;
+        for (j, c) in (t0..t0 + k).enumerate() {
+            for &s in &self.senders {
+                let (sm, m) = (&self.sms[s as usize], &self.marks[s as usize]);
+                let from = if j == 0 { 0 } else { m.out[j - 1] as usize };
+                for p in &sm.sh.outbox[from..m.out[j] as usize] {
+                    self.staged.pkts.push((c, *p));
+                }
+                let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
+                for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
+                    let run = &mut self.sched.runs[kl as usize];
+                    run.ctas_done += 1;
+                    if run.ctas_done == run.ctas_total
+                        && !(self.sched.more && self.sched.issuing == Some(kl))
+                    {
+                        run.end_at = Some(c);
+                        self.staged.flushes.push(c);
+                    }
+                    done_any = true;
+                }
+            }
+        }
+        for &s in &self.senders {
+            let sm = &mut self.sms[s as usize];
+            sm.sh.outbox.clear();
+            sm.sh.done_ctas.clear();
+        }
+        done_any
+    }
+
+    /// Hands the replies the memory side produced to the SMs' inboxes.
+    fn post_replies(&mut self) {
+        for (m, b) in self.marks.iter_mut().zip(self.inbox_next.iter_mut()) {
+            if !b.is_empty() {
+                m.inbox.append(b);
+            }
+        }
+    }
+
+    /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
+    /// `now` at the epoch's last cycle. Returns whether anything changed.
+    pub fn step(&mut self) -> bool {
+        let t0 = self.now;
+        let k = self.epoch - t0 % self.epoch;
+        let mut progress = self.sched.issue(
+            t0,
+            &mut self.sms,
+            &self.kernels,
+            self.cfg.sm.cta_launch_latency,
+            &self.cfg,
+        ) > 0;
+        let fork = self.fork_sms(t0 + k - 1);
+        #[cfg(feature = "parallel")]
+        let pool = match self.executor {
+            Executor::Parallel => Some(self.pool.clone()),
+            Executor::Serial => None,
+        };
+        #[cfg(not(feature = "parallel"))]
+        let pool: Option<Option<()>> = None;
+        if self.epoch == 1 {
+            let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
+            progress |= in_pool(&pool, &mut || sms_epoch(sms, marks, kernels, t0, k, fork));
+            progress |= self.stage(t0, k);
+            progress |= mem_epoch(
+                &mut self.partitions,
+                &mut self.clocks,
+                &mut self.outbox,
+                &mut self.replies,
+                &mut self.staged,
+                &mut self.inbox_next,
+            );
+        } else {
+            let Gpu {
+                sms,
+                marks,
+                kernels,
+                partitions,
+                clocks,
+                outbox,
+                replies,
+                staged,
+                inbox_next,
+                ..
+            } = self;
+            let (a, b) = join(
+                &pool,
+                &mut || sms_epoch(sms, marks, kernels, t0, k, fork),
+                &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
+            );
+            progress |= a | b;
+            progress |= self.stage(t0, k);
+        }
+        self.post_replies();
+        self.now = t0 + k - 1;
+        progress
+    }
+}
+
+#[cfg(feature = "parallel")]
+type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
+#[cfg(not(feature = "parallel"))]
+type Pool = Option<Option<()>>;
+
+/// Runs `f` inside the executor's pool (None: serial executor, run it here).
+fn in_pool(pool: &Pool, f: &mut (dyn FnMut() -> bool + Send)) -> bool {
+    #[cfg(feature = "parallel")]
+    if let Some(Some(p)) = pool {
+        return p.install(f);
+    }
+    let _ = pool;
+    f()
+}
+
+/// Runs both halves of a pipelined epoch: on two threads of the pool with the parallel
+/// executor, else one after the other (they touch disjoint state, so the order is free).
+fn join(
+    pool: &Pool,
+    a: &mut (dyn FnMut() -> bool + Send),
+    b: &mut (dyn FnMut() -> bool + Send),
+) -> (bool, bool) {
+    #[cfg(feature = "parallel")]
+    match pool {
+        Some(Some(p)) => return p.install(|| rayon::join(a, b)),
+        Some(None) => return rayon::join(a, b),
+        None => {}
+    }
+    let _ = pool;
+    let y = b();
+    (a(), y)
+}
