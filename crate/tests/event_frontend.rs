@@ -5,49 +5,14 @@
 //! two of the cycle model's (a loose bound: the benchmark measures 0.3-15 %). Analytical
 //! memory runs as `compare` runs it, with the functional pre-pass's per-PC hit rates.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::traces;
 
 use warpweave::config;
 use warpweave::engine::compare::{run_mode, Outcome};
 use warpweave::engine::{Mode, ModelChoice, Simulator};
-use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
-use warpweave::trace::compact::CompactReader;
-use warpweave::trace::opcodes::Arch;
-use warpweave::trace::{MemTrace, TraceSource};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn traces() -> Vec<(String, MemTrace)> {
-    let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(repo().join("sample-traces"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
-        .collect();
-    files.sort();
-    for f in files {
-        let mut r = CompactReader::open(&f).unwrap();
-        out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
-    }
-    for t in [
-        "microgpusim-vectoradd-100-32",
-        "microgpusim-matrixmul-32-32",
-        "accelsim-my_app",
-    ] {
-        let p = repo().join("../shared/real-traces").join(t);
-        let opts = OpenOptions {
-            default_arch: Arch::default(),
-        };
-        let mut r = AccelSimTrace::open(&p, opts).unwrap();
-        out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
-    }
-    out
-}
+use warpweave::trace::TraceSource;
 
 #[test]
 fn every_sample_trace_runs_with_the_event_frontend() {

@@ -3,53 +3,14 @@
 //! instructions (nothing dropped, nothing run twice). The `large/` samples run on one preset only
 //! to keep the suite short; the benchmark covers them.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{repo, traces};
 
 use warpweave::config;
 use warpweave::engine::{ModelChoice, Simulator};
-use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
 use warpweave::trace::compact::CompactReader;
-use warpweave::trace::opcodes::Arch;
 use warpweave::trace::{MemTrace, TraceSource};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// (name, trace in memory): sample compact files (top level only) and the real text traces.
-fn traces() -> Vec<(String, MemTrace)> {
-    let mut out = Vec::new();
-    let dir = repo().join("sample-traces");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
-        .collect();
-    files.sort();
-    for f in files {
-        let mut r = CompactReader::open(&f).unwrap();
-        out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
-    }
-    for t in [
-        "microgpusim-vectoradd-100-32",
-        "microgpusim-matrixmul-32-32",
-        "accelsim-my_app",
-    ] {
-        let p = repo().join("../shared/real-traces").join(t);
-        let mut r = AccelSimTrace::open(
-            &p,
-            OpenOptions {
-                default_arch: Arch::default(),
-            },
-        )
-        .unwrap();
-        out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
-    }
-    out
-}
 
 /// Simulates `t`; returns the cycle count, or `None` when a kernel's CTA cannot fit on the
 /// preset's SM at all (e.g. 1024-thread blocks on the teaching GPU), which must be a clear error.

@@ -371,36 +371,31 @@ impl SubCore {
             );
             let addr = base + insts[fetched as usize].pc as u64;
             let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
-            let st = &mut sh.stats;
+            // An access to the SM's L1I (on an L0 miss, or as the only level), counted.
+            let l1 = |sh: &mut SmShared, lat: u32| {
+                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
+                if hit {
+                    sh.stats.l1i_hits += 1;
+                } else {
+                    sh.stats.l1i_misses += 1;
+                }
+                r
+            };
             let ready = if fp.subcore {
                 match self.fetch.l0.probe(addr, f) {
                     super::icache::Probe::Hit(h) => {
-                        st.subcores[self.id].l0i_hits += 1;
+                        sh.stats.subcores[self.id].l0i_hits += 1;
                         h.max(f) + self.fetch.l0.latency as u64
                     }
                     super::icache::Probe::Miss => {
-                        st.subcores[self.id].l0i_misses += 1;
-                        let lat = sh.l1i.latency;
-                        let (r, hit) =
-                            super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
-                        if hit {
-                            st.l1i_hits += 1;
-                        } else {
-                            st.l1i_misses += 1;
-                        }
+                        sh.stats.subcores[self.id].l0i_misses += 1;
+                        let r = l1(sh, sh.l1i.latency);
                         self.fetch.l0.fill(addr, r);
                         r
                     }
                 }
             } else {
-                let lat = self.fetch.l0.latency;
-                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
-                if hit {
-                    st.l1i_hits += 1;
-                } else {
-                    st.l1i_misses += 1;
-                }
-                r
+                l1(sh, self.fetch.l0.latency)
             };
             // Decoded at `ready` (at the earliest the cycle after the fetch).
             let d = ready.max(f + 1);

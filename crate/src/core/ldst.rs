@@ -353,6 +353,25 @@ mod tests {
         )
     }
 
+    /// Coalesces a load of `width` bytes per lane at `addrs` in `space`.
+    fn load(addrs: &[u64], width: u16, space: MemSpace, tag: u64) -> Vec<MemRequest> {
+        let (i, w) = warp(addrs, width);
+        let mut out = Vec::new();
+        let k = KernelInfo::default();
+        coalesce(
+            &i,
+            &w,
+            space,
+            OpKind::Load,
+            &k,
+            &P,
+            tag,
+            &mut out,
+            &mut Vec::new(),
+        );
+        out
+    }
+
     const P: CoalesceParams = CoalesceParams {
         line_bytes: 128,
         sector_bytes: 32,
@@ -363,22 +382,9 @@ mod tests {
 
     #[test]
     fn global_coalescing_lines_and_sectors() {
-        let k = KernelInfo::default();
-        let mut out = Vec::new();
         // 32 lanes x 4 B consecutive from 0x1000: one line, four sectors.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 4 * i).collect();
-        let (i, w) = warp(&a, 4);
-        coalesce(
-            &i,
-            &w,
-            MemSpace::Global,
-            OpKind::Load,
-            &k,
-            &P,
-            7,
-            &mut out,
-            &mut Vec::new(),
-        );
+        let out = load(&a, 4, MemSpace::Global, 7);
         assert_eq!(out.len(), 1);
         assert_eq!(
             (out[0].addr, out[0].sectors, out[0].bytes, out[0].last),
@@ -386,33 +392,11 @@ mod tests {
         );
         // Stride 128 B: 32 lines, one sector each.
         let a: Vec<u64> = (0..32).map(|i| 0x1000 + 128 * i).collect();
-        let (i, w) = warp(&a, 4);
-        coalesce(
-            &i,
-            &w,
-            MemSpace::Global,
-            OpKind::Load,
-            &k,
-            &P,
-            7,
-            &mut out,
-            &mut Vec::new(),
-        );
+        let out = load(&a, 4, MemSpace::Global, 7);
         assert_eq!(out.len(), 32);
         assert!(out.iter().all(|r| r.sectors == 1));
         // An 8-byte access straddling a line boundary touches two lines.
-        let (i, w) = warp(&[0x107c], 8);
-        coalesce(
-            &i,
-            &w,
-            MemSpace::Global,
-            OpKind::Load,
-            &k,
-            &P,
-            7,
-            &mut out,
-            &mut Vec::new(),
-        );
+        let out = load(&[0x107c], 8, MemSpace::Global, 7);
         assert_eq!(
             out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(),
             [(0x1000, 0b1000), (0x1080, 0b1)]
@@ -421,41 +405,17 @@ mod tests {
 
     #[test]
     fn shared_bank_conflicts() {
-        let k = KernelInfo::default();
-        let mut out = Vec::new();
         // Stride 4 B: conflict free. Stride 8 B: lanes 0 and 16 share bank 0 -> 2 wavefronts.
         // Stride 128 B: all 32 lanes in bank 0 -> 32. Same word for all: broadcast -> 1.
         for (stride, wf) in [(4u64, 1u32), (8, 2), (128, 32), (0, 1)] {
             let a: Vec<u64> = (0..32).map(|i| stride * i).collect();
-            let (i, w) = warp(&a, 4);
-            coalesce(
-                &i,
-                &w,
-                MemSpace::Shared,
-                OpKind::Load,
-                &k,
-                &P,
-                0,
-                &mut out,
-                &mut Vec::new(),
-            );
+            let out = load(&a, 4, MemSpace::Shared, 0);
             assert_eq!(out.len(), 1);
             assert_eq!(out[0].shmem_wavefronts, wf, "stride {stride}");
         }
         // 16-byte accesses, consecutive: 512 B over 32 banks x 4 B -> 4 wavefronts.
         let a: Vec<u64> = (0..32).map(|i| 16 * i).collect();
-        let (i, w) = warp(&a, 16);
-        coalesce(
-            &i,
-            &w,
-            MemSpace::Shared,
-            OpKind::Load,
-            &k,
-            &P,
-            0,
-            &mut out,
-            &mut Vec::new(),
-        );
+        let out = load(&a, 16, MemSpace::Shared, 0);
         assert_eq!(out[0].shmem_wavefronts, 4);
     }
 }

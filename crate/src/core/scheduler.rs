@@ -111,7 +111,9 @@ impl Scheduler {
     }
 
     /// Two-level: moves `w` (waiting on memory) out of the active set when another warp waits.
-    /// Returns true when the sets changed.
+    /// Returns true when the sets changed. Called for every memory-stalled warp every cycle,
+    /// so inlined: under the other policies it is one comparison.
+    #[inline]
     pub fn demote(&mut self, w: u16) -> bool {
         if self.policy != SchedPolicy::TwoLevel || self.pending.is_empty() {
             return false;

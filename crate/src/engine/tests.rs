@@ -312,9 +312,9 @@ fn a_result_bus_port_conflict_delays_completion() {
     assert_eq!(off.totals.result_bus_conflicts(), 0);
 }
 
-#[test]
-fn gto_and_lrr_issue_in_their_orders() {
-    let o = ops();
+/// One sub-core with an 8-entry instruction buffer, 8-wide fetch and decode and a 32-lane INT
+/// unit that starts an instruction every cycle: issue order is the only limit.
+fn one_wide_int_subcore() -> GpuConfig {
     let mut c = cfg();
     c.sm.subcores = 1;
     c.frontend.ibuffer_size = 8;
@@ -322,8 +322,12 @@ fn gto_and_lrr_issue_in_their_orders() {
     c.frontend.decode_width = 8;
     c.latency.int.interval = 1;
     c.units.int.width = 32;
-    // Two warps of 4 independent IADDs; warp 0 is fetched at cycle 0 (ready 2), warp 1 at 1
-    // (ready 3). GTO keeps warp 0 until it runs dry; LRR alternates from cycle 3 on.
+    c
+}
+
+/// Two warps of 4 independent IADDs; warp 0 is fetched at cycle 0 (ready 2), warp 1 at 1
+/// (ready 3).
+fn two_iadd_warps(o: &Ops) -> KernelTrace {
     let w = || {
         warp(
             (0..4)
@@ -332,42 +336,47 @@ fn gto_and_lrr_issue_in_their_orders() {
             &[],
         )
     };
-    let k = || kernel("order", &o, vec![vec![w(), w()]]);
+    kernel("order", o, vec![vec![w(), w()]])
+}
+
+/// (cycle, warp) of each issue of [`two_iadd_warps`] on [`one_wide_int_subcore`]: GTO keeps
+/// warp 0 until it runs dry; LRR alternates from cycle 3 on.
+const GTO_ORDER: [(u64, u16); 8] = [
+    (2, 0),
+    (3, 0),
+    (4, 0),
+    (5, 0),
+    (6, 1),
+    (7, 1),
+    (8, 1),
+    (9, 1),
+];
+const LRR_ORDER: [(u64, u16); 8] = [
+    (2, 0),
+    (3, 1),
+    (4, 0),
+    (5, 1),
+    (6, 0),
+    (7, 1),
+    (8, 0),
+    (9, 1),
+];
+
+#[test]
+fn gto_and_lrr_issue_in_their_orders() {
+    let o = ops();
+    let mut c = one_wide_int_subcore();
     let order = |c: &GpuConfig| {
-        run_log(c, vec![k()])
+        run_log(c, vec![two_iadd_warps(&o)])
             .1
             .iter()
             .map(|e| (e.cycle, e.warp))
             .collect::<Vec<_>>()
     };
     c.scheduler.policy = SchedPolicy::Gto;
-    assert_eq!(
-        order(&c),
-        [
-            (2, 0),
-            (3, 0),
-            (4, 0),
-            (5, 0),
-            (6, 1),
-            (7, 1),
-            (8, 1),
-            (9, 1)
-        ]
-    );
+    assert_eq!(order(&c), GTO_ORDER);
     c.scheduler.policy = SchedPolicy::Lrr;
-    assert_eq!(
-        order(&c),
-        [
-            (2, 0),
-            (3, 1),
-            (4, 0),
-            (5, 1),
-            (6, 0),
-            (7, 1),
-            (8, 0),
-            (9, 1)
-        ]
-    );
+    assert_eq!(order(&c), LRR_ORDER);
 }
 
 #[test]

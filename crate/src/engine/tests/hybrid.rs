@@ -288,50 +288,9 @@ fn event_frontend_equals_cycle_frontend_on_two_subcores() {
 fn event_frontend_keeps_gto_and_lrr_orders() {
     use crate::config::SchedPolicy;
     let o = ops();
-    let mut c = cfg();
-    c.sm.subcores = 1;
-    c.frontend.ibuffer_size = 8;
-    c.frontend.fetch_width = 8;
-    c.frontend.decode_width = 8;
-    c.latency.int.interval = 1;
-    c.units.int.width = 32;
-    let w = || {
-        warp(
-            (0..4)
-                .map(|k| ins(o.iadd, &[(10 + k) as Reg], &[]))
-                .collect(),
-            &[],
-        )
-    };
-    let k = || vec![kernel("order", &o, vec![vec![w(), w()]])];
-    for (policy, want) in [
-        (
-            SchedPolicy::Gto,
-            [
-                (2, 0),
-                (3, 0),
-                (4, 0),
-                (5, 0),
-                (6, 1),
-                (7, 1),
-                (8, 1),
-                (9, 1),
-            ],
-        ),
-        (
-            SchedPolicy::Lrr,
-            [
-                (2, 0),
-                (3, 1),
-                (4, 0),
-                (5, 1),
-                (6, 0),
-                (7, 1),
-                (8, 0),
-                (9, 1),
-            ],
-        ),
-    ] {
+    let mut c = one_wide_int_subcore();
+    let k = || vec![two_iadd_warps(&o)];
+    for (policy, want) in [(SchedPolicy::Gto, GTO_ORDER), (SchedPolicy::Lrr, LRR_ORDER)] {
         c.scheduler.policy = policy;
         let (_, lc) = run_model(&c, with_alu(ModuleModel::Analytical), k());
         let (_, le) = run_model(&c, event_fe(), k());

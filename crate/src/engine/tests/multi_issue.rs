@@ -9,14 +9,8 @@ use crate::config::MultiIssue;
 /// ports that issue is the only limit. Warp 0 runs 4 independent IADD3s, warp 1 4 independent
 /// FFMAs; warp 0 is decoded by cycle 2, warp 1 by cycle 3.
 fn setup() -> (GpuConfig, Ops) {
-    let mut c = cfg();
-    c.sm.subcores = 1;
-    c.frontend.ibuffer_size = 8;
-    c.frontend.fetch_width = 8;
-    c.frontend.decode_width = 8;
-    c.latency.int.interval = 1;
+    let mut c = one_wide_int_subcore();
     c.latency.fp32.interval = 1;
-    c.units.int.width = 32;
     c.units.sp.width = 32;
     c.regfile.collector_units = 8;
     c.regfile.banks = 8;

@@ -202,10 +202,30 @@ impl DramChannel {
 
     /// The oldest queued request (FIFO): (bank, index in its queue).
     fn oldest(&self) -> Option<(usize, usize)> {
-        self.busy_banks()
-            .map(|b| (self.q[b][0].seq, b))
-            .min()
-            .map(|(_, b)| (b, 0))
+        self.oldest_where(|_, _| true, |_| true)
+    }
+
+    /// FR-FCFS's pick: the oldest request (arrival order across banks) among the busy banks
+    /// `bank_ok` admits, each bank offering its first entry `entry_ok` accepts. Returns (bank,
+    /// index in its queue).
+    fn oldest_where(
+        &self,
+        bank_ok: impl Fn(usize, &Bank) -> bool,
+        entry_ok: impl Fn(&Queued) -> bool,
+    ) -> Option<(usize, usize)> {
+        let mut best: Option<(u64, usize, usize)> = None;
+        for b in self.busy_banks() {
+            if !bank_ok(b, &self.banks[b]) {
+                continue;
+            }
+            if let Some(i) = self.q[b].iter().position(&entry_ok) {
+                let seq = self.q[b][i].seq;
+                if best.is_none_or(|(s, _, _)| seq < s) {
+                    best = Some((seq, b, i));
+                }
+            }
+        }
+        best.map(|(_, b, i)| (b, i))
     }
 
     fn bursts(&self, sectors: u8) -> u64 {
@@ -250,20 +270,10 @@ impl DramChannel {
         let avail = |e: &Queued| e.r.ready <= core_d;
         // Column command: the oldest ready row hit (FIFO: only the oldest request).
         let col = if self.frfcfs {
-            let mut best: Option<(u64, usize, usize)> = None;
-            for b in self.busy_banks() {
-                let bk = &self.banks[b];
-                if bk.row.is_none() || bk.col_ok > d {
-                    continue;
-                }
-                if let Some(i) = self.q[b].iter().position(|e| avail(e) && self.col_ok(e, d)) {
-                    let seq = self.q[b][i].seq;
-                    if best.is_none_or(|(s, _, _)| seq < s) {
-                        best = Some((seq, b, i));
-                    }
-                }
-            }
-            best.map(|(_, b, i)| (b, i))
+            self.oldest_where(
+                |_, bk| bk.row.is_some() && bk.col_ok <= d,
+                |e| avail(e) && self.col_ok(e, d),
+            )
         } else {
             self.oldest()
                 .filter(|&(b, i)| avail(&self.q[b][i]) && self.col_ok(&self.q[b][i], d))
@@ -301,22 +311,15 @@ impl DramChannel {
         // Row command for the oldest ready request whose bank has no ready hit on its open row
         // (FIFO: the oldest request, when it is ready and misses).
         let row = if self.frfcfs {
-            let mut best: Option<(u64, usize, usize)> = None;
-            for b in self.busy_banks() {
-                let bk = self.banks[b];
-                if let Some(open) = bk.row {
-                    if d < bk.pre_ok || self.q[b].iter().any(|o| o.row == open && avail(o)) {
-                        continue;
+            self.oldest_where(
+                |b, bk| match bk.row {
+                    Some(open) => {
+                        d >= bk.pre_ok && !self.q[b].iter().any(|o| o.row == open && avail(o))
                     }
-                }
-                if let Some(i) = self.q[b].iter().position(avail) {
-                    let seq = self.q[b][i].seq;
-                    if best.is_none_or(|(s, _, _)| seq < s) {
-                        best = Some((seq, b, i));
-                    }
-                }
-            }
-            best.map(|(_, b, i)| (b, i))
+                    None => true,
+                },
+                avail,
+            )
         } else {
             self.oldest().filter(|&(b, i)| {
                 let (e, bk) = (&self.q[b][i], &self.banks[b]);

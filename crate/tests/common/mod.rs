@@ -1,0 +1,44 @@
+//! Helpers shared by the integration tests that run every shipped trace.
+
+use std::path::{Path, PathBuf};
+
+use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
+use warpweave::trace::compact::CompactReader;
+use warpweave::trace::opcodes::Arch;
+use warpweave::trace::MemTrace;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// (name, trace in memory): sample compact files (top level only) and the real text traces.
+pub fn traces() -> Vec<(String, MemTrace)> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(repo().join("sample-traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
+        .collect();
+    files.sort();
+    for f in files {
+        let mut r = CompactReader::open(&f).unwrap();
+        out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
+    }
+    for t in [
+        "microgpusim-vectoradd-100-32",
+        "microgpusim-matrixmul-32-32",
+        "accelsim-my_app",
+    ] {
+        let p = repo().join("../shared/real-traces").join(t);
+        let opts = OpenOptions {
+            default_arch: Arch::default(),
+        };
+        let mut r = AccelSimTrace::open(&p, opts).unwrap();
+        out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
+    }
+    out
+}
