@@ -744,7 +744,28 @@ pub fn specs() -> Vec<KeyDoc> {
         "requests",
         1,
         4096,
-        "Request queue per channel",
+        "Request queue per channel (reads only when dram.write_queue > 0)",
+    );
+    t.int(
+        "dram.write_queue",
+        "requests",
+        0,
+        4096,
+        "Separate write queue per channel; 0 = writes share dram.queue",
+    );
+    t.int(
+        "dram.write_high",
+        "requests",
+        0,
+        4096,
+        "Write drain starts at this many queued writes (1..=dram.write_queue)",
+    );
+    t.int(
+        "dram.write_low",
+        "requests",
+        0,
+        4096,
+        "Write drain ends below this many queued writes (1..=dram.write_high)",
     );
     t.choice("dram.scheduler", DRAM_SCHEDULERS, "DRAM scheduler");
     for (k, d) in [

@@ -291,8 +291,15 @@ pub const TITANV: &[Row] = &[
     (
         "dram.queue",
         "8",
-        "tuned: streaming reaches 88% of peak, as measured on a V100 (no refresh in the model)",
+        "tuned: streaming reads reach 88% of peak, as measured on a V100 (no refresh in the model)",
     ),
+    (
+        "dram.write_queue",
+        "128",
+        "AS-SM7_TITANV (dram_write_queue_size 128:108:32)",
+    ),
+    ("dram.write_high", "108", "AS-SM7_TITANV"),
+    ("dram.write_low", "32", "AS-SM7_TITANV"),
     ("dram.kind", "hbm2", "seed 004 sec. 2 / WP Volta"),
     ("dram.timing.t_ccd", "1", "AS-SM7_TITANV (850 MHz HBM2)"),
     ("dram.timing.t_rrd", "3", "AS-SM7_TITANV"),

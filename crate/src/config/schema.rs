@@ -421,8 +421,14 @@ pub struct DramConfig {
     /// Data transfers per command clock (2 = DDR, 4 = QDR GDDR6X / GDDR5X).
     pub data_rate: u32,
     pub row_bytes: u32,
-    /// Request queue per channel.
+    /// Request queue per channel (reads only, when `write_queue` > 0).
     pub queue: u32,
+    /// Separate write queue per channel, entries; 0 = writes share `queue`.
+    pub write_queue: u32,
+    /// Write drain starts when this many writes are queued (high watermark).
+    pub write_high: u32,
+    /// Write drain ends when fewer than this many writes remain (low watermark).
+    pub write_low: u32,
     /// frfcfs or fifo.
     pub scheduler: String,
     pub timing: DramTiming,
@@ -802,6 +808,9 @@ impl Default for DramConfig {
             data_rate: 4,
             row_bytes: 2048,
             queue: 64,
+            write_queue: 0,
+            write_high: 0,
+            write_low: 0,
             scheduler: "frfcfs".into(),
             timing: DramTiming::default(),
         }

@@ -207,6 +207,26 @@ impl GpuConfig {
                 format!("{} is not a power of two", d.row_bytes),
             ));
         }
+        if d.write_queue > 0 {
+            if d.write_high == 0 || d.write_high > d.write_queue {
+                return Err(Error::config(
+                    "dram.write_high",
+                    format!(
+                        "{} is out of range 1..=dram.write_queue = {}",
+                        d.write_high, d.write_queue
+                    ),
+                ));
+            }
+            if d.write_low == 0 || d.write_low > d.write_high {
+                return Err(Error::config(
+                    "dram.write_low",
+                    format!(
+                        "{} is out of range 1..=dram.write_high = {}",
+                        d.write_low, d.write_high
+                    ),
+                ));
+            }
+        }
         if d.timing.t_rc < d.timing.t_ras {
             return Err(Error::config(
                 "dram.timing.t_rc",
@@ -444,6 +464,21 @@ mod tests {
             err(&c),
             "config key `units.sp.width`: 12 does not divide the warp size 32"
         );
+
+        let mut c = GpuConfig::default();
+        (c.dram.write_queue, c.dram.write_high, c.dram.write_low) = (64, 80, 8);
+        assert_eq!(
+            err(&c),
+            "config key `dram.write_high`: 80 is out of range 1..=dram.write_queue = 64"
+        );
+        c.dram.write_high = 48;
+        c.dram.write_low = 0;
+        assert_eq!(
+            err(&c),
+            "config key `dram.write_low`: 0 is out of range 1..=dram.write_high = 48"
+        );
+        c.dram.write_low = 8;
+        assert!(c.validate().is_ok());
 
         let mut c = GpuConfig::default();
         c.dram.bank_groups = 3;

@@ -547,6 +547,25 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some((v, _)) = im.uint("gpgpu_frfcfs_dram_sched_queue_size")? {
         c.dram.queue = v.max(1);
     }
+    let sep = im.uint("dram_seperate_write_queue_enable")?;
+    if let Some(o) = im.get("dram_write_queue_size") {
+        // SIZE:HIGH:LOW (Accel-Sim's default 32:28:16), used when the queue is enabled.
+        let v: Vec<u32> = o
+            .value
+            .trim()
+            .split(':')
+            .map(|x| x.trim().parse::<u32>())
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| Importer::err(o, "expected SIZE:HIGH:LOW whole numbers"))?;
+        let [size, high, low] = v[..] else {
+            return Err(Importer::err(o, "expected SIZE:HIGH:LOW"));
+        };
+        if sep.is_some_and(|(e, _)| e != 0) {
+            (c.dram.write_queue, c.dram.write_high, c.dram.write_low) = (size, high, low);
+        }
+    } else if sep.is_some_and(|(e, _)| e != 0) {
+        (c.dram.write_queue, c.dram.write_high, c.dram.write_low) = (32, 28, 16);
+    }
     if let Some((v, _)) = im.uint("gpgpu_dram_buswidth")? {
         c.dram.bus_width_bytes = v;
     }

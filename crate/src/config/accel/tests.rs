@@ -332,3 +332,23 @@ fn older_configs_without_carveout_options_still_fit() {
     assert!(c.l1d.streaming);
     assert_eq!((c.units.tensor.count, c.sm.max_warps), (0, 64));
 }
+
+#[test]
+fn separate_write_queue_is_imported_when_enabled() {
+    let dram = |text: &str| {
+        let c = import_accel_sim(("g", text), ("t", ""))
+            .unwrap()
+            .config
+            .dram;
+        (c.write_queue, c.write_high, c.write_low)
+    };
+    // AS-SM7_TITANV
+    let on = "-dram_seperate_write_queue_enable 1\n-dram_write_queue_size 128:108:32\n";
+    assert_eq!(dram(on), (128, 108, 32));
+    // Accel-Sim's default size when only enabled; nothing when disabled
+    assert_eq!(dram("-dram_seperate_write_queue_enable 1\n"), (32, 28, 16));
+    let off = "-dram_seperate_write_queue_enable 0\n-dram_write_queue_size 64:56:32\n";
+    assert_eq!(dram(off), (0, 0, 0));
+    let e = import_accel_sim(("g", "-dram_write_queue_size 64:56\n"), ("t", "")).unwrap_err();
+    assert!(e.to_string().contains("SIZE:HIGH:LOW"), "{e}");
+}

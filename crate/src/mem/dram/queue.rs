@@ -1,0 +1,115 @@
+//! The request queues of one DRAM channel: one arrival-ordered queue per bank, a sequence
+//! number across banks, and a bitmask of the banks that hold requests, so a scheduler visits
+//! only busy banks and, per bank, stops at its first candidate (the same pick as scanning one
+//! arrival-ordered queue).
+//!
+//! ```text
+//!  push ──> bank b's queue (arrival order) ─┐   busy bits: b set while its queue is non-empty
+//!           ...                             ├─> oldest_where(bank_ok, entry_ok): the lowest
+//!           bank n's queue ────────────────-┘   sequence number over the admitted banks
+//! ```
+//! A channel keeps one of these for reads (and writes, when they share it) and one for its
+//! separate write queue (`dram.write_queue`).
+
+/// A queued request with its bank and row.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Queued {
+    pub r: super::DramReq,
+    pub bank: u32,
+    pub row: u64,
+    /// This request's row was opened for it (counted as a row miss when served).
+    pub opened: bool,
+    /// Arrival order across banks (and across the channel's queues).
+    pub seq: u64,
+}
+
+/// Per-bank queues with a busy-bank bitmask.
+#[derive(Clone, Debug)]
+pub(super) struct BankQueues {
+    q: Vec<Vec<Queued>>,
+    /// Requests queued in all banks.
+    pub len: usize,
+    /// Banks with queued requests (bit b of word b / 64).
+    busy: Vec<u64>,
+}
+
+impl BankQueues {
+    pub fn new(banks: u32) -> Self {
+        BankQueues {
+            q: vec![Vec::new(); banks as usize],
+            len: 0,
+            busy: vec![0; (banks as usize).div_ceil(64)],
+        }
+    }
+
+    pub fn push(&mut self, e: Queued) {
+        let b = e.bank as usize;
+        self.q[b].push(e);
+        self.len += 1;
+        self.busy[b / 64] |= 1 << (b % 64);
+    }
+
+    /// Bank `b`'s queue, in arrival order.
+    pub fn bank(&self, b: usize) -> &[Queued] {
+        &self.q[b]
+    }
+
+    pub fn get(&self, b: usize, i: usize) -> &Queued {
+        &self.q[b][i]
+    }
+
+    pub fn mark_opened(&mut self, b: usize, i: usize) {
+        self.q[b][i].opened = true;
+    }
+
+    /// Banks with queued requests, in bank order.
+    pub fn busy_banks(&self) -> impl Iterator<Item = usize> + '_ {
+        self.busy.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut b = bits;
+            std::iter::from_fn(move || {
+                (b != 0).then(|| {
+                    let i = b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    w * 64 + i
+                })
+            })
+        })
+    }
+
+    /// Takes request `i` of bank `b`'s queue.
+    pub fn take(&mut self, b: usize, i: usize) -> Queued {
+        let e = self.q[b].remove(i);
+        self.len -= 1;
+        if self.q[b].is_empty() {
+            self.busy[b / 64] &= !(1 << (b % 64));
+        }
+        e
+    }
+
+    /// The oldest request (arrival order across banks) among the busy banks `bank_ok` admits,
+    /// each bank offering its first entry `entry_ok` accepts: (bank, index in its queue).
+    pub fn oldest_where(
+        &self,
+        bank_ok: impl Fn(usize) -> bool,
+        entry_ok: impl Fn(&Queued) -> bool,
+    ) -> Option<(usize, usize)> {
+        let mut best: Option<(u64, usize, usize)> = None;
+        for b in self.busy_banks() {
+            if !bank_ok(b) {
+                continue;
+            }
+            if let Some(i) = self.q[b].iter().position(&entry_ok) {
+                let seq = self.q[b][i].seq;
+                if best.is_none_or(|(s, _, _)| seq < s) {
+                    best = Some((seq, b, i));
+                }
+            }
+        }
+        best.map(|(_, b, i)| (b, i))
+    }
+
+    /// The oldest queued request (FIFO).
+    pub fn oldest(&self) -> Option<(usize, usize)> {
+        self.oldest_where(|_| true, |_| true)
+    }
+}
