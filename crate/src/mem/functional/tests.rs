@@ -183,3 +183,26 @@ fn truncated_addresses_are_an_error_not_a_panic() {
         .to_string();
     assert!(e.contains("bad.traceg") && e.contains("addresses"), "{e}");
 }
+
+/// The pass streams CTAs: with 4 SMs of at most `max_active` CTAs each, a 512-CTA vecadd
+/// never holds more than twice the resident CTAs. CTA i goes to SM i % 4 and an SM pulls
+/// from the stream only until it finds its own next CTA, so while one SM refills its
+/// `max_active` slots the others receive at most `max_active` each to wait for them.
+#[test]
+fn held_cta_traces_are_bounded_by_resident_ctas() {
+    use crate::workload::{generate, Params};
+    let t = generate("vecadd", &Params::new().set("n", 65536)).unwrap();
+    let c = cfg(4);
+    let mut src = t;
+    let info = src.kernel_info(0).clone();
+    let max_active = carveout::choose(&c, &info).max_active_ctas as usize;
+    let mut fm = FuncMem::new(&c, 0).unwrap();
+    let mut stream = src.open_kernel(0).unwrap();
+    let (rep, peak) = run_kernel(&c, &mut fm, &mut *stream, "t", true).unwrap();
+    assert_eq!(rep.ctas, 512);
+    assert!(max_active >= 2, "{max_active}");
+    assert!(peak <= 2 * 4 * max_active, "{peak} > 2 x 4 x {max_active}");
+    assert!(peak >= 4 * max_active, "{peak}");
+    // 4 warps x 3 memory instructions per CTA
+    assert_eq!(rep.mem_instructions, 512 * 12);
+}
