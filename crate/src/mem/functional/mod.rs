@@ -9,6 +9,10 @@
 //!                                                   └─> L2 slice (address map) ──> DRAM counts
 //!  beside it: reuse distances of the same streams -> SDCM prediction (Equations 1-2)
 //! ```
+//! Memory stays bounded however long the trace: CTAs are pulled from the stream only as SMs
+//! need them (at most twice the resident CTAs are held) and freed when done; per-PC counts
+//! are one small map; the reuse profiles remember a bounded window of lines
+//! (`REUSE_BUDGET`, `mem::reuse::window_for`).
 
 pub mod hier;
 pub mod report;
