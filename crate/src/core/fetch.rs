@@ -18,7 +18,7 @@
 //! are the next trace entries whatever their lines, and all kernels share code address 0.
 
 use super::icache::{ICache, Probe};
-use super::warp::Warp;
+use super::warp::{SlotBits, Warp};
 use crate::trace::TraceInst;
 use crate::Cycle;
 
@@ -114,6 +114,7 @@ impl FetchUnit {
         now: Cycle,
         order: &[u16],
         warps: &mut [Warp],
+        (dirty, want): (&mut SlotBits, &mut SlotBits),
         code: impl Fn(&Warp) -> (&'a [TraceInst], u64),
         max_per_fetch: u32,
         p: &FetchParams,
@@ -126,7 +127,16 @@ impl FetchUnit {
         for k in 0..n {
             let pos = (self.rr + k) % n;
             let wi = order[pos] as usize;
-            if !warps[wi].wants_fetch() {
+            // `want` caches `wants_fetch` per slot; `dirty` marks the slots that changed.
+            let wants = if dirty.take(wi) {
+                let v = warps[wi].wants_fetch();
+                want.put(wi, v);
+                v
+            } else {
+                debug_assert_eq!(want.get(wi), warps[wi].wants_fetch(), "warp {wi}");
+                want.get(wi)
+            };
+            if !wants {
                 continue;
             }
             let (insts, base) = code(&warps[wi]);
@@ -147,6 +157,7 @@ impl FetchUnit {
             );
             w.ib.reserve(cnt);
             w.fetching = true;
+            want.put(wi, false);
             self.rr = pos + 1;
             self.warp = wi as u16;
             self.n = cnt as u8;

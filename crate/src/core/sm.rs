@@ -18,7 +18,7 @@ use super::icache::ICache;
 use super::ldst::{coalesce, CoalesceParams, MemPipe};
 use super::mem_port::SmMem;
 use super::subcore::SubCore;
-use super::warp::{CtaSlot, Warp};
+use super::warp::{CtaSlot, SlotBits, Warp, WarpCheck};
 use crate::config::GpuConfig;
 use crate::mem::NocPacket;
 use crate::stats::{KernelCounters, PcStat, SmStats, StallKind};
@@ -140,6 +140,15 @@ pub struct SmShared {
     /// Event front end: warps to (re-)evaluate and the earliest cycle they may issue (memory
     /// completions, barrier releases, launches).
     pub ev_wake: Vec<(u16, Cycle)>,
+    /// Warps whose issue-check inputs may have changed since the issue stage cached their
+    /// check in `wchk` (set by [`SmShared::touch`] wherever a warp's state changes).
+    pub chk_dirty: SlotBits,
+    /// The warp-local issue check per slot, valid where `chk_dirty` is clear.
+    pub wchk: Vec<WarpCheck>,
+    /// The same for the fetch stage: `want_fetch` (`Warp::wants_fetch`) is valid where
+    /// `fetch_dirty` is clear.
+    pub fetch_dirty: SlotBits,
+    pub want_fetch: SlotBits,
     used: Used,
     next_age: u64,
 }
@@ -150,6 +159,21 @@ impl SmShared {
     pub fn inst(&self, w: usize, idx: u32) -> TraceInst {
         let wp = &self.warps[w];
         self.ctas[wp.cta as usize].trace.warps[wp.widx as usize].insts[idx as usize]
+    }
+
+    /// Warp `w`'s state changed: the issue and fetch stages look at it again.
+    #[inline]
+    pub fn touch(&mut self, w: usize) {
+        self.chk_dirty.set(w);
+        self.fetch_dirty.set(w);
+    }
+
+    /// Every warp of CTA slot `c` (a barrier released them).
+    pub fn touch_cta(&mut self, c: usize) {
+        for &w in &self.ctas[c].warp_slots {
+            self.chk_dirty.set(w as usize);
+            self.fetch_dirty.set(w as usize);
+        }
     }
 
     #[inline]
@@ -196,6 +220,7 @@ impl SmShared {
         }
         w.inflight -= 1;
         w.mem_inflight -= 1;
+        self.touch(m.warp as usize);
         self.note_maybe_done(m.warp);
     }
 }
@@ -269,6 +294,10 @@ impl Sm {
             done_ctas: Vec::with_capacity(p.max_ctas),
             outbox: Vec::new(),
             ev_wake: Vec::with_capacity(p.max_warps),
+            chk_dirty: SlotBits::new(p.max_warps, true),
+            wchk: vec![WarpCheck::Skip; p.max_warps],
+            fetch_dirty: SlotBits::new(p.max_warps, true),
+            want_fetch: SlotBits::new(p.max_warps, false),
             used: Used::default(),
             next_age: 0,
             p,
@@ -413,6 +442,8 @@ impl Sm {
                 sh.ev_wake.push((ws, now));
             }
             self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
+            sh.chk_dirty.set(ws as usize);
+            sh.fetch_dirty.set(ws as usize);
             if w.finished() {
                 sh.maybe_done.push(ws);
             }
@@ -708,12 +739,16 @@ impl Sm {
             }
             ch = true;
             sh.warps[w as usize].active = false;
+            sh.touch(w as usize);
             self.subcores[w as usize % sh.p.subcores].sched.remove(w);
             let ci = sh.warps[w as usize].cta as usize;
             let cta = &mut sh.ctas[ci];
             cta.live -= 1;
-            if barrier::try_release(cta, &mut sh.warps) && sh.p.analytic_frontend {
-                super::event::wake_cta(sh, ci, w as usize, 0);
+            if barrier::try_release(cta, &mut sh.warps) {
+                sh.touch_cta(ci);
+                if sh.p.analytic_frontend {
+                    super::event::wake_cta(sh, ci, w as usize, 0);
+                }
             }
             let cta = &mut sh.ctas[ci];
             if cta.live == 0 {
