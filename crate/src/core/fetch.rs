@@ -112,7 +112,7 @@ impl FetchUnit {
     pub fn fetch<'a>(
         &mut self,
         now: Cycle,
-        order: &[u16],
+        (order, members): (&[u16], &SlotBits),
         warps: &mut [Warp],
         (dirty, want): (&mut SlotBits, &mut SlotBits),
         code: impl Fn(&Warp) -> (&'a [TraceInst], u64),
@@ -123,10 +123,15 @@ impl FetchUnit {
         if self.state != FetchState::Idle || order.is_empty() {
             return FetchOutcome::None;
         }
+        if !members.meets(dirty, Some(want)) {
+            return FetchOutcome::None; // no warp wants a fetch, none changed
+        }
         let n = order.len();
-        for k in 0..n {
-            let pos = (self.rr + k) % n;
-            let wi = order[pos] as usize;
+        let mut pos = self.rr % n;
+        for _ in 0..n {
+            let at = pos;
+            pos = if pos + 1 == n { 0 } else { pos + 1 };
+            let wi = order[at] as usize;
             // `want` caches `wants_fetch` per slot; `dirty` marks the slots that changed.
             let wants = if dirty.take(wi) {
                 let v = warps[wi].wants_fetch();
@@ -158,7 +163,7 @@ impl FetchUnit {
             w.ib.reserve(cnt);
             w.fetching = true;
             want.put(wi, false);
-            self.rr = pos + 1;
+            self.rr = at + 1;
             self.warp = wi as u16;
             self.n = cnt as u8;
             self.addr = base + insts[f].pc as u64;

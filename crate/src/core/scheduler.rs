@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 
+use super::warp::SlotBits;
 use crate::config::SchedPolicy;
 
 #[derive(Clone, Debug)]
@@ -27,6 +28,8 @@ pub struct Scheduler {
     active: Vec<u16>,
     pending: VecDeque<u16>,
     active_cap: usize,
+    /// The warp slots of `warps`, as bits (`SlotBits::meets` against the SM's marks).
+    pub members: SlotBits,
     /// Bumped by every change of the order ([`Scheduler::version`]).
     ver: u32,
 }
@@ -41,6 +44,7 @@ impl Scheduler {
             active: Vec::with_capacity(max_warps),
             pending: VecDeque::with_capacity(max_warps),
             active_cap: active_cap.max(1) as usize,
+            members: SlotBits::default(),
             ver: 0,
         }
     }
@@ -53,6 +57,7 @@ impl Scheduler {
 
     pub fn add(&mut self, w: u16) {
         self.ver = self.ver.wrapping_add(1);
+        self.members.assign_grow(w as usize, true);
         self.warps.push(w);
         if self.active.len() < self.active_cap {
             self.active.push(w);
@@ -63,6 +68,7 @@ impl Scheduler {
 
     pub fn remove(&mut self, w: u16) {
         self.ver = self.ver.wrapping_add(1);
+        self.members.assign_grow(w as usize, false);
         self.warps.retain(|&x| x != w);
         if let Some(p) = self.active.iter().position(|&x| x == w) {
             self.active.remove(p);

@@ -36,12 +36,27 @@ pub struct SubCore {
     order: Vec<u16>,
     /// The scheduler version `order` was built from (rebuilt only when it changed).
     order_ver: Option<u32>,
+    /// The last issue walk, when it issued nothing: replayed while it would repeat.
+    replay: Option<Replay>,
     /// The last cycle's scheduler outcome, replayed for skipped idle cycles.
     pub last_stall: StallKind,
     /// (kernel launch, pc slot) the last stall is attributed to.
     pub last_stall_pc: Option<(u32, u32)>,
     /// The event-driven front end (`model.frontend = analytical`, `core::event`).
     pub ev: super::event::EvSched,
+}
+
+/// An issue walk that issued nothing, with what it depended on beyond the cached warp checks:
+/// while no warp of the sub-core is marked, the scheduler order and the collector units'
+/// state are the same, the walk would give the same stall (and WAR holds) again.
+#[derive(Clone, Copy, Debug)]
+struct Replay {
+    sched_ver: u32,
+    /// `None`: a collector unit was free; else the oldest unit's block.
+    cu: Option<Block>,
+    kind: StallKind,
+    pc: Option<(u32, u32)>,
+    war_holds: u64,
 }
 
 /// Why a warp cannot issue now, or that it can (and whether it needs a collector unit).
@@ -81,6 +96,7 @@ impl SubCore {
             rb: ResultBus::new(banks as usize, ports as u8, horizon, rb_on),
             order: Vec::with_capacity(max_warps),
             order_ver: None,
+            replay: None,
             last_stall: StallKind::Idle,
             last_stall_pc: None,
             ev: Default::default(),
@@ -143,7 +159,7 @@ impl SubCore {
         };
         let out = self.fetch.fetch(
             now,
-            &self.sched.warps,
+            (&self.sched.warps, &self.sched.members),
             &mut sh.warps,
             (&mut sh.fetch_dirty, &mut sh.want_fetch),
             code,
@@ -410,6 +426,22 @@ impl SubCore {
     /// a warp waiting on memory costs a comparison per cycle, not a scoreboard walk.
     fn issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
         let v = self.sched.version();
+        // The ALU twin's structural check depends on the cycle itself: no replay there.
+        let cu = self
+            .cus
+            .free_slot()
+            .map_or(Some(self.cus.oldest_block()), |_| None);
+        if let Some(r) = self.replay {
+            if r.sched_ver == v && r.cu == cu && !self.sched.members.meets(&sh.chk_dirty, None) {
+                sh.stats.subcores[self.id].war_holds += r.war_holds;
+                self.last_stall = r.kind;
+                self.last_stall_pc = r.pc;
+                sh.account_stall(self.id, r.kind, r.pc, 1);
+                return r.war_holds > 0;
+            }
+        }
+        self.replay = None;
+        let mut war_holds = 0u64;
         if self.order_ver != Some(v) {
             self.sched.order(&mut self.order);
             self.order_ver = Some(v);
@@ -427,6 +459,7 @@ impl SubCore {
                 Check::Stall(kind) => {
                     if let WarpCheck::Stall { war_hold: true, .. } = ws {
                         sh.stats.subcores[self.id].war_holds += 1;
+                        war_holds += 1;
                         changed = true;
                     }
                     if kind == StallKind::MemData && self.sched.demote(wi as u16) {
@@ -502,6 +535,15 @@ impl SubCore {
         self.last_stall = kind;
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
+        if !sh.p.analytic_alu && self.sched.version() == v {
+            self.replay = Some(Replay {
+                sched_ver: v,
+                cu,
+                kind,
+                pc,
+                war_holds,
+            });
+        }
         changed
     }
 

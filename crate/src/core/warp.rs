@@ -148,6 +148,22 @@ impl SlotBits {
         let x = &mut self.0[w >> 6];
         *x = (*x & !m) | if on { m } else { 0 };
     }
+    /// Clears bit `w`, or sets it (growing the set when `w` is beyond it: not for hot paths).
+    pub fn assign_grow(&mut self, w: usize, on: bool) {
+        if w >> 6 >= self.0.len() {
+            self.0.resize((w >> 6) + 1, 0);
+        }
+        self.put(w, on);
+    }
+    /// Whether any bit of `self` is set in `a` or in `b`.
+    #[inline]
+    pub fn meets(&self, a: &SlotBits, b: Option<&SlotBits>) -> bool {
+        self.0.iter().enumerate().any(|(i, &m)| {
+            let x =
+                a.0.get(i).copied().unwrap_or(0) | b.and_then(|b| b.0.get(i).copied()).unwrap_or(0);
+            m & x != 0
+        })
+    }
     /// The bit, cleared.
     #[inline]
     pub fn take(&mut self, w: usize) -> bool {
@@ -176,5 +192,12 @@ mod tests {
         assert!(b.get(64) && !b.get(3));
         let a = SlotBits::new(65, true);
         assert!(a.get(0) && a.get(64));
+        let mut m = SlotBits::default();
+        m.assign_grow(130, true);
+        assert!(!m.meets(&b, None) && m.meets(&b, Some(&SlotBits::new(192, true))));
+        m.assign_grow(64, true);
+        assert!(m.meets(&b, None));
+        m.assign_grow(64, false);
+        assert!(!m.meets(&b, None));
     }
 }
