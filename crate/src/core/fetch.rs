@@ -65,13 +65,21 @@ pub fn fetch_group(
     base: u64,
 ) -> u32 {
     let mut n = 1u32;
-    let line = (base + insts[f].pc as u64) / line_bytes.max(1);
+    let lb = line_bytes.max(1);
+    // Line sizes are powers of two in every preset: a shift instead of a division.
+    let line_of = |a: u64| {
+        if lb.is_power_of_two() {
+            a >> lb.trailing_zeros()
+        } else {
+            a / lb
+        }
+    };
+    let line = line_of(base + insts[f].pc as u64);
     while n < max && f + (n as usize) < insts.len() {
         let prev = insts[f + n as usize - 1].pc;
         let cur = insts[f + n as usize].pc;
         if p.subcore
-            && (cur != prev.wrapping_add(p.inst_bytes)
-                || (base + cur as u64) / line_bytes.max(1) != line)
+            && (cur != prev.wrapping_add(p.inst_bytes) || line_of(base + cur as u64) != line)
         {
             break;
         }

@@ -242,6 +242,9 @@ pub struct Sm {
     pub wake: Cycle,
     /// Whether per-SM skipping is on (`features.skip_idle_cycles`).
     pub skip_idle: bool,
+    /// Skipped cycles whose stall accounting is not yet added ([`Sm::skip`] defers it to the
+    /// next real step or [`Sm::flush_idle`], so a sleeping SM costs a counter per cycle).
+    idle_run: u64,
 }
 
 impl Sm {
@@ -310,6 +313,7 @@ impl Sm {
             recorder: None,
             wake: 0,
             skip_idle: cfg.features.skip_idle_cycles,
+            idle_run: 0,
         }
     }
 
@@ -369,6 +373,7 @@ impl Sm {
         cta_latency: u32,
         cfg: &GpuConfig,
     ) {
+        self.flush_idle(); // the skipped cycles had the old resident count
         let sh = &mut self.sh;
         let slot = sh
             .ctas
@@ -473,6 +478,7 @@ impl Sm {
             self.skip(1);
             return false;
         }
+        self.flush_idle();
         let ch = self.step_cycle(now, ctx);
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
@@ -531,8 +537,23 @@ impl Sm {
         ch
     }
 
-    /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles.
+    /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles (deferred:
+    /// added at the next real step or [`Sm::flush_idle`]; at once while recording).
+    #[inline]
     pub fn skip(&mut self, k: u64) {
+        self.idle_run += k;
+        if self.recorder.is_some() {
+            self.flush_idle();
+        }
+    }
+
+    /// Adds the deferred accounting of skipped cycles (before statistics are read; the engine
+    /// calls it whenever `run_for` returns).
+    pub fn flush_idle(&mut self) {
+        let k = std::mem::take(&mut self.idle_run);
+        if k == 0 {
+            return;
+        }
         if let Some(r) = &mut self.recorder {
             r.repeat(k);
         }
