@@ -662,6 +662,17 @@ impl Sm {
         let mut shared_used = false;
         let mut const_used = false;
         let mut first_grant = None;
+        // The L1D bank of an address: shifts and masks when the sizes are powers of two.
+        let (lb, nb) = (sh.p.coalesce.line_bytes, sh.p.l1d_banks);
+        let pow2 = lb.is_power_of_two() && nb.is_power_of_two();
+        let (shift, mask) = (lb.trailing_zeros(), nb.wrapping_sub(1));
+        let bank_of = |a: u64| {
+            if pow2 {
+                (a >> shift) as usize & mask
+            } else {
+                (a / lb) as usize % nb
+            }
+        };
         'pipes: for k in 0..n {
             let p = (sh.mem_rr + k) % n;
             let limit = if sh.pipes[p].baseline {
@@ -670,18 +681,16 @@ impl Sm {
                 sh.pipes[p].buf.len()
             };
             for i in 0..limit {
-                let req = sh.pipes[p].buf[i];
-                let busy = match req.space {
+                let (space, addr) = (sh.pipes[p].buf[i].space, sh.pipes[p].buf[i].addr);
+                let busy = match space {
                     MemSpace::Shared => &mut shared_used,
                     MemSpace::Constant => &mut const_used,
-                    _ => {
-                        &mut l1d_used
-                            [(req.addr / sh.p.coalesce.line_bytes) as usize % sh.p.l1d_banks]
-                    }
+                    _ => &mut l1d_used[bank_of(addr)],
                 };
                 if *busy {
                     continue;
                 }
+                let req = sh.pipes[p].buf[i];
                 match sh.mem.try_request(now, req) {
                     Ok(()) => {
                         *busy = true;
