@@ -422,8 +422,11 @@ impl SubCore {
     /// the next ready warps in scheduler order (`other_warps`, seed 003), and records this
     /// cycle's stall reason.
     ///
-    /// Each warp's own part of the check is cached against its inputs (`Warp::check_key`), so
-    /// a warp waiting on memory costs a comparison per cycle, not a scoreboard walk.
+    /// Each warp's own part of the check is cached per slot (`SmShared::wchk`) until the warp
+    /// is marked (`SmShared::touch`), so a warp waiting on memory costs a bit test, not a
+    /// scoreboard walk; and a cycle in which no warp of the sub-core was marked and neither the
+    /// scheduler order nor the collector units changed replays the last stall ([`Replay`])
+    /// without visiting any warp.
     fn issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
         let v = self.sched.version();
         // The ALU twin's structural check depends on the cycle itself: no replay there.
