@@ -118,6 +118,7 @@ impl Collectors {
         &mut self,
         rf: &mut RegFile,
         warps: &mut [Warp],
+        dirty: &mut super::warp::SlotBits,
         st: &mut SubCoreStats,
     ) -> bool {
         let mut changed = false;
@@ -129,6 +130,7 @@ impl Collectors {
                 let b = rf.bank(r).unwrap_or(0);
                 if rf.take(b) {
                     warps[cu.warp as usize].sb.read_done(r);
+                    dirty.set(cu.warp as usize);
                     // Keep source order: operands are read first to last.
                     cu.unread.copy_within(j + 1..cu.nunread as usize, j);
                     cu.nunread -= 1;

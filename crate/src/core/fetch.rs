@@ -18,7 +18,7 @@
 //! are the next trace entries whatever their lines, and all kernels share code address 0.
 
 use super::icache::{ICache, Probe};
-use super::warp::Warp;
+use super::warp::{SlotBits, Warp};
 use crate::trace::TraceInst;
 use crate::Cycle;
 
@@ -65,13 +65,21 @@ pub fn fetch_group(
     base: u64,
 ) -> u32 {
     let mut n = 1u32;
-    let line = (base + insts[f].pc as u64) / line_bytes.max(1);
+    let lb = line_bytes.max(1);
+    // Line sizes are powers of two in every preset: a shift instead of a division.
+    let line_of = |a: u64| {
+        if lb.is_power_of_two() {
+            a >> lb.trailing_zeros()
+        } else {
+            a / lb
+        }
+    };
+    let line = line_of(base + insts[f].pc as u64);
     while n < max && f + (n as usize) < insts.len() {
         let prev = insts[f + n as usize - 1].pc;
         let cur = insts[f + n as usize].pc;
         if p.subcore
-            && (cur != prev.wrapping_add(p.inst_bytes)
-                || (base + cur as u64) / line_bytes.max(1) != line)
+            && (cur != prev.wrapping_add(p.inst_bytes) || line_of(base + cur as u64) != line)
         {
             break;
         }
@@ -112,8 +120,9 @@ impl FetchUnit {
     pub fn fetch<'a>(
         &mut self,
         now: Cycle,
-        order: &[u16],
+        (order, members): (&[u16], &SlotBits),
         warps: &mut [Warp],
+        (dirty, want): (&mut SlotBits, &mut SlotBits),
         code: impl Fn(&Warp) -> (&'a [TraceInst], u64),
         max_per_fetch: u32,
         p: &FetchParams,
@@ -122,11 +131,25 @@ impl FetchUnit {
         if self.state != FetchState::Idle || order.is_empty() {
             return FetchOutcome::None;
         }
+        if !members.meets(dirty, Some(want)) {
+            return FetchOutcome::None; // no warp wants a fetch, none changed
+        }
         let n = order.len();
-        for k in 0..n {
-            let pos = (self.rr + k) % n;
-            let wi = order[pos] as usize;
-            if !warps[wi].wants_fetch() {
+        let mut pos = self.rr % n;
+        for _ in 0..n {
+            let at = pos;
+            pos = if pos + 1 == n { 0 } else { pos + 1 };
+            let wi = order[at] as usize;
+            // `want` caches `wants_fetch` per slot; `dirty` marks the slots that changed.
+            let wants = if dirty.take(wi) {
+                let v = warps[wi].wants_fetch();
+                want.put(wi, v);
+                v
+            } else {
+                debug_assert_eq!(want.get(wi), warps[wi].wants_fetch(), "warp {wi}");
+                want.get(wi)
+            };
+            if !wants {
                 continue;
             }
             let (insts, base) = code(&warps[wi]);
@@ -147,7 +170,8 @@ impl FetchUnit {
             );
             w.ib.reserve(cnt);
             w.fetching = true;
-            self.rr = pos + 1;
+            want.put(wi, false);
+            self.rr = at + 1;
             self.warp = wi as u16;
             self.n = cnt as u8;
             self.addr = base + insts[f].pc as u64;

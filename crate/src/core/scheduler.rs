@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 
+use super::warp::SlotBits;
 use crate::config::SchedPolicy;
 
 #[derive(Clone, Debug)]
@@ -27,6 +28,10 @@ pub struct Scheduler {
     active: Vec<u16>,
     pending: VecDeque<u16>,
     active_cap: usize,
+    /// The warp slots of `warps`, as bits (`SlotBits::meets` against the SM's marks).
+    pub members: SlotBits,
+    /// Bumped by every change of the order ([`Scheduler::version`]).
+    ver: u32,
 }
 
 impl Scheduler {
@@ -39,10 +44,20 @@ impl Scheduler {
             active: Vec::with_capacity(max_warps),
             pending: VecDeque::with_capacity(max_warps),
             active_cap: active_cap.max(1) as usize,
+            members: SlotBits::default(),
+            ver: 0,
         }
     }
 
+    /// Changes whenever [`Scheduler::order`] would: equal versions, equal orders.
+    #[inline]
+    pub fn version(&self) -> u32 {
+        self.ver
+    }
+
     pub fn add(&mut self, w: u16) {
+        self.ver = self.ver.wrapping_add(1);
+        self.members.assign_grow(w as usize, true);
         self.warps.push(w);
         if self.active.len() < self.active_cap {
             self.active.push(w);
@@ -52,6 +67,8 @@ impl Scheduler {
     }
 
     pub fn remove(&mut self, w: u16) {
+        self.ver = self.ver.wrapping_add(1);
+        self.members.assign_grow(w as usize, false);
         self.warps.retain(|&x| x != w);
         if let Some(p) = self.active.iter().position(|&x| x == w) {
             self.active.remove(p);
@@ -94,6 +111,7 @@ impl Scheduler {
 
     /// `w` issued this cycle.
     pub fn issued(&mut self, w: u16) {
+        let (last, rr) = (self.last, self.rr);
         self.last = Some(w);
         match self.policy {
             SchedPolicy::Gto => {}
@@ -107,6 +125,9 @@ impl Scheduler {
                     self.rr = p + 1;
                 }
             }
+        }
+        if last != self.last || rr != self.rr {
+            self.ver = self.ver.wrapping_add(1);
         }
     }
 
@@ -127,6 +148,7 @@ impl Scheduler {
             if let Some(n) = self.pending.pop_front() {
                 self.active.push(n);
             }
+            self.ver = self.ver.wrapping_add(1);
             return true;
         }
         false
@@ -149,8 +171,14 @@ mod tests {
         }
         let mut o = Vec::new();
         g.issued(8);
+        let v = g.version();
         g.order(&mut o);
         assert_eq!(o, [8, 4, 12]);
+        // The same warp again changes nothing under GTO; another warp does.
+        g.issued(8);
+        assert_eq!(g.version(), v);
+        g.issued(4);
+        assert_ne!(g.version(), v);
         l.issued(8);
         l.order(&mut o);
         assert_eq!(o, [12, 4, 8]);

@@ -15,14 +15,16 @@ use super::exec::pool_next_event;
 use super::fetch::{l1i_arbiter, FetchParams};
 use super::ibuffer::IBuffer;
 use super::icache::ICache;
-use super::ldst::{coalesce, CoalesceParams, MemPipe};
+use super::ldst::{CoalesceParams, MemPipe};
 use super::mem_port::SmMem;
 use super::subcore::SubCore;
-use super::warp::{CtaSlot, Warp};
+use super::warp::{CtaSlot, SlotBits, Warp, WarpCheck};
+
+mod pipes;
 use crate::config::GpuConfig;
 use crate::mem::NocPacket;
 use crate::stats::{KernelCounters, PcStat, SmStats, StallKind};
-use crate::trace::{CtaTrace, MemSpace, TraceInst};
+use crate::trace::{CtaTrace, TraceInst};
 use crate::Cycle;
 
 /// The SM-wide settings, resolved once from the config.
@@ -140,6 +142,15 @@ pub struct SmShared {
     /// Event front end: warps to (re-)evaluate and the earliest cycle they may issue (memory
     /// completions, barrier releases, launches).
     pub ev_wake: Vec<(u16, Cycle)>,
+    /// Warps whose issue-check inputs may have changed since the issue stage cached their
+    /// check in `wchk` (set by [`SmShared::touch`] wherever a warp's state changes).
+    pub chk_dirty: SlotBits,
+    /// The warp-local issue check per slot, valid where `chk_dirty` is clear.
+    pub wchk: Vec<WarpCheck>,
+    /// The same for the fetch stage: `want_fetch` (`Warp::wants_fetch`) is valid where
+    /// `fetch_dirty` is clear.
+    pub fetch_dirty: SlotBits,
+    pub want_fetch: SlotBits,
     used: Used,
     next_age: u64,
 }
@@ -150,6 +161,21 @@ impl SmShared {
     pub fn inst(&self, w: usize, idx: u32) -> TraceInst {
         let wp = &self.warps[w];
         self.ctas[wp.cta as usize].trace.warps[wp.widx as usize].insts[idx as usize]
+    }
+
+    /// Warp `w`'s state changed: the issue and fetch stages look at it again.
+    #[inline]
+    pub fn touch(&mut self, w: usize) {
+        self.chk_dirty.set(w);
+        self.fetch_dirty.set(w);
+    }
+
+    /// Every warp of CTA slot `c` (a barrier released them).
+    pub fn touch_cta(&mut self, c: usize) {
+        for &w in &self.ctas[c].warp_slots {
+            self.chk_dirty.set(w as usize);
+            self.fetch_dirty.set(w as usize);
+        }
     }
 
     #[inline]
@@ -196,6 +222,7 @@ impl SmShared {
         }
         w.inflight -= 1;
         w.mem_inflight -= 1;
+        self.touch(m.warp as usize);
         self.note_maybe_done(m.warp);
     }
 }
@@ -217,6 +244,9 @@ pub struct Sm {
     pub wake: Cycle,
     /// Whether per-SM skipping is on (`features.skip_idle_cycles`).
     pub skip_idle: bool,
+    /// Skipped cycles whose stall accounting is not yet added ([`Sm::skip`] defers it to the
+    /// next real step or [`Sm::flush_idle`], so a sleeping SM costs a counter per cycle).
+    idle_run: u64,
 }
 
 impl Sm {
@@ -269,6 +299,10 @@ impl Sm {
             done_ctas: Vec::with_capacity(p.max_ctas),
             outbox: Vec::new(),
             ev_wake: Vec::with_capacity(p.max_warps),
+            chk_dirty: SlotBits::new(p.max_warps, true),
+            wchk: vec![WarpCheck::Skip; p.max_warps],
+            fetch_dirty: SlotBits::new(p.max_warps, true),
+            want_fetch: SlotBits::new(p.max_warps, false),
             used: Used::default(),
             next_age: 0,
             p,
@@ -281,6 +315,7 @@ impl Sm {
             recorder: None,
             wake: 0,
             skip_idle: cfg.features.skip_idle_cycles,
+            idle_run: 0,
         }
     }
 
@@ -340,6 +375,7 @@ impl Sm {
         cta_latency: u32,
         cfg: &GpuConfig,
     ) {
+        self.flush_idle(); // the skipped cycles had the old resident count
         let sh = &mut self.sh;
         let slot = sh
             .ctas
@@ -413,6 +449,8 @@ impl Sm {
                 sh.ev_wake.push((ws, now));
             }
             self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
+            sh.chk_dirty.set(ws as usize);
+            sh.fetch_dirty.set(ws as usize);
             if w.finished() {
                 sh.maybe_done.push(ws);
             }
@@ -442,6 +480,7 @@ impl Sm {
             self.skip(1);
             return false;
         }
+        self.flush_idle();
         let ch = self.step_cycle(now, ctx);
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
@@ -500,8 +539,23 @@ impl Sm {
         ch
     }
 
-    /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles.
+    /// Replays the last cycle's per-cycle accounting for `k` skipped idle cycles (deferred:
+    /// added at the next real step or [`Sm::flush_idle`]; at once while recording).
+    #[inline]
     pub fn skip(&mut self, k: u64) {
+        self.idle_run += k;
+        if self.recorder.is_some() {
+            self.flush_idle();
+        }
+    }
+
+    /// Adds the deferred accounting of skipped cycles (before statistics are read; the engine
+    /// calls it whenever `run_for` returns).
+    pub fn flush_idle(&mut self) {
+        let k = std::mem::take(&mut self.idle_run);
+        if k == 0 {
+            return;
+        }
         if let Some(r) = &mut self.recorder {
             r.repeat(k);
         }
@@ -547,158 +601,6 @@ impl Sm {
         best.map(|b| b.max(now + 1))
     }
 
-    pub(super) fn mem_responses(&mut self, now: Cycle) -> bool {
-        let sh = &mut self.sh;
-        sh.mem.tick(now, &mut sh.outbox);
-        let mut ch = false;
-        while let Some(r) = sh.mem.pop_response(now) {
-            let pipe = (r.tag >> 8) as usize;
-            let e = (r.tag & 0xff) as usize;
-            let m = &mut sh.pipes[pipe].table[e];
-            m.remaining -= 1;
-            if m.remaining == 0 {
-                if m.writes_regs() {
-                    sh.pipes[pipe].wb.push_back(e as u8);
-                } else {
-                    sh.complete_mem(now, pipe, e);
-                }
-            }
-            ch = true;
-        }
-        ch
-    }
-
-    /// Write-back latch of each memory pipeline: one completed load per cycle, if its
-    /// destination banks have free ports.
-    pub(super) fn mem_writeback(&mut self, now: Cycle) -> bool {
-        let mut ch = false;
-        for p in 0..self.sh.pipes.len() {
-            let Some(&e) = self.sh.pipes[p].wb.front() else {
-                continue;
-            };
-            let m = self.sh.pipes[p].table[e as usize];
-            // The event front end models no register-bank ports (nor does the ALU twin).
-            if self.sh.p.analytic_frontend
-                || self.subcores[m.subcore as usize]
-                    .rf
-                    .take_writes(&m.dst[..m.ndst as usize])
-            {
-                self.sh.pipes[p].wb.pop_front();
-                self.sh.complete_mem(now, p, e as usize);
-            } else {
-                self.sh.stats.mem.wb_stalls += 1;
-            }
-            ch = true;
-        }
-        ch
-    }
-
-    /// Request arbiter (round robin over pipelines, out of order within a buffer unless in
-    /// Accel-Sim mode), then each pipeline's coalescer and latches.
-    pub(super) fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
-        let sh = &mut self.sh;
-        if sh
-            .pipes
-            .iter()
-            .all(|p| p.dispatch.is_none() && p.addr.is_none() && p.buf.is_empty())
-        {
-            return false;
-        }
-        let n = sh.pipes.len();
-        let mut ch = false;
-        let mut l1d_used = [false; 64];
-        let mut shared_used = false;
-        let mut const_used = false;
-        let mut first_grant = None;
-        'pipes: for k in 0..n {
-            let p = (sh.mem_rr + k) % n;
-            let limit = if sh.pipes[p].baseline {
-                sh.pipes[p].buf.len().min(1)
-            } else {
-                sh.pipes[p].buf.len()
-            };
-            for i in 0..limit {
-                let req = sh.pipes[p].buf[i];
-                let busy = match req.space {
-                    MemSpace::Shared => &mut shared_used,
-                    MemSpace::Constant => &mut const_used,
-                    _ => {
-                        &mut l1d_used
-                            [(req.addr / sh.p.coalesce.line_bytes) as usize % sh.p.l1d_banks]
-                    }
-                };
-                if *busy {
-                    continue;
-                }
-                match sh.mem.try_request(now, req) {
-                    Ok(()) => {
-                        *busy = true;
-                        sh.pipes[p].buf.remove(i);
-                        let m = &mut sh.stats.mem;
-                        match req.space {
-                            MemSpace::Shared => {
-                                m.shared_reqs += 1;
-                                m.shmem_wavefronts += req.shmem_wavefronts as u64;
-                            }
-                            MemSpace::Constant => m.const_reqs += 1,
-                            MemSpace::Local => m.local_reqs += 1,
-                            MemSpace::Texture => m.tex_reqs += 1,
-                            _ => m.global_reqs += 1,
-                        }
-                        first_grant.get_or_insert(p);
-                        ch = true;
-                        break;
-                    }
-                    Err(_) => {
-                        sh.stats.mem.req_backpressure += 1;
-                        ch = true;
-                        break 'pipes;
-                    }
-                }
-            }
-        }
-        if let Some(p) = first_grant {
-            sh.mem_rr = p + 1;
-        }
-        for p in 0..n {
-            let (c, empty) = sh.pipes[p].coalesce_step(sh.p.coalesce_per_cycle);
-            ch |= c;
-            if let Some(e) = empty {
-                let e = e as usize;
-                if sh.pipes[p].table[e].writes_regs() {
-                    sh.pipes[p].wb.push_back(e as u8);
-                } else {
-                    sh.complete_mem(now, p, e);
-                }
-            }
-            if let Some(e) = sh.pipes[p].latch_step(now) {
-                let m = sh.pipes[p].table[e as usize];
-                let w = &sh.warps[m.warp as usize];
-                let kctx = &ctx.kernels[w.kernel as usize];
-                let wt = &sh.ctas[w.cta as usize].trace.warps[w.widx as usize];
-                let inst = wt.insts[m.idx as usize];
-                let op = kctx.ops[inst.op.0 as usize];
-                let tag = ((p as u64) << 8) | e as u64;
-                let mut gen = std::mem::take(&mut sh.pipes[p].gen);
-                coalesce(
-                    &inst,
-                    wt,
-                    op.space,
-                    op.kind,
-                    &kctx.info,
-                    &sh.p.coalesce,
-                    tag,
-                    &mut gen,
-                    &mut sh.pipes[p].lines,
-                );
-                sh.pipes[p].table[e as usize].remaining = gen.len() as u16;
-                sh.pipes[p].gen = gen;
-                ch = true;
-            }
-        }
-        ch
-    }
-
     pub(super) fn finish_warps(&mut self) -> bool {
         let mut ch = false;
         while let Some(w) = self.sh.maybe_done.pop() {
@@ -708,12 +610,16 @@ impl Sm {
             }
             ch = true;
             sh.warps[w as usize].active = false;
+            sh.touch(w as usize);
             self.subcores[w as usize % sh.p.subcores].sched.remove(w);
             let ci = sh.warps[w as usize].cta as usize;
             let cta = &mut sh.ctas[ci];
             cta.live -= 1;
-            if barrier::try_release(cta, &mut sh.warps) && sh.p.analytic_frontend {
-                super::event::wake_cta(sh, ci, w as usize, 0);
+            if barrier::try_release(cta, &mut sh.warps) {
+                sh.touch_cta(ci);
+                if sh.p.analytic_frontend {
+                    super::event::wake_cta(sh, ci, w as usize, 0);
+                }
             }
             let cta = &mut sh.ctas[ci];
             if cta.live == 0 {

@@ -34,12 +34,29 @@ pub struct SubCore {
     pub rf: RegFile,
     pub rb: ResultBus,
     order: Vec<u16>,
+    /// The scheduler version `order` was built from (rebuilt only when it changed).
+    order_ver: Option<u32>,
+    /// The last issue walk, when it issued nothing: replayed while it would repeat.
+    replay: Option<Replay>,
     /// The last cycle's scheduler outcome, replayed for skipped idle cycles.
     pub last_stall: StallKind,
     /// (kernel launch, pc slot) the last stall is attributed to.
     pub last_stall_pc: Option<(u32, u32)>,
     /// The event-driven front end (`model.frontend = analytical`, `core::event`).
     pub ev: super::event::EvSched,
+}
+
+/// An issue walk that issued nothing, with what it depended on beyond the cached warp checks:
+/// while no warp of the sub-core is marked, the scheduler order and the collector units'
+/// state are the same, the walk would give the same stall (and WAR holds) again.
+#[derive(Clone, Copy, Debug)]
+struct Replay {
+    sched_ver: u32,
+    /// `None`: a collector unit was free; else the oldest unit's block.
+    cu: Option<Block>,
+    kind: StallKind,
+    pc: Option<(u32, u32)>,
+    war_holds: u64,
 }
 
 /// Why a warp cannot issue now, or that it can (and whether it needs a collector unit).
@@ -78,6 +95,8 @@ impl SubCore {
             rf: RegFile::new(banks, ports, rb_on),
             rb: ResultBus::new(banks as usize, ports as u8, horizon, rb_on),
             order: Vec::with_capacity(max_warps),
+            order_ver: None,
+            replay: None,
             last_stall: StallKind::Idle,
             last_stall_pc: None,
             ev: Default::default(),
@@ -101,6 +120,7 @@ impl SubCore {
                     w.branch_pending -= 1;
                 }
                 w.inflight -= 1;
+                sh.touch(f.warp as usize);
                 sh.note_maybe_done(f.warp);
                 changed = true;
             } else {
@@ -112,12 +132,16 @@ impl SubCore {
 
     /// Operand read, dispatch, issue, decode and fetch.
     pub fn front_stages(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
-        let mut changed =
-            self.cus
-                .read_stage(&mut self.rf, &mut sh.warps, &mut sh.stats.subcores[self.id]);
+        let mut changed = self.cus.read_stage(
+            &mut self.rf,
+            &mut sh.warps,
+            &mut sh.chk_dirty,
+            &mut sh.stats.subcores[self.id],
+        );
         changed |= self.dispatch(now, sh, ctx);
         changed |= self.issue(now, sh, ctx);
         if self.fetch.decode(now, &mut sh.warps) {
+            sh.touch(self.fetch.warp as usize);
             sh.note_maybe_done(self.fetch.warp);
             changed = true;
         }
@@ -135,8 +159,9 @@ impl SubCore {
         };
         let out = self.fetch.fetch(
             now,
-            &self.sched.warps,
+            (&self.sched.warps, &self.sched.members),
             &mut sh.warps,
+            (&mut sh.fetch_dirty, &mut sh.want_fetch),
             code,
             sh.p.group_limit,
             &p,
@@ -340,17 +365,21 @@ impl SubCore {
         WarpCheck::Ready { op, pc: inst.pc }
     }
 
-    /// [`SubCore::warp_state`], cached in the warp until one of its inputs changes.
+    /// [`SubCore::warp_state`], cached per slot (`SmShared::wchk`) until the warp is touched
+    /// (`SmShared::touch`: every change of its state marks it). Debug builds check the mark
+    /// against the warp's inputs (`Warp::check_key`), so a change that forgot to mark fails
+    /// the tests.
     #[inline]
     fn warp_state_cached(sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> WarpCheck {
-        let key = sh.warps[wi].check_key();
-        if sh.warps[wi].chk_key == key {
-            return sh.warps[wi].chk;
+        if !sh.chk_dirty.take(wi) {
+            debug_assert_eq!(sh.warps[wi].chk_key, sh.warps[wi].check_key(), "warp {wi}");
+            return sh.wchk[wi];
         }
         let r = Self::warp_state(sh, ctx, wi);
-        let w = &mut sh.warps[wi];
-        w.chk_key = key;
-        w.chk = r;
+        if cfg!(debug_assertions) {
+            sh.warps[wi].chk_key = sh.warps[wi].check_key();
+        }
+        sh.wchk[wi] = r;
         r
     }
 
@@ -393,29 +422,47 @@ impl SubCore {
     /// the next ready warps in scheduler order (`other_warps`, seed 003), and records this
     /// cycle's stall reason.
     ///
-    /// Each warp's own part of the check is cached against its inputs (`Warp::check_key`), so
-    /// a warp waiting on memory costs a comparison per cycle, not a scoreboard walk.
+    /// Each warp's own part of the check is cached per slot (`SmShared::wchk`) until the warp
+    /// is marked (`SmShared::touch`), so a warp waiting on memory costs a bit test, not a
+    /// scoreboard walk; and a cycle in which no warp of the sub-core was marked and neither the
+    /// scheduler order nor the collector units changed replays the last stall ([`Replay`])
+    /// without visiting any warp.
     fn issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
-        self.sched.order(&mut self.order);
+        let v = self.sched.version();
+        // The ALU twin's structural check depends on the cycle itself: no replay there.
+        let cu = self
+            .cus
+            .free_slot()
+            .map_or(Some(self.cus.oldest_block()), |_| None);
+        if let Some(r) = self.replay {
+            if r.sched_ver == v && r.cu == cu && !self.sched.members.meets(&sh.chk_dirty, None) {
+                sh.stats.subcores[self.id].war_holds += r.war_holds;
+                self.last_stall = r.kind;
+                self.last_stall_pc = r.pc;
+                sh.account_stall(self.id, r.kind, r.pc, 1);
+                return r.war_holds > 0;
+            }
+        }
+        self.replay = None;
+        let mut war_holds = 0u64;
+        if self.order_ver != Some(v) {
+            self.sched.order(&mut self.order);
+            self.order_ver = Some(v);
+        }
         let mut first_stall: Option<(StallKind, u32, u32)> = None;
         let mut issued = 0u32;
         let mut changed = false;
-        let mut draining_mem = false;
-        let mut draining_alu = false;
         // Units already used this cycle (bit = unit index), for multi-issue from other warps.
         let mut units_used = 0u64;
         for k in 0..self.order.len() {
             let wi = self.order[k] as usize;
             let ws = Self::warp_state_cached(sh, ctx, wi);
             match self.resolve(now, sh, ws) {
-                Check::Skip => {
-                    let w = &sh.warps[wi];
-                    draining_mem |= w.mem_inflight > 0;
-                    draining_alu |= w.inflight > w.mem_inflight;
-                }
+                Check::Skip => {}
                 Check::Stall(kind) => {
                     if let WarpCheck::Stall { war_hold: true, .. } = ws {
                         sh.stats.subcores[self.id].war_holds += 1;
+                        war_holds += 1;
                         changed = true;
                     }
                     if kind == StallKind::MemData && self.sched.demote(wi as u16) {
@@ -470,6 +517,18 @@ impl SubCore {
             sh.stats.subcores[self.id].stalls.add(StallKind::Issued, 1);
             return true;
         }
+        // Nothing issued nor stalled: the warps with nothing left to issue tell whether the
+        // sub-core is draining memory or ALU work (every check is cached by now).
+        let (mut draining_mem, mut draining_alu) = (false, false);
+        if first_stall.is_none() {
+            for &wi in &self.order {
+                if sh.wchk[wi as usize] == WarpCheck::Skip {
+                    let w = &sh.warps[wi as usize];
+                    draining_mem |= w.mem_inflight > 0;
+                    draining_alu |= w.inflight > w.mem_inflight;
+                }
+            }
+        }
         let (kind, pc) = match first_stall {
             Some((k, kernel, pc)) => (k, Some((kernel, pc / sh.p.inst_bytes))),
             None if draining_mem => (StallKind::MemData, None),
@@ -479,6 +538,15 @@ impl SubCore {
         self.last_stall = kind;
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
+        if !sh.p.analytic_alu && self.sched.version() == v {
+            self.replay = Some(Replay {
+                sched_ver: v,
+                cu,
+                kind,
+                pc,
+                war_holds,
+            });
+        }
         changed
     }
 
@@ -519,7 +587,9 @@ impl SubCore {
         match op.kind {
             OpKind::Barrier => {
                 let cta = sh.warps[wi].cta as usize;
-                barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi);
+                if barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi) {
+                    sh.touch_cta(cta);
+                }
             }
             OpKind::Exit => {
                 // `@P0 EXIT` taken by only some lanes (a bounds check) leaves the others running:
@@ -548,6 +618,7 @@ impl SubCore {
         } else if sh.p.analytic_alu && !op.is_mem() && !op.acts_at_issue() {
             self.issue_alu_twin(now, sh, wi, &inst, &op);
         }
+        sh.touch(wi);
         sh.note_maybe_done(wi as u16);
         op.unit
     }

@@ -64,9 +64,9 @@ pub struct Warp {
     pub age: u64,
     /// Cycle the warp was launched (stats, deadlock report).
     pub launched_at: Cycle,
-    /// The cached issue check and the inputs it was computed from.
+    /// The inputs the cached issue check (`SmShared::wchk`) was computed from (debug builds
+    /// only: they check that every change marked the warp).
     pub chk_key: CheckKey,
-    pub chk: WarpCheck,
     pub sb: Scoreboard,
     /// The event-driven front end's state (`model.frontend = analytical`).
     pub ev: super::event::EvWarp,
@@ -121,4 +121,83 @@ pub struct CtaSlot {
     pub wpc: u32,
     pub regs: u32,
     pub shmem: u32,
+}
+
+/// One bit per warp slot of an SM: the issue and fetch stages' "may have changed" marks and
+/// their cached answers, kept apart from the (large) warp slots so that a stage walking its
+/// warps touches a few words instead of a cache line per warp.
+#[derive(Clone, Debug, Default)]
+pub struct SlotBits(Vec<u64>);
+
+impl SlotBits {
+    /// `n` slots, every bit `on`.
+    pub fn new(n: usize, on: bool) -> Self {
+        SlotBits(vec![if on { u64::MAX } else { 0 }; n.div_ceil(64).max(1)])
+    }
+    #[inline]
+    pub fn get(&self, w: usize) -> bool {
+        self.0[w >> 6] & (1 << (w & 63)) != 0
+    }
+    #[inline]
+    pub fn set(&mut self, w: usize) {
+        self.0[w >> 6] |= 1 << (w & 63);
+    }
+    #[inline]
+    pub fn put(&mut self, w: usize, on: bool) {
+        let m = 1u64 << (w & 63);
+        let x = &mut self.0[w >> 6];
+        *x = (*x & !m) | if on { m } else { 0 };
+    }
+    /// Clears bit `w`, or sets it (growing the set when `w` is beyond it: not for hot paths).
+    pub fn assign_grow(&mut self, w: usize, on: bool) {
+        if w >> 6 >= self.0.len() {
+            self.0.resize((w >> 6) + 1, 0);
+        }
+        self.put(w, on);
+    }
+    /// Whether any bit of `self` is set in `a` or in `b`.
+    #[inline]
+    pub fn meets(&self, a: &SlotBits, b: Option<&SlotBits>) -> bool {
+        self.0.iter().enumerate().any(|(i, &m)| {
+            let x =
+                a.0.get(i).copied().unwrap_or(0) | b.and_then(|b| b.0.get(i).copied()).unwrap_or(0);
+            m & x != 0
+        })
+    }
+    /// The bit, cleared.
+    #[inline]
+    pub fn take(&mut self, w: usize) -> bool {
+        let m = 1u64 << (w & 63);
+        let x = &mut self.0[w >> 6];
+        let on = *x & m != 0;
+        *x &= !m;
+        on
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_bits() {
+        let mut b = SlotBits::new(70, false);
+        b.set(3);
+        b.set(69);
+        assert!(b.get(3) && b.get(69) && !b.get(4) && !b.get(5));
+        assert!(b.take(69));
+        assert!(!b.take(69));
+        b.put(64, true);
+        b.put(3, false);
+        assert!(b.get(64) && !b.get(3));
+        let a = SlotBits::new(65, true);
+        assert!(a.get(0) && a.get(64));
+        let mut m = SlotBits::default();
+        m.assign_grow(130, true);
+        assert!(!m.meets(&b, None) && m.meets(&b, Some(&SlotBits::new(192, true))));
+        m.assign_grow(64, true);
+        assert!(m.meets(&b, None));
+        m.assign_grow(64, false);
+        assert!(!m.meets(&b, None));
+    }
 }

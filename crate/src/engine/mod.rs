@@ -606,6 +606,15 @@ impl<'a> Simulator<'a> {
 
     /// Runs at most `max_cycles` core cycles.
     pub fn run_for(&mut self, max_cycles: u64) -> Result<RunStatus> {
+        let r = self.run_slice(max_cycles);
+        // SMs defer the stall accounting of skipped cycles: settle it before anyone reads.
+        for sm in &mut self.gpu.sms {
+            sm.flush_idle();
+        }
+        r
+    }
+
+    fn run_slice(&mut self, max_cycles: u64) -> Result<RunStatus> {
         if let Some(c) = self.done_at {
             return Ok(RunStatus::Done { cycle: c });
         }

@@ -80,6 +80,8 @@ pub struct Crossbar {
     to_out: Vec<u32>,
     has_out: Vec<u64>,
     words: usize,
+    /// Inputs with a queued packet (bit per input): `step` visits only these.
+    nonempty: Vec<u64>,
     queued: usize,
     in_transit: usize,
     rr: usize,
@@ -116,6 +118,7 @@ impl Crossbar {
             to_out: vec![0; inputs * outputs],
             has_out: vec![0; inputs * outputs.div_ceil(64)],
             words: outputs.div_ceil(64),
+            nonempty: vec![0; inputs.div_ceil(64).max(1)],
             queued: 0,
             in_transit: 0,
             rr: 0,
@@ -150,6 +153,7 @@ impl Crossbar {
         self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
         self.inputs[i].push_back((p, f));
         self.dests[i].push_back(o as u32);
+        self.nonempty[i / 64] |= 1 << (i % 64);
         self.queued += 1;
         Ok(())
     }
@@ -177,51 +181,72 @@ impl Crossbar {
             self.avail_bits[o / 64] |= (a as u64) << (o % 64);
             n_avail += a as usize;
         }
-        let (w, outs) = (self.words, self.avail.len());
-        for k in 0..n {
-            let i = (self.rr + k) % n;
-            if self.inputs[i].is_empty() {
-                continue;
-            }
-            let mine = &self.has_out[i * w..(i + 1) * w];
-            if self.in_free[i] > d
-                || n_avail == 0
-                || mine.iter().zip(&self.avail_bits).all(|(a, b)| a & b == 0)
-            {
-                self.stats.stall_cycles += 1;
-                continue;
-            }
-            // Virtual output queues: the oldest packet whose output can take it moves; packets
-            // to one output keep their order (an earlier one to the same output was refused).
-            let avail = &self.avail;
-            let pick = self.dests[i].iter().position(|&o| avail[o as usize]);
-            let Some(j) = pick else {
-                self.stats.stall_cycles += 1;
-                continue;
-            };
-            let (p, f) = self.inputs[i].remove(j).expect("picked");
-            let o = self.dests[i].remove(j).expect("picked") as usize;
-            let c = &mut self.to_out[i * outs + o];
-            *c -= 1;
-            if *c == 0 {
-                self.has_out[i * w + o / 64] &= !(1 << (o % 64));
-            }
-            let ser = f.div_ceil(self.fpc) as u64;
-            self.in_free[i] = d + ser;
-            self.out_free[o] = d + ser;
-            self.in_flits[i] -= f;
-            self.queued -= 1;
-            self.in_transit += 1;
-            self.stats.packets += 1;
-            self.stats.flits += f as u64;
-            self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
-            if self.out_free[o] > d || self.transit[o].len() >= self.out_cap {
-                self.avail[o] = false;
-                self.avail_bits[o / 64] &= !(1 << (o % 64));
-                n_avail -= 1;
+        // Non-empty inputs in round-robin order from `rr`: [rr, n) then [0, rr). An input
+        // emptied in this cycle was already visited, so reading the words as we go is exact.
+        let rr = self.rr.min(n);
+        for (lo, hi) in [(rr, n), (0, rr)] {
+            let mut i = lo;
+            while i < hi {
+                let bits = self.nonempty[i / 64] >> (i % 64);
+                if bits == 0 {
+                    i = (i / 64 + 1) * 64;
+                    continue;
+                }
+                i += bits.trailing_zeros() as usize;
+                if i >= hi {
+                    break;
+                }
+                self.serve(i, d, dom, &mut n_avail);
+                i += 1;
             }
         }
         self.rr = (self.rr + 1) % n.max(1);
+    }
+
+    /// Input `i` (not empty) sends its oldest packet whose output can take it, or stalls.
+    #[inline]
+    fn serve(&mut self, i: usize, d: u64, dom: &Domain, n_avail: &mut usize) {
+        let (w, outs) = (self.words, self.avail.len());
+        let mine = &self.has_out[i * w..(i + 1) * w];
+        if self.in_free[i] > d
+            || *n_avail == 0
+            || mine.iter().zip(&self.avail_bits).all(|(a, b)| a & b == 0)
+        {
+            self.stats.stall_cycles += 1;
+            return;
+        }
+        // Virtual output queues: the oldest packet whose output can take it moves; packets
+        // to one output keep their order (an earlier one to the same output was refused).
+        let avail = &self.avail;
+        let pick = self.dests[i].iter().position(|&o| avail[o as usize]);
+        let Some(j) = pick else {
+            self.stats.stall_cycles += 1;
+            return;
+        };
+        let (p, f) = self.inputs[i].remove(j).expect("picked");
+        let o = self.dests[i].remove(j).expect("picked") as usize;
+        let c = &mut self.to_out[i * outs + o];
+        *c -= 1;
+        if *c == 0 {
+            self.has_out[i * w + o / 64] &= !(1 << (o % 64));
+        }
+        let ser = f.div_ceil(self.fpc) as u64;
+        self.in_free[i] = d + ser;
+        self.out_free[o] = d + ser;
+        self.in_flits[i] -= f;
+        self.queued -= 1;
+        self.in_transit += 1;
+        self.stats.packets += 1;
+        self.stats.flits += f as u64;
+        self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
+        if self.out_free[o] > d || self.transit[o].len() >= self.out_cap {
+            self.avail[o] = false;
+            self.avail_bits[o / 64] &= !(1 << (o % 64));
+            *n_avail -= 1;
+        }
+        if self.inputs[i].is_empty() {
+            self.nonempty[i / 64] &= !(1 << (i % 64));
+        }
     }
 
     /// The packet that has arrived at output `o` by core cycle `now`, without taking it.
