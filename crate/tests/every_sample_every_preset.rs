@@ -98,3 +98,27 @@ fn large_samples_run_with_the_full_memory_system() {
         run("rtx2080ti", "cycle", &f.display().to_string(), &t);
     }
 }
+
+/// Every scheduler policy finishes every sample trace on the TITAN V. Two-level once
+/// deadlocked on barrier kernels: warps waiting at a barrier filled the active set while the
+/// warps they waited for sat in the pending queue.
+#[test]
+fn every_sample_trace_finishes_under_every_scheduler_policy() {
+    let traces = traces();
+    std::thread::scope(|s| {
+        for policy in ["gto", "lrr", "two_level"] {
+            let traces = &traces;
+            s.spawn(move || {
+                for (name, t) in traces {
+                    let mut cfg = config::preset("titanv").unwrap();
+                    config::apply_override(&mut cfg, "scheduler.policy", policy).unwrap();
+                    let r = Simulator::new(cfg, ModelChoice::default(), Box::new(t.clone()))
+                        .and_then(|mut s| s.run_to_end())
+                        .unwrap_or_else(|e| panic!("{name} with {policy}: {e}"));
+                    let want: u64 = t.kernels.iter().map(|k| k.warp_insts()).sum();
+                    assert_eq!(r.warp_insts, want, "{name} with {policy}");
+                }
+            });
+        }
+    });
+}

@@ -4,12 +4,12 @@
 //!   stalls, then the oldest ready warp.
 //! - LRR (loose round robin): start after the warp that issued last.
 //! - Two-level (Narasiman et al. 2011): an active set of `two_level_active` warps scheduled round
-//!   robin; a warp waiting on memory data is moved to the back of the pending queue and the
-//!   pending head takes its place.
+//!   robin; a warp waiting on memory data or at a barrier is moved to the back of the pending
+//!   queue and the pending head takes its place.
 //!
 //! ```text
 //!  GTO:   [last] + age order          LRR: warps rotated after the last issuer
-//!  2-lvl: active set (RR) <──promote── pending FIFO <──demote (memory wait)── active
+//!  2-lvl: active set (RR) <──promote── pending FIFO <──demote (memory/barrier)─ active
 //! ```
 
 use std::collections::VecDeque;
@@ -131,7 +131,7 @@ impl Scheduler {
         }
     }
 
-    /// Two-level: moves `w` (waiting on memory) out of the active set when another warp waits.
+    /// Two-level: moves `w` (waiting on memory or at a barrier) out of the active set when another warp waits.
     /// Returns true when the sets changed. Called for every memory-stalled warp every cycle,
     /// so inlined: under the other policies it is one comparison.
     #[inline]

@@ -465,7 +465,11 @@ impl SubCore {
                         war_holds += 1;
                         changed = true;
                     }
-                    if kind == StallKind::MemData && self.sched.demote(wi as u16) {
+                    // Two-level: a warp waiting on memory or at a barrier leaves the active
+                    // set (a barrier can only be released by warps that may all be pending).
+                    if matches!(kind, StallKind::MemData | StallKind::Barrier)
+                        && self.sched.demote(wi as u16)
+                    {
                         changed = true;
                     }
                     if first_stall.is_none() {
