@@ -26,7 +26,7 @@
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use crate::config::{AnalyticMemConfig, GpuConfig};
@@ -127,6 +127,9 @@ pub struct AnalyticSmMem {
     mshr_used: u64,
     /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
     acc: Vec<i64>,
+    /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
+    /// expected MSHR share), for the outstanding and MSHR limits.
+    direct: BinaryHeap<Reverse<(Cycle, u64)>>,
 }
 
 /// The contention state of one SM (boxed: the SM holds `SmMem` inline).
@@ -173,6 +176,7 @@ impl AnalyticSmMem {
             }),
             mshr_used: 0,
             acc: vec![0],
+            direct: BinaryHeap::new(),
         }
     }
 
@@ -252,8 +256,65 @@ impl AnalyticSmMem {
         if self.heap.len() >= self.cfg.max_outstanding.max(1) as usize {
             return Err(req);
         }
+        let Some((ready, mshr, level)) = self.admit(now, &req, true) else {
+            return Err(req);
+        };
+        self.seq += 1;
+        self.heap.push(Pending {
+            ready,
+            seq: self.seq,
+            mshr,
+            resp: MemResponse {
+                tag: req.tag,
+                level,
+                last: req.last,
+            },
+        });
+        Ok(())
+    }
+
+    /// Direct issue (`fast` mode, the event front end: no per-cycle memory pipeline): a request
+    /// offered at `offer` waits, as the cycle path's retries would, until the outstanding
+    /// requests and the MSHR budget admit it (the earliest completion frees them, at its
+    /// cycle). Returns (accepted, done): the cycle the request is taken and the cycle its
+    /// response is due (the same arithmetic as [`AnalyticSmMem::try_request`]). Nothing goes
+    /// to the response queue: the caller files the completion itself.
+    pub fn request_direct(&mut self, offer: Cycle, req: &MemRequest) -> (Cycle, Cycle) {
+        let max = self.cfg.max_outstanding.max(1) as usize;
+        let mut t = offer;
+        loop {
+            while let Some(&Reverse((r, m))) = self.direct.peek() {
+                if r > t {
+                    break;
+                }
+                self.direct.pop();
+                self.mshr_used -= m;
+            }
+            if self.direct.len() < max {
+                // With nothing in flight the MSHR budget admits any request.
+                let check = !self.direct.is_empty();
+                if let Some((ready, mshr, _)) = self.admit(t, req, check) {
+                    self.direct.push(Reverse((ready, mshr)));
+                    return (t, ready);
+                }
+            }
+            match self.direct.peek() {
+                Some(&Reverse((r, _))) => t = r,
+                None => t += 1,
+            }
+        }
+    }
+
+    /// Times a request taken at `now` (start `now + 1`) and books its contention; `None`
+    /// (nothing booked) when the MSHR budget refuses it (`check_mshr`).
+    fn admit(
+        &mut self,
+        now: Cycle,
+        req: &MemRequest,
+        check_mshr: bool,
+    ) -> Option<(Cycle, u64, HitLevel)> {
         let start = now + 1;
-        let (lat, level) = self.latency(&req);
+        let (lat, level) = self.latency(req);
         let (ready, mshr) = match req.space {
             MemSpace::Shared => {
                 let wf = req.shmem_wavefronts.max(1) as u64;
@@ -264,7 +325,7 @@ impl AnalyticSmMem {
             MemSpace::Constant => (start + lat as u64, 0),
             _ => {
                 let (pi, e) = self.pc_index(req.pc);
-                let bypass = bypasses(&req);
+                let bypass = bypasses(req);
                 let (miss, dram) = if bypass {
                     (FP, e.bypass_dram)
                 } else {
@@ -272,8 +333,12 @@ impl AnalyticSmMem {
                 };
                 let mshr = if bypass { 0 } else { miss };
                 let c = self.q.cont;
-                if c.mshr_fp > 0 && self.mshr_used > 0 && self.mshr_used + mshr > c.mshr_fp {
-                    return Err(req);
+                if check_mshr
+                    && c.mshr_fp > 0
+                    && self.mshr_used > 0
+                    && self.mshr_used + mshr > c.mshr_fp
+                {
+                    return None;
                 }
                 let mut s = start;
                 if c.l1_banks > 0 && !bypass {
@@ -312,18 +377,7 @@ impl AnalyticSmMem {
                 (done, mshr)
             }
         };
-        self.seq += 1;
-        self.heap.push(Pending {
-            ready,
-            seq: self.seq,
-            mshr,
-            resp: MemResponse {
-                tag: req.tag,
-                level,
-                last: req.last,
-            },
-        });
-        Ok(())
+        Some((ready, mshr, level))
     }
 
     pub fn pop_response(&mut self, now: Cycle) -> Option<MemResponse> {

@@ -44,6 +44,7 @@ use super::barrier;
 use super::ctx::{StepCtx, U_DP, U_MEM};
 use super::exec::completion;
 use super::ldst::MemInst;
+use super::mem_direct::{self, is_direct};
 use super::scoreboard::NREGS;
 use super::subcore::SubCore;
 use super::{IssueEvent, SmShared};
@@ -54,6 +55,15 @@ use crate::Cycle;
 
 /// `EvWarp::ready` of a register a memory instruction is still writing.
 pub const PENDING: Cycle = Cycle::MAX;
+
+/// Flag in `EvWarp::ready`: the time is a memory instruction's completion (`fast` mode's
+/// direct issue), so a warp waiting for it stalls on `mem_data`.
+pub const MEM_BIT: Cycle = 1 << 62;
+
+/// `EvWarp::wait`: why a warp in the heap waits, for the stall stack's precedence.
+const W_NONE: u8 = 0;
+const W_MEM_DATA: u8 = 1;
+const W_MEM_STRUCT: u8 = 2;
 
 /// Where a warp is in the event front end.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,6 +105,10 @@ pub struct EvWarp {
     pub fetch_free: Cycle,
     /// Cycle instruction `i` is in the instruction buffer, at `avail[i % IBUF]`.
     pub avail: [Cycle; IBUF],
+    /// Latest completion of a memory instruction issued straight to the analytical memory.
+    pub mem_done: Cycle,
+    /// In the heap waiting for memory data / a memory pipeline (`W_*`).
+    pub wait: u8,
 }
 
 /// Instruction-buffer entries the event front end models (`frontend.ibuffer_size`, at most).
@@ -114,6 +128,8 @@ impl Default for EvWarp {
             fetched: 0,
             fetch_free: 0,
             avail: [0; IBUF],
+            mem_done: 0,
+            wait: W_NONE,
         }
     }
 }
@@ -132,6 +148,8 @@ impl EvWarp {
         self.nb_reason = StallKind::IFetch;
         self.reason = StallKind::IFetch;
         self.pc = 0;
+        self.mem_done = 0;
+        self.wait = W_NONE;
     }
 
     #[inline]
@@ -180,6 +198,11 @@ pub struct EvSched {
     mem_full: Option<(u32, u32)>,
     /// Cycle the sub-core's fetch unit can start its next fetch.
     fetch_free: Cycle,
+    /// Warps in the heap waiting for a load's data / a busy memory pipeline (direct issue).
+    wait_mem: u32,
+    wait_struct: u32,
+    /// (kernel, pc slot) of the last warp filed waiting for a memory pipeline.
+    struct_blame: Option<(u32, u32)>,
 }
 
 impl EvSched {
@@ -212,6 +235,17 @@ impl EvSched {
         }
     }
 
+    /// A warp's heap entry is taken out (popped or replaced): its wait no longer counts.
+    #[inline]
+    fn leave_heap(&mut self, e: &mut EvWarp) {
+        match e.wait {
+            W_MEM_DATA => self.wait_mem -= 1,
+            W_MEM_STRUCT => self.wait_struct -= 1,
+            _ => {}
+        }
+        e.wait = W_NONE;
+    }
+
     fn is_ready(&self, local: usize) -> bool {
         self.ready
             .get(local / 64)
@@ -226,6 +260,8 @@ enum Pick {
     UnitBusy(Cycle),
     /// Its memory pipeline cannot take it (stays ready, retried next cycle).
     MemFull,
+    /// Its memory pipeline (direct issue) takes it at the cycle given (back to the heap).
+    MemBusy(Cycle),
     /// A unit already used this cycle (multi-issue).
     UnitUsed,
 }
@@ -265,8 +301,10 @@ impl SubCore {
             EvState::BlockedMem => self.ev.blocked_mem -= 1,
             EvState::BlockedBar => self.ev.blocked_bar -= 1,
             EvState::Ready => self.ev.clear_ready(local),
-            EvState::Heap | EvState::Idle => {}
+            EvState::Heap => self.ev.leave_heap(&mut sh.warps[wi].ev),
+            EvState::Idle => {}
         }
+        let w = &sh.warps[wi];
         if w.ib.head >= w.n_insts {
             sh.warps[wi].ev.state = EvState::Idle;
             return;
@@ -310,28 +348,84 @@ impl SubCore {
                 self.ev.mem_blame = Some((kernel, slot));
                 return;
             }
-            if rt > t {
-                t = rt;
-                reason = StallKind::CompData;
+            let v = rt & !MEM_BIT;
+            if v > t {
+                t = v;
+                reason = if rt & MEM_BIT != 0 {
+                    StallKind::MemData
+                } else {
+                    StallKind::CompData
+                };
             }
         }
-        if op.kind == OpKind::MemBarrier && w.mem_inflight > 0 {
-            block(sh, EvState::BlockedMem, StallKind::Barrier);
-            self.ev.blocked_mem += 1;
-            return;
+        if op.kind == OpKind::MemBarrier {
+            if w.mem_inflight > 0 {
+                block(sh, EvState::BlockedMem, StallKind::Barrier);
+                self.ev.blocked_mem += 1;
+                return;
+            }
+            if w.ev.mem_done > t {
+                t = w.ev.mem_done;
+                reason = StallKind::MemData;
+            }
         }
-        if !op.is_mem() && !op.acts_at_issue() {
+        if op.is_mem() {
+            if is_direct(sh) {
+                let f = sh.pipes[self.mem_pipe(sh)].direct.free_at(t);
+                if f > t {
+                    t = f;
+                    reason = StallKind::MemStructural;
+                }
+            }
+        } else if !op.acts_at_issue() {
             let f = self.pool_free(sh, op.unit as usize);
             if f > t + 1 {
                 t = f - 1;
                 reason = StallKind::CompStructural;
             }
         }
+        self.ev_file(sh, wi, t, reason, kernel, inst.pc);
+    }
+
+    /// The memory pipeline this sub-core's memory instructions use.
+    #[inline]
+    fn mem_pipe(&self, sh: &SmShared) -> usize {
+        if sh.p.subcore_mem {
+            self.id
+        } else {
+            0
+        }
+    }
+
+    /// Files warp `wi` in the heap at `t`, waiting for `reason` (blamed on `pc`).
+    fn ev_file(
+        &mut self,
+        sh: &mut SmShared,
+        wi: usize,
+        t: Cycle,
+        reason: StallKind,
+        kernel: u32,
+        pc: u32,
+    ) {
+        let blame = (kernel, pc / sh.p.inst_bytes);
         let e = &mut sh.warps[wi].ev;
         e.state = EvState::Heap;
         e.at = t;
         e.reason = reason;
-        e.pc = inst.pc;
+        e.pc = pc;
+        e.wait = match reason {
+            StallKind::MemData => {
+                self.ev.wait_mem += 1;
+                self.ev.mem_blame = Some(blame);
+                W_MEM_DATA
+            }
+            StallKind::MemStructural => {
+                self.ev.wait_struct += 1;
+                self.ev.struct_blame = Some(blame);
+                W_MEM_STRUCT
+            }
+            _ => W_NONE,
+        };
         self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
     }
 
@@ -418,8 +512,13 @@ impl SubCore {
             return Pick::UnitUsed;
         }
         if op.is_mem() {
-            let p = if sh.p.subcore_mem { self.id } else { 0 };
-            if !sh.pipes[p].can_accept() {
+            let p = self.mem_pipe(sh);
+            if is_direct(sh) {
+                let f = sh.pipes[p].direct.free_at(now);
+                if f > now {
+                    return Pick::MemBusy(f);
+                }
+            } else if !sh.pipes[p].can_accept() {
                 return Pick::MemFull;
             }
         } else if !op.acts_at_issue() {
@@ -501,7 +600,9 @@ impl SubCore {
             } else if sh.warps[w as usize].ev.state == EvState::Heap
                 && sh.warps[w as usize].ev.at == t
             {
-                sh.warps[w as usize].ev.state = EvState::Ready;
+                let e = &mut sh.warps[w as usize].ev;
+                e.state = EvState::Ready;
+                self.ev.leave_heap(e);
                 self.ev.set_ready(w as usize / n);
             }
         }
@@ -533,11 +634,14 @@ impl SubCore {
                 }
                 Pick::UnitBusy(t) => {
                     self.ev.clear_ready(l);
-                    let e = &mut sh.warps[wi].ev;
-                    e.state = EvState::Heap;
-                    e.at = t;
-                    e.reason = StallKind::CompStructural;
-                    self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
+                    let (k, pc) = (sh.warps[wi].kernel, sh.warps[wi].ev.pc);
+                    self.ev_file(sh, wi, t, StallKind::CompStructural, k, pc);
+                    changed = true;
+                }
+                Pick::MemBusy(t) => {
+                    self.ev.clear_ready(l);
+                    let (k, pc) = (sh.warps[wi].kernel, sh.warps[wi].ev.pc);
+                    self.ev_file(sh, wi, t, StallKind::MemStructural, k, pc);
                     changed = true;
                 }
                 Pick::MemFull => {
@@ -573,7 +677,10 @@ impl SubCore {
         if let Some(pc) = self.ev.mem_full {
             return (StallKind::MemStructural, Some(pc));
         }
-        if self.ev.blocked_mem > 0 {
+        if self.ev.wait_struct > 0 {
+            return (StallKind::MemStructural, self.ev.struct_blame);
+        }
+        if self.ev.blocked_mem + self.ev.wait_mem > 0 {
             return (StallKind::MemData, self.ev.mem_blame);
         }
         if let Some(&Reverse((_, w, kind))) = self.ev.heap.peek() {
@@ -618,8 +725,23 @@ impl SubCore {
             }
             _ => {}
         }
-        if op.is_mem() {
-            let p = if sh.p.subcore_mem { self.id } else { 0 };
+        if op.is_mem() && is_direct(sh) {
+            let p = self.mem_pipe(sh);
+            let done = mem_direct::issue(now, sh, ctx, wi, p, &inst, op);
+            let writes = mem_direct::writes_regs(&inst, op);
+            let uc = sh.stats.units.get_mut(U_MEM);
+            uc.dispatches += 1;
+            uc.busy_cycles += 1;
+            let w = &mut sh.warps[wi];
+            w.ev.mem_done = w.ev.mem_done.max(done);
+            w.ev.done_at = w.ev.done_at.max(done);
+            if writes {
+                for &r in inst.dsts() {
+                    w.ev.set(r, done | MEM_BIT);
+                }
+            }
+        } else if op.is_mem() {
+            let p = self.mem_pipe(sh);
             let e = MemInst {
                 used: true,
                 warp: wi as u16,

@@ -23,6 +23,7 @@ pub mod fetch;
 pub mod ibuffer;
 pub mod icache;
 pub mod ldst;
+pub mod mem_direct;
 pub mod mem_port;
 pub mod regfile;
 pub mod result_bus;
