@@ -184,6 +184,12 @@ const K_RETIRE: u8 = 1;
 pub struct EvSched {
     /// (time, warp slot, kind): a warp's next issue time, or its retirement (last ALU result).
     heap: BinaryHeap<Reverse<(Cycle, u16, u8)>>,
+    /// Next-issue entries of one time, `soon_at`, kept beside the heap (most warps are filed
+    /// for the cycle after an issue): the same entries as heap entries, without the heap cost.
+    soon: Vec<u16>,
+    soon_at: Cycle,
+    /// The cycle of the last step (`soon` takes only entries due by the cycle after it).
+    now_hint: Cycle,
     /// Warps that may issue now, by local index (`slot / subcores`).
     ready: Vec<u64>,
     nready: u32,
@@ -211,7 +217,34 @@ impl EvSched {
         if self.nready > 0 {
             return Some(now + 1);
         }
-        self.heap.peek().map(|Reverse((t, _, _))| (*t).max(now + 1))
+        self.top().map(|(t, _, _)| t.max(now + 1))
+    }
+
+    /// Files a next-issue entry of warp slot `w` at `t`.
+    #[inline]
+    fn push_ready(&mut self, t: Cycle, w: u16) {
+        if self.soon.is_empty() && t <= self.now_hint + 1 {
+            self.soon_at = t;
+        }
+        if self.soon_at == t && t <= self.now_hint + 1 {
+            self.soon.push(w);
+        } else {
+            self.heap.push(Reverse((t, w, K_READY)));
+        }
+    }
+
+    /// The earliest entry (time, warp slot, kind) of the heap and the `soon` bucket.
+    fn top(&self) -> Option<(Cycle, u16, u8)> {
+        let h = self.heap.peek().map(|&Reverse(e)| e);
+        let s = self
+            .soon
+            .iter()
+            .min()
+            .map(|&w| (self.soon_at, w, K_READY));
+        match (h, s) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn set_ready(&mut self, local: usize) {
@@ -426,7 +459,7 @@ impl SubCore {
             }
             _ => W_NONE,
         };
-        self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
+        self.ev.push_ready(t, wi as u16);
     }
 
     /// Fetches for warp `wi` from cycle `t` until its instruction buffer is full: one fetch
@@ -588,6 +621,21 @@ impl SubCore {
     pub fn ev_step(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
         let n = sh.p.subcores;
         let mut changed = false;
+        self.ev.now_hint = now;
+        if !self.ev.soon.is_empty() && self.ev.soon_at <= now {
+            let t = self.ev.soon_at;
+            for i in 0..self.ev.soon.len() {
+                let w = self.ev.soon[i] as usize;
+                let e = &mut sh.warps[w].ev;
+                if e.state == EvState::Heap && e.at == t {
+                    e.state = EvState::Ready;
+                    self.ev.leave_heap(e);
+                    self.ev.set_ready(w / n);
+                }
+            }
+            self.ev.soon.clear();
+            changed = true;
+        }
         while let Some(&Reverse((t, w, kind))) = self.ev.heap.peek() {
             if t > now {
                 break;
@@ -683,7 +731,7 @@ impl SubCore {
         if self.ev.blocked_mem + self.ev.wait_mem > 0 {
             return (StallKind::MemData, self.ev.mem_blame);
         }
-        if let Some(&Reverse((_, w, kind))) = self.ev.heap.peek() {
+        if let Some((_, w, kind)) = self.ev.top() {
             let wp = &sh.warps[w as usize];
             if kind == K_RETIRE {
                 return (StallKind::CompData, None);

@@ -70,7 +70,10 @@ pub fn coalesce(
 
 /// The second fast path of [`coalesce`]: no lane's access crosses a line boundary (aligned
 /// accesses), so each lane adds to exactly one line, found by comparing with the line of the
-/// previous lane first. Returns false (with `out` partly written) when a lane straddles.
+/// previous lane first. The line being filled is kept in locals (written back when the line
+/// changes) and a lane repeating the previous lane's address adds only its bytes and lane bit
+/// (broadcasts, half-warps reading the same row). Returns false (with `out` partly written)
+/// when a lane straddles.
 fn within_lines(
     mask: u32,
     addrs: &[u64],
@@ -84,19 +87,30 @@ fn within_lines(
     }
     let ss = sb.trailing_zeros();
     let off_mask = lb - 1;
+    let wb = w as u32;
+    let n = (mask.count_ones() as usize).min(addrs.len());
     let mut m = mask;
     let mut cur = usize::MAX;
     let mut cur_line = u64::MAX;
-    for &a in addrs.iter().take(mask.count_ones() as usize) {
+    let mut prev = u64::MAX;
+    let (mut secs, mut bytes, mut lanes) = (0u8, 0u32, 0u32);
+    for &a in &addrs[..n] {
         let bit = m & m.wrapping_neg();
         m &= m - 1;
+        if a == prev {
+            bytes += wb;
+            lanes |= bit;
+            continue;
+        }
         let off = a & off_mask;
         if off + w > lb {
             return false;
         }
         let line = a - off;
-        let secs = ((2u32 << ((off + w - 1) >> ss)) - (1u32 << (off >> ss))) as u8;
         if line != cur_line {
+            if let Some(r) = out.get_mut(cur) {
+                (r.sectors, r.bytes, r.lanes) = (secs, bytes, lanes);
+            }
             cur = match out.iter().rposition(|r| r.addr == line) {
                 Some(i) => i,
                 None => {
@@ -109,12 +123,17 @@ fn within_lines(
                     out.len() - 1
                 }
             };
+            let r = &out[cur];
+            (secs, bytes, lanes) = (r.sectors, r.bytes, r.lanes);
             cur_line = line;
         }
-        let r = &mut out[cur];
-        r.sectors |= secs;
-        r.bytes += w as u32;
-        r.lanes |= bit;
+        secs |= ((2u32 << ((off + w - 1) >> ss)) - (1u32 << (off >> ss))) as u8;
+        bytes += wb;
+        lanes |= bit;
+        prev = a;
+    }
+    if let Some(r) = out.get_mut(cur) {
+        (r.sectors, r.bytes, r.lanes) = (secs, bytes, lanes);
     }
     true
 }
@@ -440,6 +459,24 @@ mod tests {
             assert!(within_lines(mask, &shuffled, w, 128, 32, &mut fast));
             by_lane(mask, &shuffled, w, 128, 32, &mut slow);
             assert_eq!(fast, slow, "within lines: w {w} mask {mask:#x}");
+            fast.clear();
+            slow.clear();
+            // Runs of lanes on one address (broadcasts, half-warps on one row), and lanes
+            // alternating between lines: the repeat shortcut and the line write-back.
+            let run = [1u64, 2, 4, 16][(x >> 13) as usize % 4];
+            let stride = w * (1 + (x >> 45) % 40);
+            let runs: Vec<u64> = (0..n as u64)
+                .map(|k| {
+                    if (x >> 7) & 1 == 0 {
+                        a0 + (k / run) * stride
+                    } else {
+                        a0 + (k % 2) * 1024 + (k / run) * w
+                    }
+                })
+                .collect();
+            assert!(within_lines(mask, &runs, w, 128, 32, &mut fast));
+            by_lane(mask, &runs, w, 128, 32, &mut slow);
+            assert_eq!(fast, slow, "runs: w {w} mask {mask:#x} run {run}");
             fast.clear();
             slow.clear();
         }
