@@ -26,8 +26,8 @@
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::config::{AnalyticMemConfig, GpuConfig};
 use crate::mem::{AccessKind, HitLevel, MemRequest, MemResponse};
@@ -128,8 +128,9 @@ pub struct AnalyticSmMem {
     /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
     acc: Vec<i64>,
     /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
-    /// expected MSHR share), for the outstanding and MSHR limits.
-    direct: BinaryHeap<Reverse<(Cycle, u64)>>,
+    /// expected MSHR share), for the outstanding and MSHR limits, sorted by due cycle (a new
+    /// one usually goes last: a sorted deque is cheaper than a heap).
+    direct: VecDeque<(Cycle, u64)>,
 }
 
 /// The contention state of one SM (boxed: the SM holds `SmMem` inline).
@@ -176,7 +177,7 @@ impl AnalyticSmMem {
             }),
             mshr_used: 0,
             acc: vec![0],
-            direct: BinaryHeap::new(),
+            direct: VecDeque::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
         }
     }
 
@@ -283,23 +284,27 @@ impl AnalyticSmMem {
         let max = self.cfg.max_outstanding.max(1) as usize;
         let mut t = offer;
         loop {
-            while let Some(&Reverse((r, m))) = self.direct.peek() {
+            while let Some(&(r, m)) = self.direct.front() {
                 if r > t {
                     break;
                 }
-                self.direct.pop();
+                self.direct.pop_front();
                 self.mshr_used -= m;
             }
             if self.direct.len() < max {
                 // With nothing in flight the MSHR budget admits any request.
                 let check = !self.direct.is_empty();
                 if let Some((ready, mshr, _)) = self.admit(t, req, check) {
-                    self.direct.push(Reverse((ready, mshr)));
+                    let mut i = self.direct.len();
+                    while i > 0 && self.direct[i - 1].0 > ready {
+                        i -= 1;
+                    }
+                    self.direct.insert(i, (ready, mshr));
                     return (t, ready);
                 }
             }
-            match self.direct.peek() {
-                Some(&Reverse((r, _))) => t = r,
+            match self.direct.front() {
+                Some(&(r, _)) => t = r,
                 None => t += 1,
             }
         }
@@ -612,6 +617,36 @@ mod tests {
         assert_eq!(t5, 301 + 20 + 3);
         m.pop_response(t5).unwrap();
         assert_eq!(m.next_event(), Some(305 + 20 + 3));
+    }
+
+    /// Direct issue (`fast` mode): a request the MSHR budget refuses is taken when the
+    /// earliest in-flight request completes, as the pipeline's retries would take it; the
+    /// response queue stays empty. R1 = 0.5 each, one MSHR entry: two fit, the third waits
+    /// for both (due at 1 + 165) and is taken at 166, done 166 + 1 + 165.
+    #[test]
+    fn direct_requests_wait_for_the_mshr() {
+        let mut cfg = eq1_cfg();
+        cfg.max_outstanding = 64;
+        let mut m = AnalyticSmMem::new(&cfg);
+        m.set_contention(Contention {
+            line_bytes: 128,
+            sector_bytes: 32,
+            mshr_fp: FP,
+            ..Contention::default()
+        });
+        assert_eq!(m.request_direct(0, &global(1, 0, 0)), (0, 166));
+        assert_eq!(m.request_direct(0, &global(2, 0, 4 * 128)), (0, 166));
+        assert_eq!(m.request_direct(3, &global(3, 0, 128)), (166, 332));
+        // Later offers after the first two completed: taken at once.
+        assert_eq!(m.request_direct(400, &global(4, 0, 2 * 128)), (400, 566));
+        assert_eq!(m.next_event(), None);
+        // The outstanding bound alone (no MSHR limit): the third of two slots waits too.
+        let mut cfg2 = eq1_cfg();
+        cfg2.max_outstanding = 2;
+        let mut m = AnalyticSmMem::new(&cfg2);
+        m.request_direct(0, &global(1, 0, 0));
+        m.request_direct(1, &global(2, 0, 128));
+        assert_eq!(m.request_direct(2, &global(3, 0, 256)), (166, 332));
     }
 
     /// The limits a preset gives: the RTX 2080 Ti's DRAM share per SM for a kernel on all 68

@@ -41,7 +41,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::barrier;
-use super::ctx::{StepCtx, U_DP, U_MEM};
+use super::ctx::{OpClass, StepCtx, U_DP, U_MEM};
 use super::exec::completion;
 use super::ldst::MemInst;
 use super::mem_direct::{self, is_direct};
@@ -109,6 +109,8 @@ pub struct EvWarp {
     pub mem_done: Cycle,
     /// In the heap waiting for memory data / a memory pipeline (`W_*`).
     pub wait: u8,
+    /// The head instruction's opcode class (set by the evaluation that filed the warp).
+    pub op: OpClass,
 }
 
 /// Instruction-buffer entries the event front end models (`frontend.ibuffer_size`, at most).
@@ -130,6 +132,7 @@ impl Default for EvWarp {
             avail: [0; IBUF],
             mem_done: 0,
             wait: W_NONE,
+            op: OpClass::default(),
         }
     }
 }
@@ -236,11 +239,7 @@ impl EvSched {
     /// The earliest entry (time, warp slot, kind) of the heap and the `soon` bucket.
     fn top(&self) -> Option<(Cycle, u16, u8)> {
         let h = self.heap.peek().map(|&Reverse(e)| e);
-        let s = self
-            .soon
-            .iter()
-            .min()
-            .map(|&w| (self.soon_at, w, K_READY));
+        let s = self.soon.iter().min().map(|&w| (self.soon_at, w, K_READY));
         match (h, s) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -417,6 +416,7 @@ impl SubCore {
                 reason = StallKind::CompStructural;
             }
         }
+        sh.warps[wi].ev.op = op;
         self.ev_file(sh, wi, t, reason, kernel, inst.pc);
     }
 
@@ -537,10 +537,8 @@ impl SubCore {
     }
 
     /// Whether ready warp `wi` can issue its head instruction now.
-    fn ev_pick(&self, now: Cycle, sh: &SmShared, ctx: &StepCtx, wi: usize, used: u64) -> Pick {
-        let w = &sh.warps[wi];
-        let inst = sh.inst(wi, w.ib.head);
-        let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+    fn ev_pick(&self, now: Cycle, sh: &SmShared, wi: usize, used: u64) -> Pick {
+        let op = sh.warps[wi].ev.op;
         if used & (1u64 << (op.unit & 63)) != 0 {
             return Pick::UnitUsed;
         }
@@ -673,7 +671,7 @@ impl SubCore {
             if l < 1024 {
                 tried[l / 64] |= 1u64 << (l % 64);
             }
-            match self.ev_pick(now, sh, ctx, wi, used) {
+            match self.ev_pick(now, sh, wi, used) {
                 Pick::Issue => {
                     let unit = self.ev_issue(now, sh, ctx, wi);
                     used |= 1u64 << (unit & 63);

@@ -33,12 +33,12 @@
 //!   warp whose operand a load still fetches (`mem_data`) and a memory instruction held by a
 //!   busy pipeline (`mem_struct`), as the blocking path does.
 
+use super::ctx::OpClass;
 use super::ctx::StepCtx;
 use super::ldst::{coalesce, MEM_TABLE};
 use super::mem_port::SmMem;
 use super::sm::SmShared;
 use crate::mem::MemRequest;
-use super::ctx::OpClass;
 use crate::trace::{MemSpace, OpKind, TraceInst};
 use crate::Cycle;
 

@@ -127,7 +127,12 @@ fn within_lines(
             (secs, bytes, lanes) = (r.sectors, r.bytes, r.lanes);
             cur_line = line;
         }
-        secs |= ((2u32 << ((off + w - 1) >> ss)) - (1u32 << (off >> ss))) as u8;
+        let (s0, s1) = ((off >> ss) as u32, ((off + w - 1) >> ss) as u32);
+        secs |= if s0 == s1 {
+            1u32.wrapping_shl(s0) as u8
+        } else {
+            (2u32.wrapping_shl(s1)).wrapping_sub(1u32.wrapping_shl(s0)) as u8
+        };
         bytes += wb;
         lanes |= bit;
         prev = a;
