@@ -127,10 +127,6 @@ pub struct AnalyticSmMem {
     mshr_used: u64,
     /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
     acc: Vec<i64>,
-    /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
-    /// expected MSHR share), for the outstanding and MSHR limits, sorted by due cycle (a new
-    /// one usually goes last: a sorted deque is cheaper than a heap).
-    direct: VecDeque<(Cycle, u64)>,
 }
 
 /// The contention state of one SM (boxed: the SM holds `SmMem` inline).
@@ -144,6 +140,10 @@ struct Queues {
     dram_ready: u64,
     /// Lines on their way from the L2 to this SM's L1: (line, arrival), direct-mapped.
     inflight: [(u64, Cycle); INFLIGHT],
+    /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
+    /// expected MSHR share), for the outstanding and MSHR limits, sorted by due cycle (a new
+    /// one usually goes last: a sorted deque is cheaper than a heap).
+    direct: VecDeque<(Cycle, u64)>,
 }
 
 /// Entries of the in-flight line table (a power of two).
@@ -174,10 +174,10 @@ impl AnalyticSmMem {
                 noc_ready: 0,
                 dram_ready: 0,
                 inflight: [(u64::MAX, 0); INFLIGHT],
+                direct: VecDeque::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
             }),
             mshr_used: 0,
             acc: vec![0],
-            direct: VecDeque::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
         }
     }
 
@@ -284,26 +284,26 @@ impl AnalyticSmMem {
         let max = self.cfg.max_outstanding.max(1) as usize;
         let mut t = offer;
         loop {
-            while let Some(&(r, m)) = self.direct.front() {
+            while let Some(&(r, m)) = self.q.direct.front() {
                 if r > t {
                     break;
                 }
-                self.direct.pop_front();
+                self.q.direct.pop_front();
                 self.mshr_used -= m;
             }
-            if self.direct.len() < max {
+            if self.q.direct.len() < max {
                 // With nothing in flight the MSHR budget admits any request.
-                let check = !self.direct.is_empty();
+                let check = !self.q.direct.is_empty();
                 if let Some((ready, mshr, _)) = self.admit(t, req, check) {
-                    let mut i = self.direct.len();
-                    while i > 0 && self.direct[i - 1].0 > ready {
+                    let mut i = self.q.direct.len();
+                    while i > 0 && self.q.direct[i - 1].0 > ready {
                         i -= 1;
                     }
-                    self.direct.insert(i, (ready, mshr));
+                    self.q.direct.insert(i, (ready, mshr));
                     return (t, ready);
                 }
             }
-            match self.direct.front() {
+            match self.q.direct.front() {
                 Some(&(r, _)) => t = r,
                 None => t += 1,
             }
