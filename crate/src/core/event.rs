@@ -12,13 +12,20 @@
 //!  blocked (no time yet):      a register a load is still fetching, a barrier, MEMBAR with
 //!                              memory in flight; woken by the completion / release
 //!  issue at t:  ALU  start s = t + 1, pipe = s + interval, ready[dst] = s + max(L, 2) - 1
-//!               MEM  into the memory pipeline at t + 1 (dispatch latch, coalescer, SmMem);
-//!                    ready[dst] = the cycle its write-back latch completes
+//!               MEM  cycle memory (`hybrid`): into the memory pipeline at t + 1 (dispatch
+//!                    latch, coalescer, SmMem); ready[dst] = the cycle its write-back latch
+//!                    completes (blocked until then)
+//!                    analytical memory (`fast`, `core::mem_direct`): coalesced and timed by
+//!                    the twin at issue; ready[dst] = its completion, known at once (flagged
+//!                    MEM_BIT: a warp waiting for it stalls on `mem_data`); the pipeline's
+//!                    dispatch latch / table give the next memory issue time (`mem_struct`)
 //!  heap pop (t <= now) ─> ready set ─> scheduler picks (GTO: last, else oldest;
 //!                                      LRR / two-level: round robin by slot) ─> issue
 //! ```
 //! Cost is per instruction (a heap push and pop, a few register reads), not per cycle: the SM
-//! reports the heap's top through `Sm::next_event`, so it sleeps between issue events.
+//! reports the heap's top through `Sm::next_event`, so it sleeps between issue events. Entries
+//! due the cycle after a step (most re-evaluations after an issue) go to a one-time bucket
+//! beside the heap (`soon`): the same order, without the heap's cost.
 //!
 //! With one warp (or warps on different sub-cores) and no contention it gives the cycle model
 //! with the ALU twin and perfect instruction caches exactly (tests in `engine::tests::hybrid`).
@@ -33,9 +40,10 @@
 //!   round robin over warp slots; multi-issue takes extra instructions from other ready warps
 //!   to unused units (for `same_warp` too);
 //! - stall stack: an issuing cycle is `issued`; otherwise, in order: a ready warp refused by
-//!   a full memory pipeline (`mem_struct`), a warp blocked on a load (`mem_data`, blamed on
-//!   the PC that blocked last), the reason of the warp nearest to issue (`comp_data`,
-//!   `comp_struct`, `control`, `ifetch` at launch), a barrier, idle.
+//!   a full memory pipeline, or (`fast`) a warp filed waiting for one (`mem_struct`), a warp
+//!   blocked on / filed waiting for a load (`mem_data`, blamed on the PC filed last), the
+//!   reason of the warp nearest to issue (`comp_data`, `comp_struct`, `control`, `ifetch` at
+//!   launch), a barrier, idle.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
