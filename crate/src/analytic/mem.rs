@@ -26,8 +26,8 @@
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 use crate::config::{AnalyticMemConfig, GpuConfig};
 use crate::mem::{AccessKind, HitLevel, MemRequest, MemResponse};
@@ -141,9 +141,8 @@ struct Queues {
     /// Lines on their way from the L2 to this SM's L1: (line, arrival), direct-mapped.
     inflight: [(u64, Cycle); INFLIGHT],
     /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
-    /// expected MSHR share), for the outstanding and MSHR limits, sorted by due cycle (a new
-    /// one usually goes last: a sorted deque is cheaper than a heap).
-    direct: VecDeque<(Cycle, u64)>,
+    /// expected MSHR share), for the outstanding and MSHR limits.
+    direct: BinaryHeap<Reverse<(Cycle, u64)>>,
 }
 
 /// Entries of the in-flight line table (a power of two).
@@ -174,7 +173,7 @@ impl AnalyticSmMem {
                 noc_ready: 0,
                 dram_ready: 0,
                 inflight: [(u64::MAX, 0); INFLIGHT],
-                direct: VecDeque::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
+                direct: BinaryHeap::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
             }),
             mshr_used: 0,
             acc: vec![0],
@@ -284,27 +283,23 @@ impl AnalyticSmMem {
         let max = self.cfg.max_outstanding.max(1) as usize;
         let mut t = offer;
         loop {
-            while let Some(&(r, m)) = self.q.direct.front() {
+            while let Some(&Reverse((r, m))) = self.q.direct.peek() {
                 if r > t {
                     break;
                 }
-                self.q.direct.pop_front();
+                self.q.direct.pop();
                 self.mshr_used -= m;
             }
             if self.q.direct.len() < max {
                 // With nothing in flight the MSHR budget admits any request.
                 let check = !self.q.direct.is_empty();
                 if let Some((ready, mshr, _)) = self.admit(t, req, check) {
-                    let mut i = self.q.direct.len();
-                    while i > 0 && self.q.direct[i - 1].0 > ready {
-                        i -= 1;
-                    }
-                    self.q.direct.insert(i, (ready, mshr));
+                    self.q.direct.push(Reverse((ready, mshr)));
                     return (t, ready);
                 }
             }
-            match self.q.direct.front() {
-                Some(&(r, _)) => t = r,
+            match self.q.direct.peek() {
+                Some(&Reverse((r, _))) => t = r,
                 None => t += 1,
             }
         }

@@ -286,7 +286,13 @@ fn conflict_free(
     let mut used = 0u64;
     let mut first = [0u64; 64];
     let mut distinct = 0u32;
+    let mut prev = u64::MAX;
     for &a in addrs.iter().take(mask.count_ones() as usize) {
+        // A lane on the previous lane's address adds no word (broadcast rows).
+        if a == prev {
+            continue;
+        }
+        prev = a;
         let (f, l) = (a >> bs, (a + w - 1) >> bs);
         if l - f > 8 {
             return None;
@@ -508,7 +514,9 @@ mod tests {
                 (x >> 8) as u32 | 1
             };
             let base = (x >> 20) & 0xffc;
-            let addrs: Vec<u64> = (0..32u64).map(|k| base + k * stride).collect();
+            // Runs of lanes on one address (a half-warp reading one row) as well.
+            let run = [1u64, 1, 2, 16][(x >> 40) as usize % 4];
+            let addrs: Vec<u64> = (0..32u64).map(|k| base + (k / run) * stride).collect();
             let want = shmem_sorted(mask, &addrs, w, 32, 4);
             if let Some(got) = conflict_free(mask, &addrs, w, 32, 4) {
                 assert_eq!(got, want, "w {w} stride {stride} mask {mask:#x}");
