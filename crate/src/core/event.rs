@@ -49,7 +49,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::barrier;
-use super::ctx::{OpClass, StepCtx, U_DP, U_MEM};
+use super::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP, U_MEM};
 use super::exec::completion;
 use super::ldst::MemInst;
 use super::mem_direct::{self, is_direct};
@@ -189,6 +189,8 @@ impl EvWarp {
 /// Heap entry kinds.
 const K_READY: u8 = 0;
 const K_RETIRE: u8 = 1;
+/// The unit (the entry's slot field) frees: its parked warps become ready.
+const K_UNIT: u8 = 2;
 
 /// The per-sub-core event scheduler.
 #[derive(Clone, Debug, Default)]
@@ -201,6 +203,11 @@ pub struct EvSched {
     soon_at: Cycle,
     /// The cycle of the last step (`soon` takes only entries due by the cycle after it).
     now_hint: Cycle,
+    /// Ready warps refused because their unit was taken (local bits, per unit), all due again
+    /// at `park_at[u]` (the unit's free cycle - 1) through one `K_UNIT` heap entry: the same
+    /// times as one heap entry per refused warp, without re-filing each warp each time.
+    parked: [u64; NUM_UNITS],
+    park_at: [Cycle; NUM_UNITS],
     /// Warps that may issue now, by local index (`slot / subcores`).
     ready: Vec<u64>,
     nready: u32,
@@ -651,6 +658,17 @@ impl SubCore {
             if kind == K_RETIRE {
                 sh.warps[w as usize].inflight -= 1;
                 sh.note_maybe_done(w);
+            } else if kind == K_UNIT {
+                let mut bits = std::mem::take(&mut self.ev.parked[w as usize]);
+                while bits != 0 {
+                    let l = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let e = &mut sh.warps[l * n + self.id].ev;
+                    if e.state == EvState::Heap && e.at == t {
+                        e.state = EvState::Ready;
+                        self.ev.set_ready(l);
+                    }
+                }
             } else if sh.warps[w as usize].ev.state == EvState::Heap
                 && sh.warps[w as usize].ev.at == t
             {
@@ -688,8 +706,22 @@ impl SubCore {
                 }
                 Pick::UnitBusy(t) => {
                     self.ev.clear_ready(l);
-                    let (k, pc) = (sh.warps[wi].kernel, sh.warps[wi].ev.pc);
-                    self.ev_file(sh, wi, t, StallKind::CompStructural, k, pc);
+                    let u = sh.warps[wi].ev.op.unit as usize;
+                    let ev = &mut self.ev;
+                    if l < 64 && u < NUM_UNITS && (ev.parked[u] == 0 || ev.park_at[u] == t) {
+                        if ev.parked[u] == 0 {
+                            ev.park_at[u] = t;
+                            ev.heap.push(Reverse((t, u as u16, K_UNIT)));
+                        }
+                        ev.parked[u] |= 1u64 << l;
+                        let e = &mut sh.warps[wi].ev;
+                        e.state = EvState::Heap;
+                        e.at = t;
+                        e.reason = StallKind::CompStructural;
+                    } else {
+                        let (k, pc) = (sh.warps[wi].kernel, sh.warps[wi].ev.pc);
+                        self.ev_file(sh, wi, t, StallKind::CompStructural, k, pc);
+                    }
                     changed = true;
                 }
                 Pick::MemBusy(t) => {
@@ -738,10 +770,19 @@ impl SubCore {
             return (StallKind::MemData, self.ev.mem_blame);
         }
         if let Some((_, w, kind)) = self.ev.top() {
-            let wp = &sh.warps[w as usize];
             if kind == K_RETIRE {
                 return (StallKind::CompData, None);
             }
+            let w = if kind == K_UNIT {
+                let bits = self.ev.parked[w as usize];
+                if bits == 0 {
+                    return (StallKind::CompStructural, None);
+                }
+                bits.trailing_zeros() as usize * sh.p.subcores + self.id
+            } else {
+                w as usize
+            };
+            let wp = &sh.warps[w];
             return (wp.ev.reason, Some((wp.kernel, wp.ev.pc / sh.p.inst_bytes)));
         }
         if self.ev.blocked_bar > 0 {
