@@ -49,142 +49,19 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::barrier;
-use super::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP, U_MEM};
+use super::ctx::{StepCtx, NUM_UNITS, U_DP, U_MEM};
 use super::exec::completion;
 use super::ldst::MemInst;
 use super::mem_direct::{self, is_direct};
-use super::scoreboard::NREGS;
 use super::subcore::SubCore;
-use super::{IssueEvent, SmShared};
+use super::SmShared;
 use crate::config::SchedPolicy;
 use crate::stats::StallKind;
-use crate::trace::{is_zero_reg, OpKind, Reg, TraceInst};
+use crate::trace::OpKind;
 use crate::Cycle;
 
-/// `EvWarp::ready` of a register a memory instruction is still writing.
-pub const PENDING: Cycle = Cycle::MAX;
-
-/// Flag in `EvWarp::ready`: the time is a memory instruction's completion (`fast` mode's
-/// direct issue), so a warp waiting for it stalls on `mem_data`.
-pub const MEM_BIT: Cycle = 1 << 62;
-
-/// `EvWarp::wait`: why a warp in the heap waits, for the stall stack's precedence.
-const W_NONE: u8 = 0;
-const W_MEM_DATA: u8 = 1;
-const W_MEM_STRUCT: u8 = 2;
-
-/// Where a warp is in the event front end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum EvState {
-    /// Not resident, or nothing left to issue.
-    #[default]
-    Idle,
-    /// In its sub-core's heap with a known next-issue time.
-    Heap,
-    /// In the ready set: may issue now.
-    Ready,
-    /// Waits on a load's register or a MEMBAR (woken by a memory completion).
-    BlockedMem,
-    /// Waits at a barrier (woken by its release).
-    BlockedBar,
-}
-
-/// The per-warp state of the event front end.
-#[derive(Clone, Debug)]
-pub struct EvWarp {
-    /// Cycle each register's value can be read ([`PENDING`]: a load is still fetching it).
-    pub ready: Vec<Cycle>,
-    /// Earliest issue of the head instruction from the warp itself: issue slot, launch
-    /// (fetch + decode), branch resolution.
-    pub not_before: Cycle,
-    /// Latest completion of an issued ALU instruction (the warp retires then).
-    pub done_at: Cycle,
-    pub state: EvState,
-    /// The time of the warp's live heap entry (older entries for it are stale).
-    pub at: Cycle,
-    /// Why `not_before` holds the warp (fetch at launch, a branch, the issue slot).
-    pub nb_reason: StallKind,
-    /// Why the head instruction waits (for the stall stack) and its PC.
-    pub reason: StallKind,
-    pub pc: u32,
-    /// Instructions fetched so far (trace index of the next fetch).
-    pub fetched: u32,
-    /// Cycle the warp's last fetch is decoded (its next fetch may start then).
-    pub fetch_free: Cycle,
-    /// Cycle instruction `i` is in the instruction buffer, at `avail[i % IBUF]`.
-    pub avail: [Cycle; IBUF],
-    /// Latest completion of a memory instruction issued straight to the analytical memory.
-    pub mem_done: Cycle,
-    /// In the heap waiting for memory data / a memory pipeline (`W_*`).
-    pub wait: u8,
-    /// The head instruction's opcode class (set by the evaluation that filed the warp).
-    pub op: OpClass,
-}
-
-/// Instruction-buffer entries the event front end models (`frontend.ibuffer_size`, at most).
-pub const IBUF: usize = 8;
-
-impl Default for EvWarp {
-    fn default() -> Self {
-        EvWarp {
-            ready: Vec::new(),
-            not_before: 0,
-            done_at: 0,
-            state: EvState::Idle,
-            at: 0,
-            nb_reason: StallKind::IFetch,
-            reason: StallKind::IFetch,
-            pc: 0,
-            fetched: 0,
-            fetch_free: 0,
-            avail: [0; IBUF],
-            mem_done: 0,
-            wait: W_NONE,
-            op: OpClass::default(),
-        }
-    }
-}
-
-impl EvWarp {
-    /// A warp launched at `now` (its first fetch is made by the first evaluation).
-    pub fn launch(&mut self, now: Cycle) {
-        self.ready.clear();
-        self.ready.resize(NREGS, 0);
-        self.fetched = 0;
-        self.fetch_free = now;
-        self.not_before = now;
-        self.done_at = 0;
-        self.state = EvState::Idle;
-        self.at = 0;
-        self.nb_reason = StallKind::IFetch;
-        self.reason = StallKind::IFetch;
-        self.pc = 0;
-        self.mem_done = 0;
-        self.wait = W_NONE;
-    }
-
-    #[inline]
-    fn reg(&self, r: Reg) -> Cycle {
-        if is_zero_reg(r) || r as usize >= self.ready.len() {
-            0
-        } else {
-            self.ready[r as usize]
-        }
-    }
-
-    /// A load's write of `r` completed at `now`.
-    #[inline]
-    pub fn complete(&mut self, r: Reg, now: Cycle) {
-        self.set(r, now);
-    }
-
-    #[inline]
-    fn set(&mut self, r: Reg, t: Cycle) {
-        if !is_zero_reg(r) && (r as usize) < self.ready.len() {
-            self.ready[r as usize] = t;
-        }
-    }
-}
+pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
+use super::event_warp::{W_MEM_DATA, W_MEM_STRUCT, W_NONE};
 
 /// Heap entry kinds.
 const K_READY: u8 = 0;
@@ -221,7 +98,7 @@ pub struct EvSched {
     /// A ready warp was refused by a full memory pipeline in the last step.
     mem_full: Option<(u32, u32)>,
     /// Cycle the sub-core's fetch unit can start its next fetch.
-    fetch_free: Cycle,
+    pub(super) fetch_free: Cycle,
     /// Warps in the heap waiting for a load's data / a busy memory pipeline (direct issue).
     wait_mem: u32,
     wait_struct: u32,
@@ -477,80 +354,6 @@ impl SubCore {
         self.ev.push_ready(t, wi as u16);
     }
 
-    /// Fetches for warp `wi` from cycle `t` until its instruction buffer is full: one fetch
-    /// group (consecutive instructions of one line, at most `min(fetch_width, decode_width)`)
-    /// per fetch; the sub-core's fetch unit takes one fetch at a time and is free again when
-    /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
-    /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
-    /// fetch within a cycle).
-    fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
-        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
-        loop {
-            let w = &sh.warps[wi];
-            let head = w.ib.head;
-            let fetched = w.ev.fetched;
-            if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
-                return;
-            }
-            let free = cap - (fetched - head.min(fetched));
-            let kc = &ctx.kernels[w.kernel as usize];
-            let base = kc.code_base;
-            let insts =
-                &sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
-            let fp = sh.p.fetch;
-            let line_bytes = if fp.subcore {
-                self.fetch.l0.line_bytes()
-            } else {
-                sh.l1i.line_bytes()
-            };
-            let n = super::fetch::fetch_group(
-                insts,
-                fetched as usize,
-                sh.p.group_limit.min(free),
-                line_bytes,
-                &fp,
-                base,
-            );
-            let addr = base + insts[fetched as usize].pc as u64;
-            let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
-            // An access to the SM's L1I (on an L0 miss, or as the only level), counted.
-            let l1 = |sh: &mut SmShared, lat: u32| {
-                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
-                if hit {
-                    sh.stats.l1i_hits += 1;
-                } else {
-                    sh.stats.l1i_misses += 1;
-                }
-                r
-            };
-            let ready = if fp.subcore {
-                match self.fetch.l0.probe(addr, f) {
-                    super::icache::Probe::Hit(h) => {
-                        sh.stats.subcores[self.id].l0i_hits += 1;
-                        h.max(f) + self.fetch.l0.latency as u64
-                    }
-                    super::icache::Probe::Miss => {
-                        sh.stats.subcores[self.id].l0i_misses += 1;
-                        let r = l1(sh, sh.l1i.latency);
-                        self.fetch.l0.fill(addr, r);
-                        r
-                    }
-                }
-            } else {
-                l1(sh, self.fetch.l0.latency)
-            };
-            // Decoded at `ready` (at the earliest the cycle after the fetch).
-            let d = ready.max(f + 1);
-            self.ev.fetch_free = d;
-            let w = &mut sh.warps[wi];
-            w.ev.fetch_free = d;
-            for i in fetched..fetched + n {
-                w.ev.avail[i as usize % IBUF] = d + 1;
-            }
-            w.ev.fetched = fetched + n;
-        }
-    }
-
     /// Whether ready warp `wi` can issue its head instruction now.
     fn ev_pick(&self, now: Cycle, sh: &SmShared, wi: usize, used: u64) -> Pick {
         let op = sh.warps[wi].ev.op;
@@ -803,7 +606,7 @@ impl SubCore {
         let inst = sh.inst(wi, idx);
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
         self.ev.last = Some(wi as u16);
-        count_issue(now, sh, self.id, wi, kernel, &inst);
+        super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
         let mut next = now + 1;
         match op.kind {
             OpKind::Barrier => {
@@ -910,31 +713,6 @@ impl SubCore {
             self.ev_eval(sh, ctx, wi, now + 1);
         }
         op.unit
-    }
-}
-
-/// Issue statistics and the issue log (the cycle front end counts the same).
-fn count_issue(now: Cycle, sh: &mut SmShared, sc: usize, wi: usize, kernel: u32, inst: &TraceInst) {
-    let lanes = inst.active_lanes() as u64;
-    let ib = sh.p.inst_bytes;
-    let st = &mut sh.stats;
-    st.warp_insts += 1;
-    st.thread_insts += lanes;
-    st.subcores[sc].warp_insts += 1;
-    st.subcores[sc].thread_insts += lanes;
-    let kc = &mut st.kernels[kernel as usize];
-    kc.warp_insts += 1;
-    kc.thread_insts += lanes;
-    if let Some(p) = kc.per_pc.get_mut((inst.pc / ib) as usize) {
-        p.issued += 1;
-    }
-    if let Some(log) = &mut sh.issue_log {
-        log.push(IssueEvent {
-            cycle: now,
-            subcore: sc as u8,
-            warp: wi as u16,
-            pc: inst.pc,
-        });
     }
 }
 

@@ -18,6 +18,8 @@ pub mod collector;
 pub mod ctx;
 pub mod decode;
 pub mod event;
+mod event_fetch;
+mod event_warp;
 pub mod exec;
 pub mod fetch;
 pub mod ibuffer;
