@@ -26,7 +26,7 @@
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
 use crate::config::{AnalyticMemConfig, GpuConfig};
@@ -140,6 +140,9 @@ struct Queues {
     dram_ready: u64,
     /// Lines on their way from the L2 to this SM's L1: (line, arrival), direct-mapped.
     inflight: [(u64, Cycle); INFLIGHT],
+    /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
+    /// expected MSHR share), for the outstanding and MSHR limits.
+    direct: BinaryHeap<Reverse<(Cycle, u64)>>,
 }
 
 /// Entries of the in-flight line table (a power of two).
@@ -170,6 +173,7 @@ impl AnalyticSmMem {
                 noc_ready: 0,
                 dram_ready: 0,
                 inflight: [(u64::MAX, 0); INFLIGHT],
+                direct: BinaryHeap::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
             }),
             mshr_used: 0,
             acc: vec![0],
@@ -252,8 +256,65 @@ impl AnalyticSmMem {
         if self.heap.len() >= self.cfg.max_outstanding.max(1) as usize {
             return Err(req);
         }
+        let Some((ready, mshr, level)) = self.admit(now, &req, true) else {
+            return Err(req);
+        };
+        self.seq += 1;
+        self.heap.push(Pending {
+            ready,
+            seq: self.seq,
+            mshr,
+            resp: MemResponse {
+                tag: req.tag,
+                level,
+                last: req.last,
+            },
+        });
+        Ok(())
+    }
+
+    /// Direct issue (`fast` mode, the event front end: no per-cycle memory pipeline): a request
+    /// offered at `offer` waits, as the cycle path's retries would, until the outstanding
+    /// requests and the MSHR budget admit it (the earliest completion frees them, at its
+    /// cycle). Returns (accepted, done): the cycle the request is taken and the cycle its
+    /// response is due (the same arithmetic as [`AnalyticSmMem::try_request`]). Nothing goes
+    /// to the response queue: the caller files the completion itself.
+    pub fn request_direct(&mut self, offer: Cycle, req: &MemRequest) -> (Cycle, Cycle) {
+        let max = self.cfg.max_outstanding.max(1) as usize;
+        let mut t = offer;
+        loop {
+            while let Some(&Reverse((r, m))) = self.q.direct.peek() {
+                if r > t {
+                    break;
+                }
+                self.q.direct.pop();
+                self.mshr_used -= m;
+            }
+            if self.q.direct.len() < max {
+                // With nothing in flight the MSHR budget admits any request.
+                let check = !self.q.direct.is_empty();
+                if let Some((ready, mshr, _)) = self.admit(t, req, check) {
+                    self.q.direct.push(Reverse((ready, mshr)));
+                    return (t, ready);
+                }
+            }
+            match self.q.direct.peek() {
+                Some(&Reverse((r, _))) => t = r,
+                None => t += 1,
+            }
+        }
+    }
+
+    /// Times a request taken at `now` (start `now + 1`) and books its contention; `None`
+    /// (nothing booked) when the MSHR budget refuses it (`check_mshr`).
+    fn admit(
+        &mut self,
+        now: Cycle,
+        req: &MemRequest,
+        check_mshr: bool,
+    ) -> Option<(Cycle, u64, HitLevel)> {
         let start = now + 1;
-        let (lat, level) = self.latency(&req);
+        let (lat, level) = self.latency(req);
         let (ready, mshr) = match req.space {
             MemSpace::Shared => {
                 let wf = req.shmem_wavefronts.max(1) as u64;
@@ -264,7 +325,7 @@ impl AnalyticSmMem {
             MemSpace::Constant => (start + lat as u64, 0),
             _ => {
                 let (pi, e) = self.pc_index(req.pc);
-                let bypass = bypasses(&req);
+                let bypass = bypasses(req);
                 let (miss, dram) = if bypass {
                     (FP, e.bypass_dram)
                 } else {
@@ -272,8 +333,12 @@ impl AnalyticSmMem {
                 };
                 let mshr = if bypass { 0 } else { miss };
                 let c = self.q.cont;
-                if c.mshr_fp > 0 && self.mshr_used > 0 && self.mshr_used + mshr > c.mshr_fp {
-                    return Err(req);
+                if check_mshr
+                    && c.mshr_fp > 0
+                    && self.mshr_used > 0
+                    && self.mshr_used + mshr > c.mshr_fp
+                {
+                    return None;
                 }
                 let mut s = start;
                 if c.l1_banks > 0 && !bypass {
@@ -312,18 +377,7 @@ impl AnalyticSmMem {
                 (done, mshr)
             }
         };
-        self.seq += 1;
-        self.heap.push(Pending {
-            ready,
-            seq: self.seq,
-            mshr,
-            resp: MemResponse {
-                tag: req.tag,
-                level,
-                last: req.last,
-            },
-        });
-        Ok(())
+        Some((ready, mshr, level))
     }
 
     pub fn pop_response(&mut self, now: Cycle) -> Option<MemResponse> {
@@ -558,6 +612,36 @@ mod tests {
         assert_eq!(t5, 301 + 20 + 3);
         m.pop_response(t5).unwrap();
         assert_eq!(m.next_event(), Some(305 + 20 + 3));
+    }
+
+    /// Direct issue (`fast` mode): a request the MSHR budget refuses is taken when the
+    /// earliest in-flight request completes, as the pipeline's retries would take it; the
+    /// response queue stays empty. R1 = 0.5 each, one MSHR entry: two fit, the third waits
+    /// for both (due at 1 + 165) and is taken at 166, done 166 + 1 + 165.
+    #[test]
+    fn direct_requests_wait_for_the_mshr() {
+        let mut cfg = eq1_cfg();
+        cfg.max_outstanding = 64;
+        let mut m = AnalyticSmMem::new(&cfg);
+        m.set_contention(Contention {
+            line_bytes: 128,
+            sector_bytes: 32,
+            mshr_fp: FP,
+            ..Contention::default()
+        });
+        assert_eq!(m.request_direct(0, &global(1, 0, 0)), (0, 166));
+        assert_eq!(m.request_direct(0, &global(2, 0, 4 * 128)), (0, 166));
+        assert_eq!(m.request_direct(3, &global(3, 0, 128)), (166, 332));
+        // Later offers after the first two completed: taken at once.
+        assert_eq!(m.request_direct(400, &global(4, 0, 2 * 128)), (400, 566));
+        assert_eq!(m.next_event(), None);
+        // The outstanding bound alone (no MSHR limit): the third of two slots waits too.
+        let mut cfg2 = eq1_cfg();
+        cfg2.max_outstanding = 2;
+        let mut m = AnalyticSmMem::new(&cfg2);
+        m.request_direct(0, &global(1, 0, 0));
+        m.request_direct(1, &global(2, 0, 128));
+        assert_eq!(m.request_direct(2, &global(3, 0, 256)), (166, 332));
     }
 
     /// The limits a preset gives: the RTX 2080 Ti's DRAM share per SM for a kernel on all 68

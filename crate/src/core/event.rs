@@ -12,13 +12,20 @@
 //!  blocked (no time yet):      a register a load is still fetching, a barrier, MEMBAR with
 //!                              memory in flight; woken by the completion / release
 //!  issue at t:  ALU  start s = t + 1, pipe = s + interval, ready[dst] = s + max(L, 2) - 1
-//!               MEM  into the memory pipeline at t + 1 (dispatch latch, coalescer, SmMem);
-//!                    ready[dst] = the cycle its write-back latch completes
+//!               MEM  cycle memory (`hybrid`): into the memory pipeline at t + 1 (dispatch
+//!                    latch, coalescer, SmMem); ready[dst] = the cycle its write-back latch
+//!                    completes (blocked until then)
+//!                    analytical memory (`fast`, `core::mem_direct`): coalesced and timed by
+//!                    the twin at issue; ready[dst] = its completion, known at once (flagged
+//!                    MEM_BIT: a warp waiting for it stalls on `mem_data`); the pipeline's
+//!                    dispatch latch / table give the next memory issue time (`mem_struct`)
 //!  heap pop (t <= now) ─> ready set ─> scheduler picks (GTO: last, else oldest;
 //!                                      LRR / two-level: round robin by slot) ─> issue
 //! ```
 //! Cost is per instruction (a heap push and pop, a few register reads), not per cycle: the SM
-//! reports the heap's top through `Sm::next_event`, so it sleeps between issue events.
+//! reports the heap's top through `Sm::next_event`, so it sleeps between issue events. Entries
+//! due the cycle after a step (most re-evaluations after an issue) go to a one-time bucket
+//! beside the heap (`soon`): the same order, without the heap's cost.
 //!
 //! With one warp (or warps on different sub-cores) and no contention it gives the cycle model
 //! with the ALU twin and perfect instruction caches exactly (tests in `engine::tests::hybrid`).
@@ -33,139 +40,51 @@
 //!   round robin over warp slots; multi-issue takes extra instructions from other ready warps
 //!   to unused units (for `same_warp` too);
 //! - stall stack: an issuing cycle is `issued`; otherwise, in order: a ready warp refused by
-//!   a full memory pipeline (`mem_struct`), a warp blocked on a load (`mem_data`, blamed on
-//!   the PC that blocked last), the reason of the warp nearest to issue (`comp_data`,
-//!   `comp_struct`, `control`, `ifetch` at launch), a barrier, idle.
+//!   a full memory pipeline, or (`fast`) a warp filed waiting for one (`mem_struct`), a warp
+//!   blocked on / filed waiting for a load (`mem_data`, blamed on the PC filed last), the
+//!   reason of the warp nearest to issue (`comp_data`, `comp_struct`, `control`, `ifetch` at
+//!   launch), a barrier, idle.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::barrier;
-use super::ctx::{StepCtx, U_DP, U_MEM};
+use super::ctx::{StepCtx, NUM_UNITS, U_DP, U_MEM};
 use super::exec::completion;
 use super::ldst::MemInst;
-use super::scoreboard::NREGS;
+use super::mem_direct::{self, is_direct};
 use super::subcore::SubCore;
-use super::{IssueEvent, SmShared};
+use super::SmShared;
 use crate::config::SchedPolicy;
 use crate::stats::StallKind;
-use crate::trace::{is_zero_reg, OpKind, Reg, TraceInst};
+use crate::trace::OpKind;
 use crate::Cycle;
 
-/// `EvWarp::ready` of a register a memory instruction is still writing.
-pub const PENDING: Cycle = Cycle::MAX;
-
-/// Where a warp is in the event front end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum EvState {
-    /// Not resident, or nothing left to issue.
-    #[default]
-    Idle,
-    /// In its sub-core's heap with a known next-issue time.
-    Heap,
-    /// In the ready set: may issue now.
-    Ready,
-    /// Waits on a load's register or a MEMBAR (woken by a memory completion).
-    BlockedMem,
-    /// Waits at a barrier (woken by its release).
-    BlockedBar,
-}
-
-/// The per-warp state of the event front end.
-#[derive(Clone, Debug)]
-pub struct EvWarp {
-    /// Cycle each register's value can be read ([`PENDING`]: a load is still fetching it).
-    pub ready: Vec<Cycle>,
-    /// Earliest issue of the head instruction from the warp itself: issue slot, launch
-    /// (fetch + decode), branch resolution.
-    pub not_before: Cycle,
-    /// Latest completion of an issued ALU instruction (the warp retires then).
-    pub done_at: Cycle,
-    pub state: EvState,
-    /// The time of the warp's live heap entry (older entries for it are stale).
-    pub at: Cycle,
-    /// Why `not_before` holds the warp (fetch at launch, a branch, the issue slot).
-    pub nb_reason: StallKind,
-    /// Why the head instruction waits (for the stall stack) and its PC.
-    pub reason: StallKind,
-    pub pc: u32,
-    /// Instructions fetched so far (trace index of the next fetch).
-    pub fetched: u32,
-    /// Cycle the warp's last fetch is decoded (its next fetch may start then).
-    pub fetch_free: Cycle,
-    /// Cycle instruction `i` is in the instruction buffer, at `avail[i % IBUF]`.
-    pub avail: [Cycle; IBUF],
-}
-
-/// Instruction-buffer entries the event front end models (`frontend.ibuffer_size`, at most).
-pub const IBUF: usize = 8;
-
-impl Default for EvWarp {
-    fn default() -> Self {
-        EvWarp {
-            ready: Vec::new(),
-            not_before: 0,
-            done_at: 0,
-            state: EvState::Idle,
-            at: 0,
-            nb_reason: StallKind::IFetch,
-            reason: StallKind::IFetch,
-            pc: 0,
-            fetched: 0,
-            fetch_free: 0,
-            avail: [0; IBUF],
-        }
-    }
-}
-
-impl EvWarp {
-    /// A warp launched at `now` (its first fetch is made by the first evaluation).
-    pub fn launch(&mut self, now: Cycle) {
-        self.ready.clear();
-        self.ready.resize(NREGS, 0);
-        self.fetched = 0;
-        self.fetch_free = now;
-        self.not_before = now;
-        self.done_at = 0;
-        self.state = EvState::Idle;
-        self.at = 0;
-        self.nb_reason = StallKind::IFetch;
-        self.reason = StallKind::IFetch;
-        self.pc = 0;
-    }
-
-    #[inline]
-    fn reg(&self, r: Reg) -> Cycle {
-        if is_zero_reg(r) || r as usize >= self.ready.len() {
-            0
-        } else {
-            self.ready[r as usize]
-        }
-    }
-
-    /// A load's write of `r` completed at `now`.
-    #[inline]
-    pub fn complete(&mut self, r: Reg, now: Cycle) {
-        self.set(r, now);
-    }
-
-    #[inline]
-    fn set(&mut self, r: Reg, t: Cycle) {
-        if !is_zero_reg(r) && (r as usize) < self.ready.len() {
-            self.ready[r as usize] = t;
-        }
-    }
-}
+pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
+use super::event_warp::{W_MEM_DATA, W_MEM_STRUCT, W_NONE};
 
 /// Heap entry kinds.
 const K_READY: u8 = 0;
 const K_RETIRE: u8 = 1;
+/// The unit (the entry's slot field) frees: its parked warps become ready.
+const K_UNIT: u8 = 2;
 
 /// The per-sub-core event scheduler.
 #[derive(Clone, Debug, Default)]
 pub struct EvSched {
     /// (time, warp slot, kind): a warp's next issue time, or its retirement (last ALU result).
     heap: BinaryHeap<Reverse<(Cycle, u16, u8)>>,
+    /// Next-issue entries of one time, `soon_at`, kept beside the heap (most warps are filed
+    /// for the cycle after an issue): the same entries as heap entries, without the heap cost.
+    soon: Vec<u16>,
+    soon_at: Cycle,
+    /// The cycle of the last step (`soon` takes only entries due by the cycle after it).
+    now_hint: Cycle,
+    /// Ready warps refused because their unit was taken (local bits, per unit), all due again
+    /// at `park_at[u]` (the unit's free cycle - 1) through one `K_UNIT` heap entry: the same
+    /// times as one heap entry per refused warp, without re-filing each warp each time.
+    parked: [u64; NUM_UNITS],
+    park_at: [Cycle; NUM_UNITS],
     /// Warps that may issue now, by local index (`slot / subcores`).
     ready: Vec<u64>,
     nready: u32,
@@ -179,7 +98,12 @@ pub struct EvSched {
     /// A ready warp was refused by a full memory pipeline in the last step.
     mem_full: Option<(u32, u32)>,
     /// Cycle the sub-core's fetch unit can start its next fetch.
-    fetch_free: Cycle,
+    pub(super) fetch_free: Cycle,
+    /// Warps in the heap waiting for a load's data / a busy memory pipeline (direct issue).
+    wait_mem: u32,
+    wait_struct: u32,
+    /// (kernel, pc slot) of the last warp filed waiting for a memory pipeline.
+    struct_blame: Option<(u32, u32)>,
 }
 
 impl EvSched {
@@ -188,7 +112,30 @@ impl EvSched {
         if self.nready > 0 {
             return Some(now + 1);
         }
-        self.heap.peek().map(|Reverse((t, _, _))| (*t).max(now + 1))
+        self.top().map(|(t, _, _)| t.max(now + 1))
+    }
+
+    /// Files a next-issue entry of warp slot `w` at `t`.
+    #[inline]
+    fn push_ready(&mut self, t: Cycle, w: u16) {
+        if self.soon.is_empty() && t <= self.now_hint + 1 {
+            self.soon_at = t;
+        }
+        if self.soon_at == t && t <= self.now_hint + 1 {
+            self.soon.push(w);
+        } else {
+            self.heap.push(Reverse((t, w, K_READY)));
+        }
+    }
+
+    /// The earliest entry (time, warp slot, kind) of the heap and the `soon` bucket.
+    fn top(&self) -> Option<(Cycle, u16, u8)> {
+        let h = self.heap.peek().map(|&Reverse(e)| e);
+        let s = self.soon.iter().min().map(|&w| (self.soon_at, w, K_READY));
+        match (h, s) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn set_ready(&mut self, local: usize) {
@@ -212,6 +159,17 @@ impl EvSched {
         }
     }
 
+    /// A warp's heap entry is taken out (popped or replaced): its wait no longer counts.
+    #[inline]
+    fn leave_heap(&mut self, e: &mut EvWarp) {
+        match e.wait {
+            W_MEM_DATA => self.wait_mem -= 1,
+            W_MEM_STRUCT => self.wait_struct -= 1,
+            _ => {}
+        }
+        e.wait = W_NONE;
+    }
+
     fn is_ready(&self, local: usize) -> bool {
         self.ready
             .get(local / 64)
@@ -226,6 +184,8 @@ enum Pick {
     UnitBusy(Cycle),
     /// Its memory pipeline cannot take it (stays ready, retried next cycle).
     MemFull,
+    /// Its memory pipeline (direct issue) takes it at the cycle given (back to the heap).
+    MemBusy(Cycle),
     /// A unit already used this cycle (multi-issue).
     UnitUsed,
 }
@@ -265,8 +225,10 @@ impl SubCore {
             EvState::BlockedMem => self.ev.blocked_mem -= 1,
             EvState::BlockedBar => self.ev.blocked_bar -= 1,
             EvState::Ready => self.ev.clear_ready(local),
-            EvState::Heap | EvState::Idle => {}
+            EvState::Heap => self.ev.leave_heap(&mut sh.warps[wi].ev),
+            EvState::Idle => {}
         }
+        let w = &sh.warps[wi];
         if w.ib.head >= w.n_insts {
             sh.warps[wi].ev.state = EvState::Idle;
             return;
@@ -310,116 +272,102 @@ impl SubCore {
                 self.ev.mem_blame = Some((kernel, slot));
                 return;
             }
-            if rt > t {
-                t = rt;
-                reason = StallKind::CompData;
+            let v = rt & !MEM_BIT;
+            if v > t {
+                t = v;
+                reason = if rt & MEM_BIT != 0 {
+                    StallKind::MemData
+                } else {
+                    StallKind::CompData
+                };
             }
         }
-        if op.kind == OpKind::MemBarrier && w.mem_inflight > 0 {
-            block(sh, EvState::BlockedMem, StallKind::Barrier);
-            self.ev.blocked_mem += 1;
-            return;
+        if op.kind == OpKind::MemBarrier {
+            if w.mem_inflight > 0 {
+                block(sh, EvState::BlockedMem, StallKind::Barrier);
+                self.ev.blocked_mem += 1;
+                return;
+            }
+            if w.ev.mem_done > t {
+                t = w.ev.mem_done;
+                reason = StallKind::MemData;
+            }
         }
-        if !op.is_mem() && !op.acts_at_issue() {
+        if op.is_mem() {
+            if is_direct(sh) {
+                let f = sh.pipes[self.mem_pipe(sh)].direct.free_at(t);
+                if f > t {
+                    t = f;
+                    reason = StallKind::MemStructural;
+                }
+            }
+        } else if !op.acts_at_issue() {
             let f = self.pool_free(sh, op.unit as usize);
             if f > t + 1 {
                 t = f - 1;
                 reason = StallKind::CompStructural;
             }
         }
+        sh.warps[wi].ev.op = op;
+        self.ev_file(sh, wi, t, reason, kernel, inst.pc);
+    }
+
+    /// The memory pipeline this sub-core's memory instructions use.
+    #[inline]
+    fn mem_pipe(&self, sh: &SmShared) -> usize {
+        if sh.p.subcore_mem {
+            self.id
+        } else {
+            0
+        }
+    }
+
+    /// Files warp `wi` in the heap at `t`, waiting for `reason` (blamed on `pc`).
+    fn ev_file(
+        &mut self,
+        sh: &mut SmShared,
+        wi: usize,
+        t: Cycle,
+        reason: StallKind,
+        kernel: u32,
+        pc: u32,
+    ) {
+        let blame = (kernel, pc / sh.p.inst_bytes);
         let e = &mut sh.warps[wi].ev;
         e.state = EvState::Heap;
         e.at = t;
         e.reason = reason;
-        e.pc = inst.pc;
-        self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
-    }
-
-    /// Fetches for warp `wi` from cycle `t` until its instruction buffer is full: one fetch
-    /// group (consecutive instructions of one line, at most `min(fetch_width, decode_width)`)
-    /// per fetch; the sub-core's fetch unit takes one fetch at a time and is free again when
-    /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
-    /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
-    /// fetch within a cycle).
-    fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
-        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
-        loop {
-            let w = &sh.warps[wi];
-            let head = w.ib.head;
-            let fetched = w.ev.fetched;
-            if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
-                return;
+        e.pc = pc;
+        e.wait = match reason {
+            StallKind::MemData => {
+                self.ev.wait_mem += 1;
+                self.ev.mem_blame = Some(blame);
+                W_MEM_DATA
             }
-            let free = cap - (fetched - head.min(fetched));
-            let kc = &ctx.kernels[w.kernel as usize];
-            let base = kc.code_base;
-            let insts =
-                &sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
-            let fp = sh.p.fetch;
-            let line_bytes = if fp.subcore {
-                self.fetch.l0.line_bytes()
-            } else {
-                sh.l1i.line_bytes()
-            };
-            let n = super::fetch::fetch_group(
-                insts,
-                fetched as usize,
-                sh.p.group_limit.min(free),
-                line_bytes,
-                &fp,
-                base,
-            );
-            let addr = base + insts[fetched as usize].pc as u64;
-            let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
-            // An access to the SM's L1I (on an L0 miss, or as the only level), counted.
-            let l1 = |sh: &mut SmShared, lat: u32| {
-                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
-                if hit {
-                    sh.stats.l1i_hits += 1;
-                } else {
-                    sh.stats.l1i_misses += 1;
-                }
-                r
-            };
-            let ready = if fp.subcore {
-                match self.fetch.l0.probe(addr, f) {
-                    super::icache::Probe::Hit(h) => {
-                        sh.stats.subcores[self.id].l0i_hits += 1;
-                        h.max(f) + self.fetch.l0.latency as u64
-                    }
-                    super::icache::Probe::Miss => {
-                        sh.stats.subcores[self.id].l0i_misses += 1;
-                        let r = l1(sh, sh.l1i.latency);
-                        self.fetch.l0.fill(addr, r);
-                        r
-                    }
-                }
-            } else {
-                l1(sh, self.fetch.l0.latency)
-            };
-            // Decoded at `ready` (at the earliest the cycle after the fetch).
-            let d = ready.max(f + 1);
-            self.ev.fetch_free = d;
-            let w = &mut sh.warps[wi];
-            w.ev.fetch_free = d;
-            for i in fetched..fetched + n {
-                w.ev.avail[i as usize % IBUF] = d + 1;
+            StallKind::MemStructural => {
+                self.ev.wait_struct += 1;
+                self.ev.struct_blame = Some(blame);
+                W_MEM_STRUCT
             }
-            w.ev.fetched = fetched + n;
-        }
+            _ => W_NONE,
+        };
+        self.ev.push_ready(t, wi as u16);
     }
 
     /// Whether ready warp `wi` can issue its head instruction now.
-    fn ev_pick(&self, now: Cycle, sh: &SmShared, ctx: &StepCtx, wi: usize, used: u64) -> Pick {
-        let w = &sh.warps[wi];
-        let inst = sh.inst(wi, w.ib.head);
-        let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+    fn ev_pick(&self, now: Cycle, sh: &SmShared, wi: usize, used: u64) -> Pick {
+        let op = sh.warps[wi].ev.op;
         if used & (1u64 << (op.unit & 63)) != 0 {
             return Pick::UnitUsed;
         }
         if op.is_mem() {
-            let p = if sh.p.subcore_mem { self.id } else { 0 };
-            if !sh.pipes[p].can_accept() {
+            let p = self.mem_pipe(sh);
+            if is_direct(sh) {
+                let f = sh.pipes[p].direct.free_at(now);
+                if f > now {
+                    return Pick::MemBusy(f);
+                }
+            } else if !sh.pipes[p].can_accept() {
                 return Pick::MemFull;
             }
         } else if !op.acts_at_issue() {
@@ -489,6 +437,21 @@ impl SubCore {
     pub fn ev_step(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
         let n = sh.p.subcores;
         let mut changed = false;
+        self.ev.now_hint = now;
+        if !self.ev.soon.is_empty() && self.ev.soon_at <= now {
+            let t = self.ev.soon_at;
+            for i in 0..self.ev.soon.len() {
+                let w = self.ev.soon[i] as usize;
+                let e = &mut sh.warps[w].ev;
+                if e.state == EvState::Heap && e.at == t {
+                    e.state = EvState::Ready;
+                    self.ev.leave_heap(e);
+                    self.ev.set_ready(w / n);
+                }
+            }
+            self.ev.soon.clear();
+            changed = true;
+        }
         while let Some(&Reverse((t, w, kind))) = self.ev.heap.peek() {
             if t > now {
                 break;
@@ -498,10 +461,23 @@ impl SubCore {
             if kind == K_RETIRE {
                 sh.warps[w as usize].inflight -= 1;
                 sh.note_maybe_done(w);
+            } else if kind == K_UNIT {
+                let mut bits = std::mem::take(&mut self.ev.parked[w as usize]);
+                while bits != 0 {
+                    let l = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let e = &mut sh.warps[l * n + self.id].ev;
+                    if e.state == EvState::Heap && e.at == t {
+                        e.state = EvState::Ready;
+                        self.ev.set_ready(l);
+                    }
+                }
             } else if sh.warps[w as usize].ev.state == EvState::Heap
                 && sh.warps[w as usize].ev.at == t
             {
-                sh.warps[w as usize].ev.state = EvState::Ready;
+                let e = &mut sh.warps[w as usize].ev;
+                e.state = EvState::Ready;
+                self.ev.leave_heap(e);
                 self.ev.set_ready(w as usize / n);
             }
         }
@@ -524,7 +500,7 @@ impl SubCore {
             if l < 1024 {
                 tried[l / 64] |= 1u64 << (l % 64);
             }
-            match self.ev_pick(now, sh, ctx, wi, used) {
+            match self.ev_pick(now, sh, wi, used) {
                 Pick::Issue => {
                     let unit = self.ev_issue(now, sh, ctx, wi);
                     used |= 1u64 << (unit & 63);
@@ -533,11 +509,28 @@ impl SubCore {
                 }
                 Pick::UnitBusy(t) => {
                     self.ev.clear_ready(l);
-                    let e = &mut sh.warps[wi].ev;
-                    e.state = EvState::Heap;
-                    e.at = t;
-                    e.reason = StallKind::CompStructural;
-                    self.ev.heap.push(Reverse((t, wi as u16, K_READY)));
+                    let u = sh.warps[wi].ev.op.unit as usize;
+                    let ev = &mut self.ev;
+                    if l < 64 && u < NUM_UNITS && (ev.parked[u] == 0 || ev.park_at[u] == t) {
+                        if ev.parked[u] == 0 {
+                            ev.park_at[u] = t;
+                            ev.heap.push(Reverse((t, u as u16, K_UNIT)));
+                        }
+                        ev.parked[u] |= 1u64 << l;
+                        let e = &mut sh.warps[wi].ev;
+                        e.state = EvState::Heap;
+                        e.at = t;
+                        e.reason = StallKind::CompStructural;
+                    } else {
+                        let (k, pc) = (sh.warps[wi].kernel, sh.warps[wi].ev.pc);
+                        self.ev_file(sh, wi, t, StallKind::CompStructural, k, pc);
+                    }
+                    changed = true;
+                }
+                Pick::MemBusy(t) => {
+                    self.ev.clear_ready(l);
+                    let (k, pc) = (sh.warps[wi].kernel, sh.warps[wi].ev.pc);
+                    self.ev_file(sh, wi, t, StallKind::MemStructural, k, pc);
                     changed = true;
                 }
                 Pick::MemFull => {
@@ -573,14 +566,26 @@ impl SubCore {
         if let Some(pc) = self.ev.mem_full {
             return (StallKind::MemStructural, Some(pc));
         }
-        if self.ev.blocked_mem > 0 {
+        if self.ev.wait_struct > 0 {
+            return (StallKind::MemStructural, self.ev.struct_blame);
+        }
+        if self.ev.blocked_mem + self.ev.wait_mem > 0 {
             return (StallKind::MemData, self.ev.mem_blame);
         }
-        if let Some(&Reverse((_, w, kind))) = self.ev.heap.peek() {
-            let wp = &sh.warps[w as usize];
+        if let Some((_, w, kind)) = self.ev.top() {
             if kind == K_RETIRE {
                 return (StallKind::CompData, None);
             }
+            let w = if kind == K_UNIT {
+                let bits = self.ev.parked[w as usize];
+                if bits == 0 {
+                    return (StallKind::CompStructural, None);
+                }
+                bits.trailing_zeros() as usize * sh.p.subcores + self.id
+            } else {
+                w as usize
+            };
+            let wp = &sh.warps[w];
             return (wp.ev.reason, Some((wp.kernel, wp.ev.pc / sh.p.inst_bytes)));
         }
         if self.ev.blocked_bar > 0 {
@@ -601,7 +606,7 @@ impl SubCore {
         let inst = sh.inst(wi, idx);
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
         self.ev.last = Some(wi as u16);
-        count_issue(now, sh, self.id, wi, kernel, &inst);
+        super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
         let mut next = now + 1;
         match op.kind {
             OpKind::Barrier => {
@@ -618,8 +623,23 @@ impl SubCore {
             }
             _ => {}
         }
-        if op.is_mem() {
-            let p = if sh.p.subcore_mem { self.id } else { 0 };
+        if op.is_mem() && is_direct(sh) {
+            let p = self.mem_pipe(sh);
+            let done = mem_direct::issue(now, sh, ctx, wi, p, &inst, op);
+            let writes = mem_direct::writes_regs(&inst, op);
+            let uc = sh.stats.units.get_mut(U_MEM);
+            uc.dispatches += 1;
+            uc.busy_cycles += 1;
+            let w = &mut sh.warps[wi];
+            w.ev.mem_done = w.ev.mem_done.max(done);
+            w.ev.done_at = w.ev.done_at.max(done);
+            if writes {
+                for &r in inst.dsts() {
+                    w.ev.set(r, done | MEM_BIT);
+                }
+            }
+        } else if op.is_mem() {
+            let p = self.mem_pipe(sh);
             let e = MemInst {
                 used: true,
                 warp: wi as u16,
@@ -693,31 +713,6 @@ impl SubCore {
             self.ev_eval(sh, ctx, wi, now + 1);
         }
         op.unit
-    }
-}
-
-/// Issue statistics and the issue log (the cycle front end counts the same).
-fn count_issue(now: Cycle, sh: &mut SmShared, sc: usize, wi: usize, kernel: u32, inst: &TraceInst) {
-    let lanes = inst.active_lanes() as u64;
-    let ib = sh.p.inst_bytes;
-    let st = &mut sh.stats;
-    st.warp_insts += 1;
-    st.thread_insts += lanes;
-    st.subcores[sc].warp_insts += 1;
-    st.subcores[sc].thread_insts += lanes;
-    let kc = &mut st.kernels[kernel as usize];
-    kc.warp_insts += 1;
-    kc.thread_insts += lanes;
-    if let Some(p) = kc.per_pc.get_mut((inst.pc / ib) as usize) {
-        p.issued += 1;
-    }
-    if let Some(log) = &mut sh.issue_log {
-        log.push(IssueEvent {
-            cycle: now,
-            subcore: sc as u8,
-            warp: wi as u16,
-            pc: inst.pc,
-        });
     }
 }
 

@@ -73,6 +73,9 @@ pub struct MemPipe {
     pub wb: VecDeque<u8>,
     /// Accel-Sim mode: one latch held until all requests are sent, requests in order.
     pub baseline: bool,
+    /// `fast` mode: the latch and arbiter times of instructions issued straight to the
+    /// analytical memory ([`super::mem_direct`]).
+    pub direct: super::mem_direct::DirectPipe,
 }
 
 impl MemPipe {
@@ -88,6 +91,7 @@ impl MemPipe {
             buf_cap: buf_cap.max(1) as usize,
             wb: VecDeque::with_capacity(MEM_TABLE),
             baseline,
+            direct: Default::default(),
         }
     }
 

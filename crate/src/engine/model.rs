@@ -104,7 +104,9 @@ impl ModelChoice {
 
     /// A named mode (`--mode`): `cycle` (everything ticked), `hybrid` (analytical ALU
     /// pipeline: the event-driven front end and the ALU twin, with the cycle memory system),
-    /// `fast` (analytical front end, ALU and memory path). `memory` (functional caches only) is
+    /// `fast` (analytical front end, ALU and memory path: memory instructions go straight from
+    /// the event front end into the twin, `core::mem_direct`, with no per-cycle memory
+    /// pipeline). `memory` (functional caches only) is
     /// not a timing model; the CLI and `compare` run it separately ([`Mode`]).
     ///
     /// Measured on the large samples (bench/compare.md): the event front end with the cycle

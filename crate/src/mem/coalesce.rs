@@ -70,7 +70,10 @@ pub fn coalesce(
 
 /// The second fast path of [`coalesce`]: no lane's access crosses a line boundary (aligned
 /// accesses), so each lane adds to exactly one line, found by comparing with the line of the
-/// previous lane first. Returns false (with `out` partly written) when a lane straddles.
+/// previous lane first. The line being filled is kept in locals (written back when the line
+/// changes) and a lane repeating the previous lane's address adds only its bytes and lane bit
+/// (broadcasts, half-warps reading the same row). Returns false (with `out` partly written)
+/// when a lane straddles.
 fn within_lines(
     mask: u32,
     addrs: &[u64],
@@ -84,19 +87,30 @@ fn within_lines(
     }
     let ss = sb.trailing_zeros();
     let off_mask = lb - 1;
+    let wb = w as u32;
+    let n = (mask.count_ones() as usize).min(addrs.len());
     let mut m = mask;
     let mut cur = usize::MAX;
     let mut cur_line = u64::MAX;
-    for &a in addrs.iter().take(mask.count_ones() as usize) {
+    let mut prev = u64::MAX;
+    let (mut secs, mut bytes, mut lanes) = (0u8, 0u32, 0u32);
+    for &a in &addrs[..n] {
         let bit = m & m.wrapping_neg();
         m &= m - 1;
+        if a == prev {
+            bytes += wb;
+            lanes |= bit;
+            continue;
+        }
         let off = a & off_mask;
         if off + w > lb {
             return false;
         }
         let line = a - off;
-        let secs = ((2u32 << ((off + w - 1) >> ss)) - (1u32 << (off >> ss))) as u8;
         if line != cur_line {
+            if let Some(r) = out.get_mut(cur) {
+                (r.sectors, r.bytes, r.lanes) = (secs, bytes, lanes);
+            }
             cur = match out.iter().rposition(|r| r.addr == line) {
                 Some(i) => i,
                 None => {
@@ -109,12 +123,22 @@ fn within_lines(
                     out.len() - 1
                 }
             };
+            let r = &out[cur];
+            (secs, bytes, lanes) = (r.sectors, r.bytes, r.lanes);
             cur_line = line;
         }
-        let r = &mut out[cur];
-        r.sectors |= secs;
-        r.bytes += w as u32;
-        r.lanes |= bit;
+        let (s0, s1) = ((off >> ss) as u32, ((off + w - 1) >> ss) as u32);
+        secs |= if s0 == s1 {
+            1u32.wrapping_shl(s0) as u8
+        } else {
+            (2u32.wrapping_shl(s1)).wrapping_sub(1u32.wrapping_shl(s0)) as u8
+        };
+        bytes += wb;
+        lanes |= bit;
+        prev = a;
+    }
+    if let Some(r) = out.get_mut(cur) {
+        (r.sectors, r.bytes, r.lanes) = (secs, bytes, lanes);
     }
     true
 }
@@ -262,7 +286,13 @@ fn conflict_free(
     let mut used = 0u64;
     let mut first = [0u64; 64];
     let mut distinct = 0u32;
+    let mut prev = u64::MAX;
     for &a in addrs.iter().take(mask.count_ones() as usize) {
+        // A lane on the previous lane's address adds no word (broadcast rows).
+        if a == prev {
+            continue;
+        }
+        prev = a;
         let (f, l) = (a >> bs, (a + w - 1) >> bs);
         if l - f > 8 {
             return None;
@@ -442,6 +472,24 @@ mod tests {
             assert_eq!(fast, slow, "within lines: w {w} mask {mask:#x}");
             fast.clear();
             slow.clear();
+            // Runs of lanes on one address (broadcasts, half-warps on one row), and lanes
+            // alternating between lines: the repeat shortcut and the line write-back.
+            let run = [1u64, 2, 4, 16][(x >> 13) as usize % 4];
+            let stride = w * (1 + (x >> 45) % 40);
+            let runs: Vec<u64> = (0..n as u64)
+                .map(|k| {
+                    if (x >> 7) & 1 == 0 {
+                        a0 + (k / run) * stride
+                    } else {
+                        a0 + (k % 2) * 1024 + (k / run) * w
+                    }
+                })
+                .collect();
+            assert!(within_lines(mask, &runs, w, 128, 32, &mut fast));
+            by_lane(mask, &runs, w, 128, 32, &mut slow);
+            assert_eq!(fast, slow, "runs: w {w} mask {mask:#x} run {run}");
+            fast.clear();
+            slow.clear();
         }
         assert_eq!(taken, 400);
         // Not unit stride, or a mask with holes: the fast path declines.
@@ -466,7 +514,9 @@ mod tests {
                 (x >> 8) as u32 | 1
             };
             let base = (x >> 20) & 0xffc;
-            let addrs: Vec<u64> = (0..32u64).map(|k| base + k * stride).collect();
+            // Runs of lanes on one address (a half-warp reading one row) as well.
+            let run = [1u64, 1, 2, 16][(x >> 40) as usize % 4];
+            let addrs: Vec<u64> = (0..32u64).map(|k| base + (k / run) * stride).collect();
             let want = shmem_sorted(mask, &addrs, w, 32, 4);
             if let Some(got) = conflict_free(mask, &addrs, w, 32, 4) {
                 assert_eq!(got, want, "w {w} stride {stride} mask {mask:#x}");

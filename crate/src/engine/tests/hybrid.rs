@@ -336,3 +336,62 @@ fn event_frontend_barrier_and_loads_complete() {
     assert_eq!(r.warp_insts, 2);
     assert!(log[1].cycle > log[0].cycle + c.analytic.l1_latency as u64);
 }
+
+/// `fast` mode issues memory instructions straight into the twin (`core::mem_direct`), timed
+/// by hand: all L1 hits (no NoC / DRAM queue, no MSHR share), dispatch latency 1. LDG R4 with
+/// 32 lanes 128 B apart makes 32 requests; LDG R6 (unit stride) one; each load's use follows.
+/// LDG1 issues at t0: dispatch latch until L1 = t0 + 2, request k pushed at L1 + 1 + k and
+/// sent at L1 + 2 + k (one per pipeline per cycle), taken by the L1 the cycle after: the last
+/// completes at L1 + 2 + 31 + 1 + L_L1. LDG2 waits for the dispatch latch (issue at L1), for
+/// the address latch (free once LDG1's last request is pushed, L1 + 32) and for the arbiter
+/// (after LDG1's last request, L1 + 33): sent at L1 + 34, done L1 + 35 + L_L1. The pipeline
+/// path (cycle front end with the same twin) completes them at the same cycles. (The uses are on different
+/// units so that neither waits for the other's pipeline.)
+#[test]
+fn direct_memory_issue_times_by_hand() {
+    let o = ops();
+    let mut c = cfg();
+    c.analytic.l1_hit_rate = 1.0;
+    c.mem_pipeline.dispatch_latency = 1;
+    let l1 = c.analytic.l1_latency as u64;
+    let strided: Vec<u64> = (0..32).map(|l| 0x10_0000 + 128 * l).collect();
+    let unit: Vec<u64> = (0..32).map(|l| 0x20_0000 + 4 * l).collect();
+    let insts = vec![
+        mem(o.ldg, &[4], &[2], 4),
+        mem(o.ldg, &[6], &[2], 4),
+        ins(o.iadd, &[5], &[4]),
+        ins(o.fadd, &[7], &[6]),
+    ];
+    let k = || {
+        vec![kernel(
+            "k",
+            &o,
+            vec![vec![warp(insts.clone(), &[strided.clone(), unit.clone()])]],
+        )]
+    };
+    let fast = ModelChoice::named("fast").unwrap();
+    let (r, log) = run_model(&c, fast, k());
+    let at: Vec<u64> = log.iter().map(|e| e.cycle).collect();
+    let t0 = at[0];
+    let l1_at = t0 + 2;
+    assert_eq!(
+        at,
+        vec![t0, l1_at, l1_at + 34 + l1, l1_at + 35 + l1],
+        "L_L1 = {l1}"
+    );
+    // 33 requests, one cycle of `mem_struct` (LDG2 at t0 + 1), then `mem_data` until the uses.
+    assert_eq!(r.totals.mem.global_reqs, 33);
+    assert_eq!(r.stall_stack.get(StallKind::MemStructural), 1);
+    assert!(r.stall_stack.get(StallKind::MemData) >= 33 + l1 - 1);
+    // The same twin behind the per-cycle memory pipeline and the cycle front end.
+    let piped = ModelChoice {
+        frontend: ModuleModel::Perfect,
+        ..fast
+    };
+    // (Its front end issues LDG2 at t0 + 1 into an operand collector, which dispatches it when
+    // the latch frees: the same start, so the loads complete and their uses issue alike.)
+    let (rp, lp) = run_model(&c, piped, k());
+    let piped_at: Vec<u64> = lp.iter().map(|e| e.cycle).collect();
+    assert_eq!(piped_at, vec![t0, t0 + 1, at[2], at[3]]);
+    assert_eq!(rp.cycles, r.cycles);
+}

@@ -1,0 +1,118 @@
+//! The event front end's fetch model and issue statistics (split from [`super::event`]):
+//! fetch groups per sub-core fetch unit with L0I / L1I probes, filling a warp's instruction
+//! buffer right after each issue (see the approximations in `event`'s docs).
+
+use super::ctx::StepCtx;
+use super::event::IBUF;
+use super::subcore::SubCore;
+use super::{IssueEvent, SmShared};
+use crate::trace::TraceInst;
+use crate::Cycle;
+
+impl SubCore {
+    /// Fetches for warp `wi` from cycle `t` until its instruction buffer is full: one fetch
+    /// group (consecutive instructions of one line, at most `min(fetch_width, decode_width)`)
+    /// per fetch; the sub-core's fetch unit takes one fetch at a time and is free again when
+    /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
+    /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
+    /// fetch within a cycle).
+    pub(super) fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
+        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
+        loop {
+            let w = &sh.warps[wi];
+            let head = w.ib.head;
+            let fetched = w.ev.fetched;
+            if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
+                return;
+            }
+            let free = cap - (fetched - head.min(fetched));
+            let kc = &ctx.kernels[w.kernel as usize];
+            let base = kc.code_base;
+            let insts =
+                &sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
+            let fp = sh.p.fetch;
+            let line_bytes = if fp.subcore {
+                self.fetch.l0.line_bytes()
+            } else {
+                sh.l1i.line_bytes()
+            };
+            let n = super::fetch::fetch_group(
+                insts,
+                fetched as usize,
+                sh.p.group_limit.min(free),
+                line_bytes,
+                &fp,
+                base,
+            );
+            let addr = base + insts[fetched as usize].pc as u64;
+            let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
+            // An access to the SM's L1I (on an L0 miss, or as the only level), counted.
+            let l1 = |sh: &mut SmShared, lat: u32| {
+                let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
+                if hit {
+                    sh.stats.l1i_hits += 1;
+                } else {
+                    sh.stats.l1i_misses += 1;
+                }
+                r
+            };
+            let ready = if fp.subcore {
+                match self.fetch.l0.probe(addr, f) {
+                    super::icache::Probe::Hit(h) => {
+                        sh.stats.subcores[self.id].l0i_hits += 1;
+                        h.max(f) + self.fetch.l0.latency as u64
+                    }
+                    super::icache::Probe::Miss => {
+                        sh.stats.subcores[self.id].l0i_misses += 1;
+                        let r = l1(sh, sh.l1i.latency);
+                        self.fetch.l0.fill(addr, r);
+                        r
+                    }
+                }
+            } else {
+                l1(sh, self.fetch.l0.latency)
+            };
+            // Decoded at `ready` (at the earliest the cycle after the fetch).
+            let d = ready.max(f + 1);
+            self.ev.fetch_free = d;
+            let w = &mut sh.warps[wi];
+            w.ev.fetch_free = d;
+            for i in fetched..fetched + n {
+                w.ev.avail[i as usize % IBUF] = d + 1;
+            }
+            w.ev.fetched = fetched + n;
+        }
+    }
+}
+
+/// Issue statistics and the issue log (the cycle front end counts the same).
+pub(super) fn count_issue(
+    now: Cycle,
+    sh: &mut SmShared,
+    sc: usize,
+    wi: usize,
+    kernel: u32,
+    inst: &TraceInst,
+) {
+    let lanes = inst.active_lanes() as u64;
+    let ib = sh.p.inst_bytes;
+    let st = &mut sh.stats;
+    st.warp_insts += 1;
+    st.thread_insts += lanes;
+    st.subcores[sc].warp_insts += 1;
+    st.subcores[sc].thread_insts += lanes;
+    let kc = &mut st.kernels[kernel as usize];
+    kc.warp_insts += 1;
+    kc.thread_insts += lanes;
+    if let Some(p) = kc.per_pc.get_mut((inst.pc / ib) as usize) {
+        p.issued += 1;
+    }
+    if let Some(log) = &mut sh.issue_log {
+        log.push(IssueEvent {
+            cycle: now,
+            subcore: sc as u8,
+            warp: wi as u16,
+            pc: inst.pc,
+        });
+    }
+}
