@@ -41,9 +41,10 @@ pub struct CompareRow {
     pub warp_insts: u64,
     pub l1_hit_rate: Option<f64>,
     pub l2_hit_rate: Option<f64>,
-    /// DRAM transactions (cycle memory system: DRAM reads + writes; functional pass and `fast`:
-    /// DRAM sectors read + written).
-    pub dram_transactions: Option<u64>,
+    /// DRAM sectors read + written, in every mode (the cycle memory system's DRAM bytes over
+    /// the L2 sector size; the functional pass's and `fast`'s sector counts), so the column
+    /// compares across modes.
+    pub dram_sectors: Option<u64>,
     /// |cycles - cycles(cycle)| / cycles(cycle), percent.
     pub cycle_error_pct: Option<f64>,
     /// Wall time of the simulation itself (a pre-pass the caller timed apart excluded).
@@ -136,7 +137,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 warp_insts: insts,
                 l1_hit_rate: Some(l1),
                 l2_hit_rate: Some(l2),
-                dram_transactions: Some(d),
+                dram_sectors: Some(d),
                 cycle_error_pct: None,
                 wall_s,
                 prepass_s: None,
@@ -149,7 +150,10 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 (Some(m), _) => (
                     Some(m.sm.l1.hit_rate()),
                     Some(m.partitions.l2.hit_rate()),
-                    Some(m.partitions.dram.reads + m.partitions.dram.writes),
+                    Some(
+                        (m.partitions.dram.read_bytes + m.partitions.dram.write_bytes)
+                            / result.config.l2.cache.sector_bytes.max(1) as u64,
+                    ),
                 ),
                 (None, Some(p)) => (
                     Some(p.l1_hit_rate),
@@ -168,7 +172,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 warp_insts: result.warp_insts,
                 l1_hit_rate: l1,
                 l2_hit_rate: l2,
-                dram_transactions: d,
+                dram_sectors: d,
                 cycle_error_pct: None,
                 wall_s,
                 prepass_s: None,
@@ -216,7 +220,7 @@ pub const COLUMNS: [&str; 14] = [
     "ipc",
     "l1_hit",
     "l2_hit",
-    "dram_tx",
+    "dram_sectors",
     "err_pct",
     "wall_s",
     "prepass_s",
@@ -234,7 +238,7 @@ fn cells(r: &CompareRow) -> [String; 14] {
         optf(r.ipc, 3),
         optf(r.l1_hit_rate, 3),
         optf(r.l2_hit_rate, 3),
-        opt(r.dram_transactions),
+        opt(r.dram_sectors),
         optf(r.cycle_error_pct, 2),
         format!("{:.3}", r.wall_s),
         optf(r.prepass_s, 3),
@@ -324,6 +328,13 @@ mod tests {
         assert_eq!(rows[0].warp_insts, rows[1].warp_insts);
         assert_eq!(rows[0].warp_insts, rows[2].warp_insts);
         assert!(rows[2].models.contains("memory=analytical"));
+        // The DRAM column counts sectors in every mode (the cycle memory system once counted
+        // requests of up to four sectors): a streaming kernel moves the same sectors in all.
+        let d = rows[0].dram_sectors;
+        assert!(d.is_some_and(|d| d > 0));
+        for r in &rows[1..] {
+            assert_eq!(r.dram_sectors, d, "{}", r.mode);
+        }
         let c = csv(&rows);
         assert_eq!(c.lines().count(), 5);
         assert!(c.starts_with("trace,gpu,mode,cycles"));
