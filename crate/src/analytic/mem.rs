@@ -22,7 +22,9 @@
 //! ```
 //! The queues keep time in 1/65536 cycle so fractional intervals add up exactly (integer
 //! arithmetic: deterministic). The DRAM share of an SM is the GPU's peak DRAM bandwidth divided
-//! by the SMs the kernel occupies (`min(SMs, CTAs)`); the NoC port is the SM's own.
+//! by the SMs the kernel occupies (`min(SMs, CTAs)`); the NoC port is the SM's own. The L2's
+//! write-backs use the same DRAM bandwidth: with a pre-pass, every DRAM charge is scaled by
+//! `1 + written / read` sectors of the whole trace (`set_dram_writes`).
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
@@ -127,6 +129,9 @@ pub struct AnalyticSmMem {
     mshr_used: u64,
     /// Error diffusion of the miss probability per PC (index as `pc_lat`; last: unlisted).
     acc: Vec<i64>,
+    /// DRAM bytes moved per byte a request charges, FP units: 1 + the L2's written-back
+    /// sectors per sector read, from the pre-pass (`set_dram_writes`); `FP` = reads only.
+    dram_scale: u64,
 }
 
 /// The contention state of one SM (boxed: the SM holds `SmMem` inline).
@@ -177,7 +182,19 @@ impl AnalyticSmMem {
             }),
             mshr_used: 0,
             acc: vec![0],
+            dram_scale: FP,
         }
+    }
+
+    /// The L2's write-backs share the DRAM bandwidth with the reads (seed 000's DRAM queue
+    /// charges only what requests fetch): every DRAM charge is scaled by
+    /// `1 + written / read` sectors of the functional pre-pass. No reads: unchanged.
+    pub fn set_dram_writes(&mut self, read_sectors: u64, write_sectors: u64) {
+        self.dram_scale = if read_sectors == 0 {
+            FP
+        } else {
+            FP + (write_sectors as u128 * FP as u128 / read_sectors as u128) as u64
+        };
     }
 
     /// Bandwidth and occupancy limits (`Contention::default()`: none).
@@ -191,7 +208,9 @@ impl AnalyticSmMem {
 
     /// A kernel starts on this SM: its bandwidth share follows the SMs the kernel occupies.
     pub fn begin_kernel(&mut self, info: &KernelInfo, cfg: &GpuConfig) {
-        self.set_contention(Contention::from_config(cfg, info.num_ctas()));
+        let mut c = Contention::from_config(cfg, info.num_ctas());
+        c.dram_fp_per_byte = c.dram_fp_per_byte * self.dram_scale / FP;
+        self.set_contention(c);
     }
 
     /// Per-PC hit rates (seed 000: from the functional cache pre-pass); PCs not listed keep the
@@ -658,6 +677,30 @@ mod tests {
             (ratio - expect).abs() / expect < 0.01,
             "{ratio} vs {expect}"
         );
+    }
+
+    /// The L2's write-backs share the DRAM queue: with 1 sector written back per 4 read, every
+    /// DRAM charge is 5/4 of the read-only one, and a pre-pass with no reads leaves it
+    /// unchanged (the NoC is not affected).
+    #[test]
+    fn write_backs_scale_the_dram_share() {
+        let cfg = GpuConfig::default();
+        let mut info = KernelInfo::default();
+        info.grid.x = 1 << 20;
+        info.grid.y = 1;
+        info.grid.z = 1;
+        let read_only = Contention::from_config(&cfg, info.num_ctas());
+        let mut m = AnalyticSmMem::new(&cfg.analytic);
+        m.set_dram_writes(4, 1);
+        m.begin_kernel(&info, &cfg);
+        assert_eq!(
+            m.contention().dram_fp_per_byte,
+            read_only.dram_fp_per_byte * 5 / 4
+        );
+        assert_eq!(m.contention().noc_fp_per_byte, read_only.noc_fp_per_byte);
+        m.set_dram_writes(0, 7);
+        m.begin_kernel(&info, &cfg);
+        assert_eq!(m.contention(), read_only);
     }
 
     /// MSHR merging, hand-derived: R1 = 0.5 per PC, so error diffusion makes the 1st, 3rd, ...

@@ -27,7 +27,7 @@ use crate::trace::{Fnv64, TraceSource};
 use crate::Result;
 
 /// Bumped whenever the functional pass or this file's format changes meaning.
-pub const PREPASS_VERSION: u64 = 1;
+pub const PREPASS_VERSION: u64 = 2;
 
 /// What a timing mode with an analytical memory path needs from the functional pass.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,17 +37,24 @@ pub struct Prepass {
     pub l1_hit_rate: f64,
     pub l2_hit_rate: f64,
     pub dram_sectors: u64,
+    /// DRAM sectors read and written (L2 write-backs) by the whole trace.
+    pub dram_read_sectors: u64,
+    pub dram_write_sectors: u64,
 }
 
 impl Prepass {
     pub fn from_report(key: u64, rep: &FunctionalReport) -> Self {
         let (l1, l2, d) = totals(rep);
+        let reads = rep.kernels.iter().map(|k| k.dram_read_sectors).sum();
+        let writes = rep.kernels.iter().map(|k| k.dram_write_sectors).sum();
         Prepass {
             key: key_hex(key),
             rates: pc_rates(rep),
             l1_hit_rate: l1,
             l2_hit_rate: l2,
             dram_sectors: d,
+            dram_read_sectors: reads,
+            dram_write_sectors: writes,
         }
     }
 }

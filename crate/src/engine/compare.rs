@@ -69,6 +69,17 @@ impl Simulator<'_> {
             }
         }
     }
+
+    /// What the analytical memory takes from a functional pre-pass: per-PC hit rates, and the
+    /// L2 write-backs that share the DRAM bandwidth with the reads.
+    pub fn use_prepass(&mut self, p: &Prepass) {
+        self.use_pc_rates(&p.rates);
+        for sm in &mut self.gpu.sms {
+            if let SmMem::Analytic(m) = &mut sm.sh.mem {
+                m.set_dram_writes(p.dram_read_sectors, p.dram_write_sectors);
+            }
+        }
+    }
 }
 
 /// What one mode produced (before errors and speed-ups are known).
@@ -112,7 +123,7 @@ pub fn run_mode_cached(
             };
             let mut sim = Simulator::new(cfg.clone(), m, open()?)?;
             if let Some(p) = &prepass {
-                sim.use_pc_rates(&p.rates);
+                sim.use_prepass(p);
             }
             let result = Box::new(sim.run_to_end()?);
             Ok(Outcome::Timed { result, prepass })

@@ -93,7 +93,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let src = open_trace(&a.trace, &cfg)?;
     let mut sim = Simulator::new(cfg, model, src)?;
     if let Some(r) = &rates {
-        sim.use_pc_rates(&r.rates);
+        sim.use_prepass(r);
     }
     sim.set_threads(if a.parallel { 0 } else { a.threads })?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
