@@ -451,6 +451,15 @@ fn equation_one(cfg: &AnalyticMemConfig, r1: f64, r2: f64) -> PcLat {
 mod tests {
     use super::*;
 
+    /// A twin of `eq1_cfg` with room for 64 requests and the given limits.
+    fn twin(c: Contention) -> AnalyticSmMem {
+        let mut cfg = eq1_cfg();
+        cfg.max_outstanding = 64;
+        let mut m = AnalyticSmMem::new(&cfg);
+        m.set_contention(c);
+        m
+    }
+
     fn eq1_cfg() -> AnalyticMemConfig {
         AnalyticMemConfig {
             l1_latency: 30,
@@ -562,10 +571,7 @@ mod tests {
     /// cycles on the NoC queue and 0.25 x 128 / 8 = 4 on the DRAM queue.
     #[test]
     fn bandwidth_queues_hand_derived() {
-        let mut cfg = eq1_cfg();
-        cfg.max_outstanding = 64;
-        let mut m = AnalyticSmMem::new(&cfg);
-        m.set_contention(Contention {
+        let mut m = twin(Contention {
             l1_banks: 0,
             line_bytes: 128,
             sector_bytes: 32,
@@ -596,10 +602,7 @@ mod tests {
     /// conflicts serialise lookups of one bank.
     #[test]
     fn mshr_bound_and_bank_conflicts() {
-        let mut cfg = eq1_cfg();
-        cfg.max_outstanding = 64;
-        let mut m = AnalyticSmMem::new(&cfg);
-        m.set_contention(Contention {
+        let mut m = twin(Contention {
             l1_banks: 4,
             line_bytes: 128,
             sector_bytes: 32,
@@ -639,10 +642,7 @@ mod tests {
     /// for both (due at 1 + 165) and is taken at 166, done 166 + 1 + 165.
     #[test]
     fn direct_requests_wait_for_the_mshr() {
-        let mut cfg = eq1_cfg();
-        cfg.max_outstanding = 64;
-        let mut m = AnalyticSmMem::new(&cfg);
-        m.set_contention(Contention {
+        let mut m = twin(Contention {
             line_bytes: 128,
             sector_bytes: 32,
             mshr_fp: FP,
@@ -708,10 +708,7 @@ mod tests {
     /// a line being fetched completes with the fill, not at its own Equation 1 time.
     #[test]
     fn a_load_of_a_line_in_flight_waits_for_its_fill() {
-        let mut cfg = eq1_cfg();
-        cfg.max_outstanding = 64;
-        let mut m = AnalyticSmMem::new(&cfg);
-        m.set_contention(Contention {
+        let mut m = twin(Contention {
             line_bytes: 128,
             sector_bytes: 32,
             ..Contention::default()

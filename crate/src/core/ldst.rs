@@ -42,8 +42,15 @@ pub struct MemInst {
 
 impl MemInst {
     pub fn writes_regs(&self) -> bool {
-        self.ndst > 0 && matches!(self.kind, OpKind::Load | OpKind::Atomic)
+        writes_regs(self.ndst, self.kind)
     }
+}
+
+/// Whether a memory instruction writes registers when it completes (loads, atomics with a
+/// destination).
+#[inline]
+pub fn writes_regs(ndst: u8, kind: OpKind) -> bool {
+    ndst > 0 && matches!(kind, OpKind::Load | OpKind::Atomic)
 }
 
 /// Geometry the coalescer needs.

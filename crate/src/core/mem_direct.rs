@@ -38,8 +38,7 @@ use super::ctx::StepCtx;
 use super::ldst::{coalesce, MEM_TABLE};
 use super::mem_port::SmMem;
 use super::sm::SmShared;
-use crate::mem::MemRequest;
-use crate::trace::{MemSpace, OpKind, TraceInst};
+use crate::trace::TraceInst;
 use crate::Cycle;
 
 /// Accept times remembered per pipeline (the request buffer is at most this deep).
@@ -145,7 +144,7 @@ pub fn issue(
         let offer = (push + 1).max(d.send_free);
         let (acc, due) = m.request_direct(offer, req);
         st.req_backpressure += acc - offer;
-        count(st, req);
+        st.count_request(req);
         d.ring[(d.sent % RING as u64) as usize] = acc;
         d.sent += 1;
         d.send_free = acc + 1;
@@ -175,20 +174,5 @@ pub fn issue(
 /// Whether the instruction writes registers when it completes (loads, atomics).
 #[inline]
 pub fn writes_regs(inst: &TraceInst, op: OpClass) -> bool {
-    inst.ndst > 0 && matches!(op.kind, OpKind::Load | OpKind::Atomic)
-}
-
-/// The arbiter's request counters.
-#[inline]
-fn count(m: &mut crate::stats::MemStats, req: &MemRequest) {
-    match req.space {
-        MemSpace::Shared => {
-            m.shared_reqs += 1;
-            m.shmem_wavefronts += req.shmem_wavefronts as u64;
-        }
-        MemSpace::Constant => m.const_reqs += 1,
-        MemSpace::Local => m.local_reqs += 1,
-        MemSpace::Texture => m.tex_reqs += 1,
-        _ => m.global_reqs += 1,
-    }
+    super::ldst::writes_regs(inst.ndst, op.kind)
 }

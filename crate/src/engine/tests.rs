@@ -339,6 +339,16 @@ fn two_iadd_warps(o: &Ops) -> KernelTrace {
     kernel("order", o, vec![vec![w(), w()]])
 }
 
+/// One CTA of two warps meeting at a barrier. Warp 0: BAR, IADD (PCs 0, 16). Warp 1: 5
+/// dependent FFMAs, BAR, IADD (PCs 0..64, 80, 96).
+fn barrier_pair(o: &Ops) -> KernelTrace {
+    let w0 = warp(vec![ins(o.bar, &[], &[]), ins(o.iadd, &[1], &[])], &[]);
+    let mut v: Vec<TraceInst> = (0..5).map(|_| ins(o.ffma, &[0], &[0, 1, 3])).collect();
+    v.push(ins(o.bar, &[], &[]));
+    v.push(ins(o.iadd, &[2], &[]));
+    kernel("bar", o, vec![vec![w0, warp(v, &[])]])
+}
+
 /// (cycle, warp) of each issue of [`two_iadd_warps`] on [`one_wide_int_subcore`]: GTO keeps
 /// warp 0 until it runs dry; LRR alternates from cycle 3 on.
 const GTO_ORDER: [(u64, u16); 8] = [
@@ -422,12 +432,7 @@ fn a_barrier_holds_warps_until_the_last_arrives() {
     // Warp 0: BAR, IADD. Warp 1: 5 dependent FFMAs, BAR, IADD. Warp 0's IADD may only issue
     // after warp 1's BAR; GTO stays with warp 1 for its IADD (the cycle after its BAR), so
     // warp 0's IADD comes one cycle later.
-    let w0 = warp(vec![ins(o.bar, &[], &[]), ins(o.iadd, &[1], &[])], &[]);
-    let mut v: Vec<TraceInst> = (0..5).map(|_| ins(o.ffma, &[0], &[0, 1, 3])).collect();
-    v.push(ins(o.bar, &[], &[]));
-    v.push(ins(o.iadd, &[2], &[]));
-    let w1 = warp(v, &[]);
-    let (r, log) = run_log(&c, vec![kernel("bar", &o, vec![vec![w0, w1]])]);
+    let (r, log) = run_log(&c, vec![barrier_pair(&o)]);
     let at = |w: u16, pc: u32| {
         log.iter()
             .find(|e| e.warp == w && e.pc == pc)

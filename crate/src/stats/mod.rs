@@ -215,6 +215,25 @@ pub struct MemStats {
 }
 
 impl MemStats {
+    /// Counts a request the memory side took (the pipeline's arbiter and `fast`'s direct
+    /// issue count the same way).
+    #[inline]
+    pub fn count_request(&mut self, req: &crate::mem::MemRequest) {
+        use crate::trace::MemSpace;
+        match req.space {
+            MemSpace::Shared => {
+                self.shared_reqs += 1;
+                self.shmem_wavefronts += req.shmem_wavefronts as u64;
+            }
+            MemSpace::Constant => self.const_reqs += 1,
+            MemSpace::Local => self.local_reqs += 1,
+            MemSpace::Texture => self.tex_reqs += 1,
+            _ => self.global_reqs += 1,
+        }
+    }
+}
+
+impl MemStats {
     pub fn merge(&mut self, o: &MemStats) {
         self.global_reqs += o.global_reqs;
         self.local_reqs += o.local_reqs;

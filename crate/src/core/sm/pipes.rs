@@ -111,17 +111,7 @@ impl Sm {
                     Ok(()) => {
                         *busy = true;
                         sh.pipes[p].buf.remove(i);
-                        let m = &mut sh.stats.mem;
-                        match req.space {
-                            MemSpace::Shared => {
-                                m.shared_reqs += 1;
-                                m.shmem_wavefronts += req.shmem_wavefronts as u64;
-                            }
-                            MemSpace::Constant => m.const_reqs += 1,
-                            MemSpace::Local => m.local_reqs += 1,
-                            MemSpace::Texture => m.tex_reqs += 1,
-                            _ => m.global_reqs += 1,
-                        }
+                        sh.stats.mem.count_request(&req);
                         first_grant.get_or_insert(p);
                         ch = true;
                         break;

@@ -305,12 +305,7 @@ fn event_frontend_barrier_and_loads_complete() {
     let o = ops();
     let mut c = cfg();
     c.sm.subcores = 1;
-    let w0 = warp(vec![ins(o.bar, &[], &[]), ins(o.iadd, &[1], &[])], &[]);
-    let mut v: Vec<TraceInst> = (0..5).map(|_| ins(o.ffma, &[0], &[0, 1, 3])).collect();
-    v.push(ins(o.bar, &[], &[]));
-    v.push(ins(o.iadd, &[2], &[]));
-    let w1 = warp(v, &[]);
-    let (r, log) = run_model(&c, event_fe(), vec![kernel("bar", &o, vec![vec![w0, w1]])]);
+    let (r, log) = run_model(&c, event_fe(), vec![barrier_pair(&o)]);
     let at = |w: u16, pc: u32| {
         log.iter()
             .find(|e| e.warp == w && e.pc == pc)
