@@ -41,7 +41,7 @@ extern "C" __global__ void transpose_naive(const float* in, float* out, int rows
 
 // transpose_tiled: block (32, 8), 32x32 tile, rows j = 0, 8, 16, 24; PAD = 0 or 1.
 template <int PAD>
-__global__ void transpose_tiled(const float* in, float* out, int rows, int cols) {
+__device__ __forceinline__ void transpose_tiled(const float* in, float* out, int rows, int cols) {
     __shared__ float tile[32][32 + PAD];
     int bx = blockIdx.x, by = blockIdx.y, tx = threadIdx.x, ty = threadIdx.y;
 #pragma unroll
@@ -81,7 +81,7 @@ extern "C" __global__ void matmul_naive(const float* A, const float* B, float* C
 
 // matmul_tiled: block (T, T); As at shared offset 0, Bs at T*T*4 (matmul.rs).
 template <int T>
-__global__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+__device__ __forceinline__ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
     __shared__ __align__(16) float As[T][T];
     __shared__ __align__(16) float Bs[T][T];
     int tx = threadIdx.x, ty = threadIdx.y;
@@ -147,7 +147,7 @@ extern "C" __global__ void ffma_dep(float* out, int n) {
 
 // ffma_indep: K chains advanced round-robin, n rounds, folded with FADDs at the end.
 template <int K>
-__global__ void ffma_indep(float* out, int n) {
+__device__ __forceinline__ void ffma_indep(float* out, int n) {
     float x[K], c = 1.0f;
 #pragma unroll
     for (int k = 0; k < K; ++k) x[k] = (float)threadIdx.x;

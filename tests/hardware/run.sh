@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the CUDA versions of the built-in workloads under Nsight Compute and writes
-# tests/hardware/results/<preset>.csv (see README.md). Needs nvcc, ncu and a GPU; run it as a
+# results/<preset>.csv next to this script (see README.md). Needs ncu, a GPU, and nvcc or the
+# prebuilt bench-smXX of build.sh; run it as a
 # user allowed to read GPU performance counters (or with sudo -E).
 #
 #   tests/hardware/run.sh PRESET [SM]      e.g. tests/hardware/run.sh h100 90
@@ -11,11 +12,19 @@ sm=${2:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | t
 out="$here/results"
 mkdir -p "$out"
 bin="$out/bench-sm$sm"
-nvcc -O3 -lineinfo -std=c++17 -arch="sm_$sm" -o "$bin" "$here/bench.cu"
+if command -v nvcc >/dev/null; then
+    nvcc -O3 -lineinfo -std=c++17 -arch="sm_$sm" -o "$bin" "$here/bench.cu"
+    cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+elif [[ -x "$here/bench-sm$sm" ]]; then  # the folder build.sh made, copied to this machine
+    bin="$here/bench-sm$sm"
+    cuda=prebuilt
+else
+    echo "no nvcc and no prebuilt $here/bench-sm$sm (run tests/hardware/build.sh elsewhere)"
+    exit 1
+fi
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
-cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 ncu_version=$(ncu --version | tail -1 | sed 's/.*Version //')
 metrics="sm__cycles_elapsed.max,gpc__cycles_elapsed.max,sm__cycles_active.avg,\
 l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,\

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Builds everything of tests/hardware that a GPU machine needs into one folder that can be
+# copied there and run with only the NVIDIA driver, ncu and compute-sanitizer present:
+#
+#   tests/hardware/build.sh [OUT]      (default OUT: target/cuda/dist, ignored by git)
+#
+#   OUT/bench-sm{75,80,90}        the workloads (bench.cu + kernels.cu), CUDA runtime linked
+#                                 statically
+#   OUT/libwwtrace.so             the Compute Sanitizer tracer (tracer/wwtrace.cpp)
+#   OUT/libsanitizer-public.so    its one dependency besides libc/libstdc++ (rpath $ORIGIN)
+#   OUT/wwtrace_patches.fatbin    the tracer's device patches for sm_70, 75, 80, 90
+#   OUT/sass/kernels-smXX.sass    cuobjdump -sass of the kernels per target (sm_70 too)
+#   OUT/run.sh, workloads.txt     the ncu driver (uses OUT/bench-smXX when no nvcc is there)
+#   OUT/trace.sh                  runs one workload under the tracer -> records file
+#
+# Uses a system CUDA when `nvcc` is on PATH (WW_NVCC to force one), else the PyPI toolchain of
+# setup-cuda.sh. sm_70: CUDA 13 (the PyPI nvcc) no longer targets Volta, so its PTX is
+# assembled by the CUDA 12.9 ptxas; its SASS is printed by declaring the cubin sm_75 to the
+# CUDA 13 cuobjdump (Volta and Turing share the encoding; cuobjdump 13 refuses SM70).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:-$root/target/cuda/dist}
+mkdir -p "$out/sass" "$out/obj"
+obj="$out/obj"
+
+if [[ -z "${WW_NVCC:-}" ]] && command -v nvcc >/dev/null; then
+    WW_NVCC=$(command -v nvcc)
+    cuda_root=$(cd "$(dirname "$WW_NVCC")/.." && pwd)
+    WW_CUOBJDUMP=${WW_CUOBJDUMP:-$(command -v cuobjdump)}
+    WW_PTXAS12=${WW_PTXAS12:-}
+    WW_SANITIZER_INC=${WW_SANITIZER_INC:-$cuda_root/compute-sanitizer/include}
+    WW_SANITIZER_LIB=${WW_SANITIZER_LIB:-$cuda_root/compute-sanitizer}
+    WW_CUDA12_INC=${WW_CUDA12_INC:-$cuda_root/include}
+else
+    eval "$("$here/setup-cuda.sh")"
+fi
+echo "nvcc: $WW_NVCC ($("$WW_NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+flags=(-O3 -lineinfo -std=c++17 -Xcompiler -Wall,-Wextra --Werror all-warnings)
+san=(-I"$WW_SANITIZER_INC")
+
+# Native targets of this nvcc.
+for sm in 75 80 90; do
+    "$WW_NVCC" "${flags[@]}" -arch=sm_$sm -o "$out/bench-sm$sm" "$here/bench.cu"
+    "$WW_NVCC" -O3 -lineinfo -arch=sm_$sm -cubin -o "$obj/kernels-sm$sm.cubin" "$here/kernels.cu"
+    "$WW_CUOBJDUMP" -sass "$obj/kernels-sm$sm.cubin" > "$out/sass/kernels-sm$sm.sass"
+    "$WW_NVCC" --cubin --compile-as-tools-patch -O3 -arch=sm_$sm "${san[@]}" \
+        -o "$obj/patches-sm$sm.cubin" "$here/tracer/wwtrace_patches.cu"
+done
+
+# sm_70: natively if this nvcc still has it, else CUDA 13 PTX through the CUDA 12.9 ptxas.
+sm70() {  # $1 source, $2 output cubin, $3 extra ptxas flag
+    if "$WW_NVCC" --list-gpu-code 2>/dev/null | grep -qx sm_70; then
+        "$WW_NVCC" -O3 -lineinfo -arch=sm_70 -cubin ${3:+--compile-as-tools-patch} "${san[@]}" \
+            -o "$2" "$1"
+        return
+    fi
+    [[ -n "${WW_PTXAS12:-}" ]] || { echo "sm_70 needs a CUDA <= 12 ptxas (WW_PTXAS12)"; return 1; }
+    "$WW_NVCC" -O3 -lineinfo -arch=compute_75 -ptx ${3:+--compile-as-tools-patch} "${san[@]}" \
+        -o "$2.ptx75" "$1"
+    sed -e 's/^\.version .*/.version 8.8/' -e 's/^\.target sm_75/.target sm_70/' "$2.ptx75" > "$2.ptx"
+    "$WW_PTXAS12" -O3 -lineinfo -arch=sm_70 ${3:+$3} -o "$2" "$2.ptx"
+}
+sm70 "$here/kernels.cu" "$obj/kernels-sm70.cubin" ""
+sm70 "$here/tracer/wwtrace_patches.cu" "$obj/patches-sm70.cubin" --compile-as-tools-patch
+python3 - "$obj/kernels-sm70.cubin" "$obj/kernels-sm70-as75.cubin" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+flags = struct.unpack_from("<I", b, 0x30)[0]
+assert flags & 0xff == 70, hex(flags)
+struct.pack_into("<I", b, 0x30, 0x4b054b)  # EF_CUDA_SM75 | virtual SM75
+open(sys.argv[2], "wb").write(b)
+PY
+"$WW_CUOBJDUMP" -sass "$obj/kernels-sm70-as75.cubin" 2>/dev/null \
+    | sed 's/EF_CUDA_SM75 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM75)/EF_CUDA_SM70 (disassembled as SM75)/' \
+    > "$out/sass/kernels-sm70.sass"
+
+# The patches of every target in one fatbin.
+fatbinary=$(dirname "$WW_NVCC")/fatbinary
+"$fatbinary" --64 --create="$out/wwtrace_patches.fatbin" \
+    --image3=kind=elf,sm=70,file="$obj/patches-sm70.cubin" \
+    --image3=kind=elf,sm=75,file="$obj/patches-sm75.cubin" \
+    --image3=kind=elf,sm=80,file="$obj/patches-sm80.cubin" \
+    --image3=kind=elf,sm=90,file="$obj/patches-sm90.cubin"
+
+# The injected host library and its one CUDA dependency.
+g++ -std=c++17 -O2 -Wall -Wextra -Werror -fPIC -shared -I"$WW_SANITIZER_INC" -I"$WW_CUDA12_INC" \
+    -o "$out/libwwtrace.so" "$here/tracer/wwtrace.cpp" -L"$WW_SANITIZER_LIB" \
+    -lsanitizer-public -Wl,-rpath,'$ORIGIN'
+cp "$WW_SANITIZER_LIB/libsanitizer-public.so" "$out/"
+cp "$here/run.sh" "$here/trace.sh" "$here/workloads.txt" "$out/"
+rm -rf "$obj"
+du -sh "$out"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs one workload of bench under the warpweave Compute Sanitizer tracer and writes its
+# records and the kernels' SASS, ready for `warpweave import-sanitizer`:
+#
+#   trace.sh OUTDIR WORKLOAD key=value ...       e.g. trace.sh t/vecadd vecadd n=4096
+#
+# Needs: the folder made by build.sh (bench-smXX, libwwtrace.so, libsanitizer-public.so,
+# wwtrace_patches.fatbin, sass/) and the NVIDIA driver. compute-sanitizer itself is not used:
+# the driver loads the tracer through CUDA_INJECTION64_PATH.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${1:?usage: trace.sh OUTDIR WORKLOAD key=value ...}
+shift
+sm=${WW_SM:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)}
+bin="$here/bench-sm$sm"
+[[ -x "$bin" ]] || bin="$here/results/bench-sm$sm"
+[[ -x "$bin" ]] || { echo "no bench-sm$sm next to trace.sh (run build.sh or run.sh first)"; exit 1; }
+mkdir -p "$dir"
+CUDA_INJECTION64_PATH="$here/libwwtrace.so" WWTRACE_PATCHES="$here/wwtrace_patches.fatbin" \
+    WWTRACE_OUT="$dir/records.wwsan" "$bin" "$@"
+sass="$here/sass/kernels-sm$sm.sass"
+if [[ ! -f "$sass" ]]; then
+    cuobjdump -sass "$bin" > "$dir/kernels.sass"
+else
+    cp "$sass" "$dir/kernels.sass"
+fi
+echo "wrote $dir/records.wwsan and $dir/kernels.sass; next:"
+echo "  warpweave import-sanitizer --records $dir/records.wwsan --sass $dir/kernels.sass -o $dir/trace"
