@@ -123,7 +123,13 @@ int main(int argc, char** argv) {
         long long bytes = reuse ? ctas * region : ctas * threads * reps * unroll * 16;
         void* base = num("warm", 1) ? input(bytes) : alloc(bytes);
         float* sink = (float*)alloc(4);
-        stream_load<<<ctas, threads>>>((float4*)base, sink, reps, unroll, reuse, region);
+        auto k = unroll == 1 ? stream_load1 : unroll == 2 ? stream_load2 : unroll == 4 ? stream_load4
+                 : unroll == 8 ? stream_load8 : nullptr;
+        if (!k) {
+            fprintf(stderr, "stream_load: unroll must be 1, 2, 4 or 8\n");
+            return 2;
+        }
+        k<<<ctas, threads>>>((float4*)base, sink, reps, reuse, region);
     } else {
         fprintf(stderr, "unknown workload %s\n", w.c_str());
         return 2;

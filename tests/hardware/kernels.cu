@@ -130,10 +130,12 @@ extern "C" __global__ void reduction(const float* in, float* out, int n) {
 }
 
 // pointer_chase: one thread; node j at base + j*stride holds the address of node j+1 (mod).
+// The load is spelled ld.global: a pointer loaded from memory is generic to nvcc, which would
+// emit a generic LD.E.64 where the model (latency.rs) has LDG.E.64.
 extern "C" __global__ void pointer_chase(void** p, void** out, int iters) {
     void** q = p;
 #pragma unroll 1
-    for (int i = 0; i < iters; ++i) q = (void**)*q;
+    for (int i = 0; i < iters; ++i) asm volatile("ld.global.u64 %0, [%0];" : "+l"(q));
     *out = (void*)q;
 }
 
@@ -163,17 +165,39 @@ __device__ __forceinline__ void ffma_indep(float* out, int n) {
 }
 extern "C" __global__ void ffma_indep8(float* out, int n) { ffma_indep<8>(out, n); }
 
-// stream_load (bandwidth.rs): unroll U loads of float4 per iteration; reuse re-reads the
-// CTA's region, otherwise every load is new. The sum keeps the loads alive.
-extern "C" __global__ void stream_load(const float4* base, float* sink, int reps, int unroll,
-                                       int reuse, long long region) {
+// stream_load (bandwidth.rs): `reps` loop iterations of U independent float4 loads (U = the
+// `unroll` parameter, a template argument so the loads are unrolled exactly as the model has
+// them); load number r = U*i + j. reuse re-reads the CTA's region, otherwise every load is
+// new. The sum keeps the loads alive.
+template <int U>
+__device__ __forceinline__ void stream_load(const float4* base, float* sink, int reps, int reuse,
+                                            long long region) {
     long long c = blockIdx.x, t = threadIdx.x, threads = blockDim.x, ctas = gridDim.x;
     float acc = 0.0f;
-    for (long long r = 0; r < (long long)reps * unroll; ++r) {
-        long long off = reuse ? (c * region + ((r * threads + t) * 16) % region)
-                              : (((r * ctas + c) * threads + t) * 16);
-        float4 v = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(base) + off);
-        acc += v.x;
+#pragma unroll 1
+    for (int i = 0; i < reps; ++i) {
+        float4 v[U];
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            long long r = (long long)U * i + j;
+            long long off = reuse ? (c * region + ((r * threads + t) * 16) % region)
+                                  : (((r * ctas + c) * threads + t) * 16);
+            v[j] = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(base) + off);
+        }
+#pragma unroll
+        for (int j = 0; j < U; ++j) acc += v[j].x;
     }
     if (acc == 12345.0f) sink[0] = acc;
+}
+extern "C" __global__ void stream_load1(const float4* b, float* s, int reps, int reuse, long long region) {
+    stream_load<1>(b, s, reps, reuse, region);
+}
+extern "C" __global__ void stream_load2(const float4* b, float* s, int reps, int reuse, long long region) {
+    stream_load<2>(b, s, reps, reuse, region);
+}
+extern "C" __global__ void stream_load4(const float4* b, float* s, int reps, int reuse, long long region) {
+    stream_load<4>(b, s, reps, reuse, region);
+}
+extern "C" __global__ void stream_load8(const float4* b, float* s, int reps, int reuse, long long region) {
+    stream_load<8>(b, s, reps, reuse, region);
 }
