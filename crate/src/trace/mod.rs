@@ -7,6 +7,7 @@
 //! - `io`: opening inputs (compression detected by magic bytes, streamed).
 //! - `summary`: per-kernel and total statistics of a trace (`warpweave info`).
 //! - `compact`: warpweave's compact binary format (what the browser uploads).
+//! - `sanitizer`: Compute Sanitizer records + SASS -> Accel-Sim kernels (`import-sanitizer`).
 
 pub mod accelsim;
 pub mod compact;
@@ -14,6 +15,7 @@ pub mod io;
 pub mod model;
 pub mod opcodes;
 pub mod open;
+pub mod sanitizer;
 pub mod summary;
 
 pub use model::*;

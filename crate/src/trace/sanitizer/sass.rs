@@ -1,0 +1,234 @@
+//! `cuobjdump -sass` text: functions, their instructions, registers and branch targets.
+//!
+//! ```text
+//!         code for sm_80                                    -> binary version 80
+//!                 Function : matmul_naive                   -> a new function
+//!         /*0110*/              @!P0 BRA 0x320 ;  /* 0x...*/ -> pc 0x110, guard !P0, BRA, target
+//!         /*01a0*/                   LDG.E R14, [R4.64] ;    -> dst R14, src R4
+//! ```
+//! Destinations: the first operand when it is a register and the opcode writes one (not
+//! stores, reductions, branches, barriers). Sources: every other register (R, UR; RZ, URZ and
+//! predicates skipped), the base of `[R4.64]` included.
+
+use std::collections::HashMap;
+
+use crate::trace::model::{Reg, MAX_DST, MAX_SRC, REG_RZ, REG_URZ, UR_BASE};
+use crate::{Error, Result};
+
+/// One SASS instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SassInst {
+    pub pc: u32,
+    /// True when the instruction has a guard predicate other than `PT`.
+    pub predicated: bool,
+    /// `@!PT`: never executes.
+    pub never: bool,
+    /// Opcode with modifiers, as Accel-Sim traces spell it (`LDG.E.SYS`, `IMAD.WIDE`).
+    pub op: String,
+    pub dst: Vec<Reg>,
+    pub src: Vec<Reg>,
+    /// `BRA` target (absolute pc in the function).
+    pub target: Option<u32>,
+    /// 1-based line in the SASS file.
+    pub line: u64,
+}
+
+impl SassInst {
+    fn base(&self) -> &str {
+        self.op.split('.').next().unwrap_or(&self.op)
+    }
+    pub fn is_exit(&self) -> bool {
+        self.base() == "EXIT"
+    }
+    pub fn is_branch(&self) -> bool {
+        matches!(self.base(), "BRA" | "JMP")
+    }
+    /// Indirect or call-like control flow the importer cannot follow.
+    pub fn is_unsupported_flow(&self) -> bool {
+        matches!(
+            self.base(),
+            "BRX" | "JMX" | "CALL" | "RET" | "JMXU" | "BRXU" | "KILL"
+        )
+    }
+    /// Instructions the tracer records (memory accesses and barriers): a path between two
+    /// recorded points may not pass an unpredicated one.
+    pub fn is_recorded(&self) -> bool {
+        matches!(
+            self.base(),
+            "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMG"
+                | "ATOMS" | "RED" | "LDGSTS" | "BAR"
+        )
+    }
+}
+
+/// One function of the dump.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SassFunction {
+    pub name: String,
+    /// From the enclosing `code for sm_XX` (0 when absent).
+    pub binary_version: u32,
+    pub insts: Vec<SassInst>,
+    /// pc -> index in `insts`.
+    pub index: HashMap<u32, usize>,
+}
+
+/// Every function of a `cuobjdump -sass` dump, by name (a later target of the same name
+/// replaces an earlier one; dump one target per file).
+pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
+    let mut out: HashMap<String, SassFunction> = HashMap::new();
+    let mut cur: Option<SassFunction> = None;
+    let mut bv = 0u32;
+    for (i, line) in text.lines().enumerate() {
+        let ln = i as u64 + 1;
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("code for sm_") {
+            bv = rest.trim().parse().map_err(|_| {
+                Error::parse(file, ln, "code for", format!("\"{t}\": expected sm_<number>"))
+            })?;
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("Function : ") {
+            if let Some(f) = cur.take() {
+                out.insert(f.name.clone(), f);
+            }
+            cur = Some(SassFunction {
+                name: rest.trim().to_string(),
+                binary_version: bv,
+                ..Default::default()
+            });
+            continue;
+        }
+        let Some(body) = t.strip_prefix("/*") else {
+            continue;
+        };
+        let Some((pc_text, rest)) = body.split_once("*/") else {
+            continue;
+        };
+        let Ok(pc) = u32::from_str_radix(pc_text, 16) else {
+            continue; // an encoding comment (/* 0x000fe4... */)
+        };
+        let f = cur.as_mut().ok_or_else(|| {
+            Error::parse(file, ln, "instruction", "an instruction before any \"Function :\" line")
+        })?;
+        let inst = parse_inst(pc, rest, ln).map_err(|m| Error::parse(file, ln, "instruction", m))?;
+        if let Some(last) = f.insts.last() {
+            if inst.pc <= last.pc {
+                return Err(Error::parse(
+                    file,
+                    ln,
+                    "pc",
+                    format!("0x{:x} after 0x{:x}: expected increasing pcs", inst.pc, last.pc),
+                ));
+            }
+        }
+        f.index.insert(inst.pc, f.insts.len());
+        f.insts.push(inst);
+    }
+    if let Some(f) = cur.take() {
+        out.insert(f.name.clone(), f);
+    }
+    if out.is_empty() {
+        return Err(Error::parse(
+            file,
+            0,
+            "Function",
+            "no \"Function : NAME\" section: expected the output of cuobjdump -sass",
+        ));
+    }
+    Ok(out)
+}
+
+fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, String> {
+    let stmt = rest.split(';').next().unwrap_or("").trim();
+    if stmt.is_empty() {
+        return Err(format!("pc 0x{pc:x}: no instruction text"));
+    }
+    let (mut predicated, mut never) = (false, false);
+    let mut text = stmt;
+    if let Some(p) = text.strip_prefix('@') {
+        let (guard, tail) = p.split_once(char::is_whitespace).unwrap_or((p, ""));
+        match guard {
+            "PT" | "UPT" => {}
+            "!PT" | "!UPT" => never = true,
+            _ => predicated = true,
+        }
+        text = tail.trim();
+    }
+    let (op, args) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    if op.is_empty() || !op.starts_with(|c: char| c.is_ascii_uppercase()) {
+        return Err(format!("pc 0x{pc:x}: \"{stmt}\": expected an opcode"));
+    }
+    let operands: Vec<&str> = args.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let base = op.split('.').next().unwrap_or(op);
+    let writes_first = !matches!(
+        base,
+        "ST" | "STG" | "STS" | "STL" | "RED" | "BRA" | "EXIT" | "BAR" | "BSSY" | "BSYNC"
+            | "WARPSYNC" | "NOP" | "MEMBAR" | "ERRBAR" | "DEPBAR" | "CCTL" | "YIELD" | "JMP"
+    );
+    let mut dst = Vec::new();
+    let mut src = Vec::new();
+    for (k, o) in operands.iter().enumerate() {
+        let regs = regs_in(o);
+        if k == 0 && writes_first && !o.starts_with('[') {
+            dst.extend(regs.into_iter().take(MAX_DST));
+        } else {
+            for r in regs {
+                if src.len() < MAX_SRC && !src.contains(&r) {
+                    src.push(r);
+                }
+            }
+        }
+    }
+    let target = if matches!(base, "BRA" | "JMP") {
+        let t = operands
+            .iter()
+            .find_map(|o| o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()))
+            .ok_or_else(|| format!("pc 0x{pc:x}: \"{stmt}\": expected a branch target 0x..."))?;
+        Some(t)
+    } else {
+        None
+    };
+    Ok(SassInst {
+        pc,
+        predicated,
+        never,
+        op: op.to_string(),
+        dst,
+        src,
+        target,
+        line,
+    })
+}
+
+/// Registers named in one operand (`R4`, `[R4.64+0x8]`, `UR4`, `-R3.reuse`); RZ/URZ skipped.
+fn regs_in(o: &str) -> Vec<Reg> {
+    let mut out = Vec::new();
+    let b = o.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let prev_ok = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        let (uniform, start) = if b[i] == b'U' && b.get(i + 1) == Some(&b'R') {
+            (true, i + 2)
+        } else if b[i] == b'R' {
+            (false, i + 1)
+        } else {
+            i += 1;
+            continue;
+        };
+        let mut j = start;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let next_ok = j >= b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_');
+        if prev_ok && next_ok && j > start {
+            if let Ok(n) = o[start..j].parse::<u16>() {
+                let r = if uniform { UR_BASE + n } else { n };
+                if r != REG_RZ && r != REG_URZ && (uniform || n < 255) {
+                    out.push(r);
+                }
+            }
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
