@@ -7,6 +7,7 @@ mod cmd_compare;
 mod cmd_config;
 mod cmd_convert;
 mod cmd_gen;
+mod cmd_import;
 mod cmd_info;
 mod cmd_run;
 mod cmd_run_views;
@@ -42,6 +43,8 @@ enum Cmd {
     Sweep(cmd_sweep::SweepArgs),
     /// Microbenchmarks against published hardware figures (latency, throughput, bandwidth).
     Validate(cmd_validate::ValidateArgs),
+    /// Compute Sanitizer tracer records + SASS -> an Accel-Sim trace (tests/hardware/tracer).
+    ImportSanitizer(cmd_import::ImportSanitizerArgs),
 }
 
 fn main() {
@@ -55,6 +58,7 @@ fn main() {
         Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
         Cmd::Sweep(a) => cmd_sweep::run(&a),
         Cmd::Validate(a) => cmd_validate::run(&a),
+        Cmd::ImportSanitizer(a) => cmd_import::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");

@@ -130,7 +130,15 @@ pub fn import_kernel(k: &KernelRecords, cx: &KernelCtx) -> Result<(KernelTrace, 
                 warp_id: w,
                 ..Default::default()
             };
-            build_warp(&mut wt, &anchors, exist, &mut finder, &mut emit, cx, &mut stats)?;
+            build_warp(
+                &mut wt,
+                &anchors,
+                exist,
+                &mut finder,
+                &mut emit,
+                cx,
+                &mut stats,
+            )?;
             stats.insts += wt.insts.len() as u64;
             warps.push(wt);
         }
@@ -164,7 +172,12 @@ fn nregs(f: &SassFunction) -> u32 {
 }
 
 /// Groups one warp's records into recorded points.
-fn anchors(recs: &[(u64, &Record)], f: &SassFunction, file: &str, exist: u32) -> Result<Vec<Anchor>> {
+fn anchors(
+    recs: &[(u64, &Record)],
+    f: &SassFunction,
+    file: &str,
+    exist: u32,
+) -> Result<Vec<Anchor>> {
     let mut out: Vec<Anchor> = Vec::new();
     for &(no, r) in recs {
         let pc = u32::try_from(r.pc).ok();
@@ -173,7 +186,10 @@ fn anchors(recs: &[(u64, &Record)], f: &SassFunction, file: &str, exist: u32) ->
                 file,
                 no,
                 "pc",
-                format!("0x{:x} is not an instruction of {} in the SASS", r.pc, f.name),
+                format!(
+                    "0x{:x} is not an instruction of {} in the SASS",
+                    r.pc, f.name
+                ),
             )
         })?;
         let inst = &f.insts[idx];
@@ -197,7 +213,10 @@ fn anchors(recs: &[(u64, &Record)], f: &SassFunction, file: &str, exist: u32) ->
                         file,
                         no,
                         "lane",
-                        format!("lane {} does not exist in this warp (mask {exist:08x})", r.lane),
+                        format!(
+                            "lane {} does not exist in this warp (mask {exist:08x})",
+                            r.lane
+                        ),
                     ));
                 }
                 if let Some(a) = out.last_mut() {
@@ -224,7 +243,10 @@ fn anchors(recs: &[(u64, &Record)], f: &SassFunction, file: &str, exist: u32) ->
                         file,
                         no,
                         "pc",
-                        format!("exit record at 0x{:x}, but the SASS has {} there (expected EXIT)", r.pc, inst.op),
+                        format!(
+                            "exit record at 0x{:x}, but the SASS has {} there (expected EXIT)",
+                            r.pc, inst.op
+                        ),
                     ));
                 }
                 out.push(Anchor {
@@ -267,7 +289,10 @@ fn build_warp(
                 cx.records_file,
                 a.record,
                 "kind",
-                format!("{} record after every lane of the warp exited", kind_name(a.kind)),
+                format!(
+                    "{} record after every lane of the warp exited",
+                    kind_name(a.kind)
+                ),
             ));
         }
         let path = finder.find(at, a.idx).ok_or_else(|| {
@@ -295,14 +320,15 @@ fn build_warp(
         at = Some(a.idx);
     }
     if live != 0 {
-        let (path, e) = finder.to_exit(at).ok_or_else(|| {
-            Error::other(format!(
+        let (path, e) =
+            finder.to_exit(at).ok_or_else(|| {
+                Error::other(format!(
                 "{}: kernel {}: a warp's lanes {live:08x} never exit: no path from {} to an EXIT",
                 cx.records_file,
                 cx.name,
                 at.map_or("the entry".to_string(), |i| format!("0x{:x}", f.insts[i].pc))
             ))
-        })?;
+            })?;
         stats.ambiguous += path.ambiguous as u64;
         stats.synthesized_exits += 1;
         for &i in &path.insts {

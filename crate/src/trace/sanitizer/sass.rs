@@ -55,8 +55,20 @@ impl SassInst {
     pub fn is_recorded(&self) -> bool {
         matches!(
             self.base(),
-            "LDG" | "STG" | "LDS" | "STS" | "LDL" | "STL" | "LD" | "ST" | "ATOM" | "ATOMG"
-                | "ATOMS" | "RED" | "LDGSTS" | "BAR"
+            "LDG"
+                | "STG"
+                | "LDS"
+                | "STS"
+                | "LDL"
+                | "STL"
+                | "LD"
+                | "ST"
+                | "ATOM"
+                | "ATOMG"
+                | "ATOMS"
+                | "RED"
+                | "LDGSTS"
+                | "BAR"
         )
     }
 }
@@ -83,7 +95,12 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("code for sm_") {
             bv = rest.trim().parse().map_err(|_| {
-                Error::parse(file, ln, "code for", format!("\"{t}\": expected sm_<number>"))
+                Error::parse(
+                    file,
+                    ln,
+                    "code for",
+                    format!("\"{t}\": expected sm_<number>"),
+                )
             })?;
             continue;
         }
@@ -108,16 +125,25 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
             continue; // an encoding comment (/* 0x000fe4... */)
         };
         let f = cur.as_mut().ok_or_else(|| {
-            Error::parse(file, ln, "instruction", "an instruction before any \"Function :\" line")
+            Error::parse(
+                file,
+                ln,
+                "instruction",
+                "an instruction before any \"Function :\" line",
+            )
         })?;
-        let inst = parse_inst(pc, rest, ln).map_err(|m| Error::parse(file, ln, "instruction", m))?;
+        let inst =
+            parse_inst(pc, rest, ln).map_err(|m| Error::parse(file, ln, "instruction", m))?;
         if let Some(last) = f.insts.last() {
             if inst.pc <= last.pc {
                 return Err(Error::parse(
                     file,
                     ln,
                     "pc",
-                    format!("0x{:x} after 0x{:x}: expected increasing pcs", inst.pc, last.pc),
+                    format!(
+                        "0x{:x} after 0x{:x}: expected increasing pcs",
+                        inst.pc, last.pc
+                    ),
                 ));
             }
         }
@@ -158,12 +184,31 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, S
     if op.is_empty() || !op.starts_with(|c: char| c.is_ascii_uppercase()) {
         return Err(format!("pc 0x{pc:x}: \"{stmt}\": expected an opcode"));
     }
-    let operands: Vec<&str> = args.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let operands: Vec<&str> = args
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
     let base = op.split('.').next().unwrap_or(op);
     let writes_first = !matches!(
         base,
-        "ST" | "STG" | "STS" | "STL" | "RED" | "BRA" | "EXIT" | "BAR" | "BSSY" | "BSYNC"
-            | "WARPSYNC" | "NOP" | "MEMBAR" | "ERRBAR" | "DEPBAR" | "CCTL" | "YIELD" | "JMP"
+        "ST" | "STG"
+            | "STS"
+            | "STL"
+            | "RED"
+            | "BRA"
+            | "EXIT"
+            | "BAR"
+            | "BSSY"
+            | "BSYNC"
+            | "WARPSYNC"
+            | "NOP"
+            | "MEMBAR"
+            | "ERRBAR"
+            | "DEPBAR"
+            | "CCTL"
+            | "YIELD"
+            | "JMP"
     );
     let mut dst = Vec::new();
     let mut src = Vec::new();
@@ -182,7 +227,10 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, S
     let target = if matches!(base, "BRA" | "JMP") {
         let t = operands
             .iter()
-            .find_map(|o| o.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()))
+            .find_map(|o| {
+                o.strip_prefix("0x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+            })
             .ok_or_else(|| format!("pc 0x{pc:x}: \"{stmt}\": expected a branch target 0x..."))?;
         Some(t)
     } else {

@@ -67,7 +67,10 @@ fn vecadd_records() -> Vec<Record> {
             let mut v = vec![ev(Kind::BlockEnter, 0, cta, warp, u32::MAX)];
             let base = cta as u64 * 64 + warp as u64 * 32;
             let live: Vec<u8> = (0..32u8).filter(|&l| base + (l as u64) < n).collect();
-            let oob: u32 = (0..32).filter(|&l| base + l as u64 >= n).map(|l| 1u32 << l).sum();
+            let oob: u32 = (0..32)
+                .filter(|&l| base + l as u64 >= n)
+                .map(|l| 1u32 << l)
+                .sum();
             if oob != 0 {
                 v.push(ev(Kind::BlockExit, 0x50, cta, warp, oob));
             }
@@ -107,14 +110,22 @@ fn masks(w: &WarpTrace) -> Vec<u32> {
     w.insts.iter().map(|i| i.mask).collect()
 }
 fn ops(k: &KernelTrace, w: &WarpTrace) -> Vec<String> {
-    w.insts.iter().map(|i| k.ops.get(i.op).name.clone()).collect()
+    w.insts
+        .iter()
+        .map(|i| k.ops.get(i.op).name.clone())
+        .collect()
 }
 
 #[test]
 fn vecadd_exact_trace() {
     let recs = vecadd_records();
     let nrec = recs.len() as u64;
-    let (k, st) = import_one(kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), recs));
+    let (k, st) = import_one(kernel(
+        "vecadd",
+        Dim3::new(2, 1, 1),
+        Dim3::new(64, 1, 1),
+        recs,
+    ));
     assert_eq!(k.info.binary_version, 80);
     assert_eq!(k.info.grid, Dim3::new(2, 1, 1));
     assert_eq!(k.ctas.len(), 2);
@@ -127,13 +138,33 @@ fn vecadd_exact_trace() {
     assert_eq!(
         ops(&k, full),
         [
-            "MOV", "S2R", "S2R", "IMAD", "ISETP.GE.AND", "EXIT", "HFMA2.MMA", "ULDC.64",
-            "IMAD.WIDE", "IMAD.WIDE", "LDG.E", "LDG.E", "IMAD.WIDE", "FADD", "STG.E", "EXIT"
+            "MOV",
+            "S2R",
+            "S2R",
+            "IMAD",
+            "ISETP.GE.AND",
+            "EXIT",
+            "HFMA2.MMA",
+            "ULDC.64",
+            "IMAD.WIDE",
+            "IMAD.WIDE",
+            "LDG.E",
+            "LDG.E",
+            "IMAD.WIDE",
+            "FADD",
+            "STG.E",
+            "EXIT"
         ]
     );
     // LDG R4, [R4.64]: dst R4, src R4; STG [R6.64], R9: no dst, src R6 R9.
-    assert_eq!((full.insts[10].dsts(), full.insts[10].srcs()), (&[4][..], &[4][..]));
-    assert_eq!((full.insts[14].dsts(), full.insts[14].srcs()), (&[][..], &[6, 9][..]));
+    assert_eq!(
+        (full.insts[10].dsts(), full.insts[10].srcs()),
+        (&[4][..], &[4][..])
+    );
+    assert_eq!(
+        (full.insts[14].dsts(), full.insts[14].srcs()),
+        (&[][..], &[6, 9][..])
+    );
     assert_eq!(full.insts[10].mem_width, 4);
     let lanes: Vec<(u32, u64)> = full.lane_addrs(&full.insts[10]).collect();
     assert_eq!(lanes.len(), 32);
@@ -151,7 +182,12 @@ fn vecadd_exact_trace() {
     }
     assert_eq!(masks(part), m);
     let got: Vec<(u32, u64)> = part.lane_addrs(&part.insts[11]).collect();
-    assert_eq!(got, (0..4).map(|l| (l, A + 4 * (96 + l as u64))).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        (0..4)
+            .map(|l| (l, A + 4 * (96 + l as u64)))
+            .collect::<Vec<_>>()
+    );
     assert_eq!(
         st,
         KernelStats {
@@ -173,7 +209,12 @@ fn vecadd_without_exit_records_takes_the_nearest_exit() {
         .into_iter()
         .filter(|r| !(r.kind == Kind::BlockExit && r.pc == 0xf0))
         .collect();
-    let (k, st) = import_one(kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), recs));
+    let (k, st) = import_one(kernel(
+        "vecadd",
+        Dim3::new(2, 1, 1),
+        Dim3::new(64, 1, 1),
+        recs,
+    ));
     assert_eq!(st.synthesized_exits, 4);
     assert_eq!(st.insts, 64);
     assert_eq!(k.ctas[1].warps[1].insts[15].mask, 0xf);
@@ -235,7 +276,11 @@ fn matmul_naive_loop_exact_trace() {
     assert_eq!(pcs(w), want);
     assert_eq!(w.insts.len(), 77);
     assert_eq!(w.insts[9].mask, 0, "@P0 EXIT at 0x90: no lane leaves");
-    assert!(w.insts.iter().enumerate().all(|(i, x)| i == 9 || x.mask == u32::MAX));
+    assert!(w
+        .insts
+        .iter()
+        .enumerate()
+        .all(|(i, x)| i == 9 || x.mask == u32::MAX));
     let ldg: Vec<&crate::trace::model::TraceInst> =
         w.insts.iter().filter(|x| x.mem_width > 0).collect();
     assert_eq!(ldg.len(), 17);
@@ -268,7 +313,11 @@ fn memory_free_loop_is_ambiguous() {
         /*0060*/ EXIT ;\n";
     let mut s = mem(0x40, 0, 0, 0, 0x80, true);
     s.flags |= 1 << flag::SPACE_SHIFT;
-    let recs = vec![s, ev(Kind::Barrier, 0x50, 0, 0, 1), ev(Kind::BlockExit, 0x60, 0, 0, 1)];
+    let recs = vec![
+        s,
+        ev(Kind::Barrier, 0x50, 0, 0, 1),
+        ev(Kind::BlockExit, 0x60, 0, 0, 1),
+    ];
     let bytes = encode(&[kernel("spin", Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), recs)]);
     let im = import(&bytes, "r", sass, "s", ImportOptions::default()).unwrap();
     let w = &im.trace.kernels[0].ctas[0].warps[0];
@@ -289,7 +338,12 @@ fn round_trip_through_the_accelsim_parser() {
         Dim3::new(16, 16, 1),
         matmul_records(),
     ));
-    let (v, _) = import_one(kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), vecadd_records()));
+    let (v, _) = import_one(kernel(
+        "vecadd",
+        Dim3::new(2, 1, 1),
+        Dim3::new(64, 1, 1),
+        vecadd_records(),
+    ));
     let mut v = v;
     v.info.id = 2;
     let mut files = Vec::new();
@@ -328,15 +382,17 @@ fn imported_trace_simulates() {
         Dim3::new(16, 16, 1),
         matmul_records(),
     ));
-    let (v, _) = import_one(kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), vecadd_records()));
+    let (v, _) = import_one(kernel(
+        "vecadd",
+        Dim3::new(2, 1, 1),
+        Dim3::new(64, 1, 1),
+        vecadd_records(),
+    ));
     let t = crate::trace::model::MemTrace::from_kernels("imported", vec![k, v]);
     let cfg = crate::config::presets::preset("titanv").unwrap();
-    let mut s = crate::engine::Simulator::new(
-        cfg,
-        crate::engine::ModelChoice::default(),
-        Box::new(t),
-    )
-    .unwrap();
+    let mut s =
+        crate::engine::Simulator::new(cfg, crate::engine::ModelChoice::default(), Box::new(t))
+            .unwrap();
     let r = s.run_to_end().unwrap();
     assert_eq!(r.warp_insts, 8 * 77 + 64);
     assert_eq!(r.kernels.len(), 2);
@@ -353,14 +409,31 @@ fn err(bytes: &[u8], sass: &str) -> String {
 #[test]
 fn errors_name_file_record_and_expectation() {
     let one = |recs: Vec<Record>| {
-        encode(&[kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), recs)])
+        encode(&[kernel(
+            "vecadd",
+            Dim3::new(2, 1, 1),
+            Dim3::new(64, 1, 1),
+            recs,
+        )])
     };
     let e = err(b"NOTATRACE_______", SASS);
     assert!(e.contains("r.wwsan") && e.contains("WWSANTR1"), "{e}");
     let e = err(&one(vec![mem(0xa8, 0, 0, 0, A, false)]), SASS);
-    assert!(e.contains("r.wwsan:1") && e.contains("0xa8 is not an instruction"), "{e}");
-    let e = err(&one(vec![mem(0xa0, 0, 0, 0, A, false), mem(0xd0, 0, 0, 1, A, false)]), SASS);
-    assert!(e.contains("r.wwsan:2") && e.contains("FADD") && e.contains("expected a memory"), "{e}");
+    assert!(
+        e.contains("r.wwsan:1") && e.contains("0xa8 is not an instruction"),
+        "{e}"
+    );
+    let e = err(
+        &one(vec![
+            mem(0xa0, 0, 0, 0, A, false),
+            mem(0xd0, 0, 0, 1, A, false),
+        ]),
+        SASS,
+    );
+    assert!(
+        e.contains("r.wwsan:2") && e.contains("FADD") && e.contains("expected a memory"),
+        "{e}"
+    );
     let e = err(&one(vec![mem(0xa0, 5, 0, 0, A, false)]), SASS);
     assert!(e.contains("cta") && e.contains("expected < 2"), "{e}");
     let mut k = kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), vec![]);
@@ -368,10 +441,18 @@ fn errors_name_file_record_and_expectation() {
     let e = err(&encode(&[k]), SASS);
     assert!(e.contains("7 records were lost"), "{e}");
     let e = err(
-        &encode(&[kernel("nope", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), vec![])]),
+        &encode(&[kernel(
+            "nope",
+            Dim3::new(1, 1, 1),
+            Dim3::new(32, 1, 1),
+            vec![],
+        )]),
         SASS,
     );
-    assert!(e.contains("k.sass") && e.contains("no function nope") && e.contains("matmul_naive"), "{e}");
+    assert!(
+        e.contains("k.sass") && e.contains("no function nope") && e.contains("matmul_naive"),
+        "{e}"
+    );
     let mut b = one(vec![mem(0xa0, 0, 0, 0, A, false)]);
     b.truncate(b.len() - 5);
     let e = err(&b, SASS);
@@ -380,8 +461,14 @@ fn errors_name_file_record_and_expectation() {
     assert!(e.contains("cuobjdump -sass"), "{e}");
     // A store recorded first: every path from the entry passes the two loads.
     let e = err(
-        &one(vec![mem(0xe0, 0, 0, 0, C, true), mem(0xa0, 0, 0, 0, B, false)]),
+        &one(vec![
+            mem(0xe0, 0, 0, 0, C, true),
+            mem(0xa0, 0, 0, 0, B, false),
+        ]),
         SASS,
     );
-    assert!(e.contains("r.wwsan:1") && e.contains("no SASS path of vecadd from the entry to 0xe0"), "{e}");
+    assert!(
+        e.contains("r.wwsan:1") && e.contains("no SASS path of vecadd from the entry to 0xe0"),
+        "{e}"
+    );
 }
