@@ -173,19 +173,32 @@ template <int U>
 __device__ __forceinline__ void stream_load(const float4* base, float* sink, int reps, int reuse,
                                             long long region) {
     long long c = blockIdx.x, t = threadIdx.x, threads = blockDim.x, ctas = gridDim.x;
+    const char* b = reinterpret_cast<const char*>(base);
     float acc = 0.0f;
+    if (reuse) {
 #pragma unroll 1
-    for (int i = 0; i < reps; ++i) {
-        float4 v[U];
+        for (int i = 0; i < reps; ++i) {
+            float4 v[U];
 #pragma unroll
-        for (int j = 0; j < U; ++j) {
-            long long r = (long long)U * i + j;
-            long long off = reuse ? (c * region + ((r * threads + t) * 16) % region)
-                                  : (((r * ctas + c) * threads + t) * 16);
-            v[j] = *reinterpret_cast<const float4*>(reinterpret_cast<const char*>(base) + off);
+            for (int j = 0; j < U; ++j) {
+                long long r = (long long)U * i + j;
+                v[j] = *reinterpret_cast<const float4*>(b + c * region + ((r * threads + t) * 16) % region);
+            }
+#pragma unroll
+            for (int j = 0; j < U; ++j) acc += v[j].x;
         }
+    } else {
+        // ((r * ctas + c) * threads + t) * 16 = p + r * stride: one pointer, one add per load.
+        long long stride = ctas * threads * 16;
+        const char* p = b + (c * threads + t) * 16;
+#pragma unroll 1
+        for (int i = 0; i < reps; ++i, p += U * stride) {
+            float4 v[U];
 #pragma unroll
-        for (int j = 0; j < U; ++j) acc += v[j].x;
+            for (int j = 0; j < U; ++j) v[j] = *reinterpret_cast<const float4*>(p + j * stride);
+#pragma unroll
+            for (int j = 0; j < U; ++j) acc += v[j].x;
+        }
     }
     if (acc == 12345.0f) sink[0] = acc;
 }

@@ -68,8 +68,10 @@ def model_stats(ww, workload, params, bv):
                 insts.append((pc, t[3 + n]))
     c = collections.Counter(kind(op) for _, op in insts)
     seen = collections.Counter(pc for pc, _ in insts)
-    mem_per_iter = sum(1 for pc, op in dict(insts).items() if seen[pc] > 1 and kind(op) in ("ldg", "stg", "lds", "sts"))
-    return len(insts), len(seen), c, mem_per_iter, max(seen.values())
+    ops = dict(insts)
+    body = sum(1 for pc in ops if seen[pc] > 1)
+    mem_per_iter = sum(1 for pc, op in ops.items() if seen[pc] > 1 and kind(op) in ("ldg", "stg", "lds", "sts"))
+    return len(insts), len(seen), c, (body, mem_per_iter), max(seen.values())
 
 
 # (kernel in kernels.cu, workload, params, binary version -> target)
@@ -95,7 +97,7 @@ def fmt(c):
 
 def main():
     sass_dir, ww = sys.argv[1], sys.argv[2]
-    print("| kernel | sm | SASS static (LDG/STG/LDS/STS/BAR) | SASS loops (body, mem) | model warp 0: dynamic, PCs (LDG/STG/LDS/STS/BAR) | model mem/iter, max trips |")
+    print("| kernel | sm | SASS static (LDG/STG/LDS/STS/BAR) | SASS loops (body, mem) | model warp 0: dynamic, PCs (LDG/STG/LDS/STS/BAR) | model loop (body, mem) x trips |")
     print("|---|---|---|---|---|---|")
     for sm in (70, 75, 80, 90):
         funcs = parse_sass(os.path.join(sass_dir, f"kernels-sm{sm}.sass"))
@@ -104,7 +106,7 @@ def main():
             try:
                 mn, mpcs, mc, mit, trips = model_stats(ww, wl, params, sm)
                 model = f"{mn}, {mpcs} ({fmt(mc)})"
-                mm = f"{mit}, {trips}"
+                mm = f"({mit[0]}, {mit[1]}) x {trips}" if trips > 1 else "-"
             except subprocess.CalledProcessError as e:
                 model, mm = f"gen failed: {e.stderr.decode().strip()[:60]}", ""
             lp = " ".join(f"({a}, {b})" for a, b in loops) or "-"
