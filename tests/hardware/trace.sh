@@ -16,7 +16,8 @@ bin="$here/bench-sm$sm"
 [[ -x "$bin" ]] || bin="$here/results/bench-sm$sm"
 [[ -x "$bin" ]] || { echo "no bench-sm$sm next to trace.sh (run build.sh or run.sh first)"; exit 1; }
 mkdir -p "$dir"
-CUDA_INJECTION64_PATH="$here/libwwtrace.so" WWTRACE_PATCHES="$here/wwtrace_patches.fatbin" \
+# Eager module loading: every module is loaded (and patched) at context creation.
+CUDA_MODULE_LOADING=EAGER CUDA_INJECTION64_PATH="$here/libwwtrace.so" WWTRACE_PATCHES="$here/wwtrace_patches.fatbin" \
     WWTRACE_OUT="$dir/records.wwsan" "$bin" "$@"
 sass="$here/sass/kernels-sm$sm.sass"
 if [[ ! -f "$sass" ]]; then

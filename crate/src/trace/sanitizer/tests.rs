@@ -472,3 +472,45 @@ fn errors_name_file_record_and_expectation() {
         "{e}"
     );
 }
+
+/// The vecadd model (`warpweave gen vecadd`, binary_version 80) against the real sm_80 SASS:
+/// records made from the model's own memory accesses, imported against the SASS, give the
+/// model's trace back: same PCs, masks and addresses in every warp, opcodes equal but for the
+/// constant 4 (`MOV R7, 0x4` in the model, `HFMA2.MMA R7, -RZ, RZ, 0, 2.38e-07` from nvcc).
+#[test]
+fn vecadd_model_matches_the_real_sass() {
+    use crate::workload::{generate, Params};
+    let p = Params::parse(&["n=100", "block=64", "binary_version=80"]).unwrap();
+    let model = generate("vecadd", &p).unwrap().kernels.remove(0);
+    let mut recs = Vec::new();
+    for (c, cta) in model.ctas.iter().enumerate() {
+        for w in &cta.warps {
+            let wid = w.warp_id as u16;
+            for i in &w.insts {
+                let name = &model.ops.get(i.op).name;
+                if i.mem_width > 0 {
+                    for (lane, a) in w.lane_addrs(i) {
+                        let write = name.starts_with("STG");
+                        recs.push(mem(i.pc as u64, c as u32, wid, lane as u8, a, write));
+                    }
+                } else if name == "EXIT" && i.mask != 0 {
+                    recs.push(ev(Kind::BlockExit, i.pc as u64, c as u32, wid, i.mask));
+                }
+            }
+        }
+    }
+    let (k, st) = import_one(kernel("vecadd", model.info.grid, model.info.block, recs));
+    assert_eq!(st.ambiguous, 0);
+    assert_eq!(k.warp_insts(), model.warp_insts());
+    for (cm, ci) in model.ctas.iter().zip(&k.ctas) {
+        for (wm, wi) in cm.warps.iter().zip(&ci.warps) {
+            assert_eq!(pcs(wm), pcs(wi));
+            assert_eq!(masks(wm), masks(wi));
+            assert_eq!(wm.addrs, wi.addrs);
+            let (om, oi) = (ops(&model, wm), ops(&k, wi));
+            let differ: Vec<(&String, &String)> =
+                om.iter().zip(&oi).filter(|(a, b)| a != b).collect();
+            assert_eq!(differ, [(&"MOV".to_string(), &"HFMA2.MMA".to_string())]);
+        }
+    }
+}
