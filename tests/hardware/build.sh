@@ -9,7 +9,7 @@
 #   OUT/libwwtrace.so             the Compute Sanitizer tracer (tracer/wwtrace.cpp)
 #   OUT/libsanitizer-public.so    its one dependency besides libc/libstdc++ (rpath $ORIGIN)
 #   OUT/wwtrace_patches.fatbin    the tracer's device patches for sm_70, 75, 80, 90
-#   OUT/sass/kernels-smXX.sass    cuobjdump -sass of the kernels per target (sm_70 too)
+#   OUT/sass/kernels-smXX.sass    cuobjdump -sass of bench-smXX (sm_70: of kernels.cu alone)
 #   OUT/run.sh, workloads.txt     the ncu driver (uses OUT/bench-smXX when no nvcc is there)
 #   OUT/trace.sh                  runs one workload under the tracer -> records file
 #
@@ -42,8 +42,8 @@ san=(-I"$WW_SANITIZER_INC")
 # Native targets of this nvcc.
 for sm in 75 80 90; do
     "$WW_NVCC" "${flags[@]}" -arch=sm_$sm -o "$out/bench-sm$sm" "$here/bench.cu"
-    "$WW_NVCC" -O3 -lineinfo -arch=sm_$sm -cubin -o "$obj/kernels-sm$sm.cubin" "$here/kernels.cu"
-    "$WW_CUOBJDUMP" -sass "$obj/kernels-sm$sm.cubin" > "$out/sass/kernels-sm$sm.sass"
+    # The SASS of the very binary trace.sh runs (its PCs are what the tracer records).
+    "$WW_CUOBJDUMP" -sass "$out/bench-sm$sm" > "$out/sass/kernels-sm$sm.sass"
     "$WW_NVCC" --cubin --compile-as-tools-patch -O3 -arch=sm_$sm "${san[@]}" \
         -o "$obj/patches-sm$sm.cubin" "$here/tracer/wwtrace_patches.cu"
 done
