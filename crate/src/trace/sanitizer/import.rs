@@ -9,7 +9,9 @@
 //!      mask (lanes not yet exited); never-executed (@!PT) and passed predicated EXITs and
 //!      memory instructions get mask 0 (no lane took them)
 //!  exit records: the EXIT at their pc with their mask; lanes leave. A warp whose exit was not
-//!      recorded ends at the nearest unpredicated EXIT (counted in `synthesized_exits`)
+//!      recorded ends at the nearest unpredicated EXIT (counted in `synthesized_exits`). Lanes
+//!      leaving at an unconditional EXIT while others stay (divergence): the others resume
+//!      from the warp's previous recorded point (counted as one ambiguous choice)
 //! ```
 
 use std::collections::BTreeMap;
@@ -316,6 +318,12 @@ fn build_warp(
         stats.recorded += 1;
         if a.kind == Kind::BlockExit {
             live &= !a.mask;
+            if live != 0 && !f.insts[a.idx].predicated {
+                // Diverged: some lanes left at an unconditional EXIT, the others go on from
+                // where the warp was before it (the path to it is not replayed; counted).
+                stats.ambiguous += 1;
+                continue;
+            }
         }
         at = Some(a.idx);
     }

@@ -514,3 +514,29 @@ fn vecadd_model_matches_the_real_sass() {
         }
     }
 }
+
+/// Divergent exit: lane 0 leaves at an unconditional EXIT inside an `if`, lanes 1..31 go on
+/// to the store; the rest of the warp resumes from its last recorded point.
+#[test]
+fn divergent_exit_resumes_the_other_lanes() {
+    let sass = "\tcode for sm_80\n\t\tFunction : div\n\
+        /*0000*/ S2R R0, SR_TID.X ;\n\
+        /*0010*/ LDG.E R2, [R4.64] ;\n\
+        /*0020*/ ISETP.NE.AND P0, PT, R0, RZ, PT ;\n\
+        /*0030*/ @P0 BRA 0x50 ;\n\
+        /*0040*/ EXIT ;\n\
+        /*0050*/ STG.E [R4.64], R2 ;\n\
+        /*0060*/ EXIT ;\n";
+    let mut recs: Vec<Record> = (0..32u8)
+        .map(|l| mem(0x10, 0, 0, l, A + 4 * l as u64, false))
+        .collect();
+    recs.push(ev(Kind::BlockExit, 0x40, 0, 0, 1));
+    recs.extend((1..32u8).map(|l| mem(0x50, 0, 0, l, C + 4 * l as u64, true)));
+    recs.push(ev(Kind::BlockExit, 0x60, 0, 0, !1));
+    let bytes = encode(&[kernel("div", Dim3::new(1, 1, 1), Dim3::new(32, 1, 1), recs)]);
+    let im = import(&bytes, "r", sass, "s", ImportOptions::default()).unwrap();
+    let w = &im.trace.kernels[0].ctas[0].warps[0];
+    assert_eq!(pcs(w), [0, 0x10, 0x20, 0x30, 0x40, 0x20, 0x30, 0x50, 0x60]);
+    assert_eq!(masks(w), [!0, !0, !0, !0, 1, !1, !1, !1, !1]);
+    assert_eq!(im.stats[0].ambiguous, 1);
+}
