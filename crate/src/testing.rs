@@ -44,11 +44,12 @@ pub fn real_traces() -> PathBuf {
 /// One real trace's folder, e.g. `real_trace("microgpusim-vectoradd-100-32")`; panics with a
 /// message naming it when it is missing.
 pub fn real_trace(name: &str) -> PathBuf {
-    let p = real_traces().join(name);
+    let root = real_traces();
+    let p = root.join(name);
     assert!(
         p.is_dir(),
         "the real trace {name} is missing from {} (expected a folder with kernelslist.g)",
-        p.parent().map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+        root.display()
     );
     p
 }
