@@ -19,6 +19,9 @@ pub mod plot;
 pub mod session;
 pub mod stats;
 pub mod sweep;
+#[doc(hidden)]
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
 pub mod timeline;
 pub mod trace;
 pub mod validate;

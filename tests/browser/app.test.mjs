@@ -13,6 +13,12 @@ const FIX = path.join(ROOT, 'tests/browser/fixtures');
 // WARPWEAVE_SHARED points elsewhere (a worktree has no ../shared beside it).
 const SHARED = process.env.WARPWEAVE_SHARED || path.join(ROOT, '../shared');
 const REAL_VECADD = path.join(SHARED, 'real-traces/microgpusim-vectoradd-100-32');
+if (!fs.existsSync(REAL_VECADD)) {
+  throw new Error(
+    `the real traces were not found at ${REAL_VECADD}: clone the repository beside shared/, ` +
+      'or set WARPWEAVE_SHARED to the folder that holds real-traces/',
+  );
+}
 const realGz = () => zlib.gzipSync(fs.readFileSync(path.join(REAL_VECADD, 'kernel-1.traceg')), { level: 9 });
 const golden = (name) => JSON.parse(fs.readFileSync(path.join(FIX, 'golden', `${name}.json`), 'utf8'));
 

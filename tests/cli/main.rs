@@ -17,7 +17,7 @@ fn repo() -> PathBuf {
 }
 
 fn real(name: &str) -> PathBuf {
-    repo().join("../shared/real-traces").join(name)
+    warpweave::testing::real_trace(name)
 }
 
 fn run(args: &[&str]) -> Output {

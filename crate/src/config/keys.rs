@@ -199,6 +199,11 @@ impl Table {
             &format!("{p}.write_allocate"),
             "Allocate a line on a write miss",
         );
+        self.flag(
+            &format!("{p}.lazy_fetch_on_read"),
+            "Write-back + allocate: a store miss does not read the sectors it writes; a sector \
+             written in part is read when a load needs it (Volta+ L2 write-validate)",
+        );
         self.int(&format!("{p}.latency"), clock, 0, 100_000, "Hit latency");
         self.int(
             &format!("{p}.mshr_entries"),

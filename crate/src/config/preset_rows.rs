@@ -510,6 +510,11 @@ pub const TEACHING: &[Row] = &[
     ),
     ("gpu.num_sms", "1", "seed 003 sec. III-A (a single SM)"),
     (
+        "l2.cache.lazy_fetch_on_read",
+        "false",
+        "seed 004 Figure 4 (the plain write-back state machine)",
+    ),
+    (
         "clocks.core_mhz",
         "1000",
         "assumed (seed 003 counts cycles only)",

@@ -255,6 +255,11 @@ const TURING: &[Row] = &[
         "true",
         "AS-SM75_RTX2060 (lazy fetch-on-read)",
     ),
+    (
+        "l2.cache.lazy_fetch_on_read",
+        "true",
+        "AS-SM75_RTX2060 dl2 write-allocate `L`",
+    ),
     ("l2.cache.latency", "188", "seed 000 Table II"),
     ("l2.cache.mshr_entries", "192", "seed 000 Table II"),
     ("l2.cache.mshr_merge", "4", "seed 000 Table II"),
@@ -439,6 +444,11 @@ const DATACENTRE: &[Row] = &[
         "l2.cache.write_allocate",
         "true",
         "seed 004 Table 3 (write-back, write-allocate)",
+    ),
+    (
+        "l2.cache.lazy_fetch_on_read",
+        "true",
+        "Volta+ L2 write-validate (Khairy et al. 2020, seed 004 sec. 3.3); AS-SM7_QV100 dl2 `L`",
     ),
     (
         "dram.bus_width_bytes",

@@ -324,6 +324,11 @@ pub struct CacheConfig {
     pub index: IndexFn,
     pub write_policy: WritePolicy,
     pub write_allocate: bool,
+    /// Write-back + write-allocate only: a store miss allocates its sectors without reading
+    /// them (write-validate, Accel-Sim's lazy fetch-on-read `L`); a sector written only in part
+    /// is read from the next level when a load first needs it. Volta and later L2s work so
+    /// (Khairy et al. 2020, cited by seed 004 section 3.3). false: fetch on write.
+    pub lazy_fetch_on_read: bool,
     /// Hit latency in the cache's clock domain.
     pub latency: u32,
     pub mshr_entries: u32,
@@ -713,6 +718,7 @@ impl Default for CacheConfig {
             index: IndexFn::Linear,
             write_policy: WritePolicy::WriteBack,
             write_allocate: true,
+            lazy_fetch_on_read: false,
             latency: 20,
             mshr_entries: 32,
             mshr_merge: 8,

@@ -30,6 +30,30 @@ pub struct LineReq {
     pub bytes: u32,
     /// Lanes that touch this line.
     pub lanes: u32,
+    /// Bytes of the line the lanes touch (bit i = byte i), for lines of at most 128 bytes
+    /// (0 for longer lines); `full` is derived from it.
+    pub cover: u128,
+    /// Sectors every byte of which the lanes touch: a store writes them whole, so an L2 with
+    /// lazy fetch-on-read never has to fetch them.
+    pub full: u8,
+}
+
+/// Bytes `[lo, hi)` of a line as a [`LineReq::cover`] mask (`hi <= 128`).
+#[inline]
+fn range_cover(lo: u64, hi: u64) -> u128 {
+    let upto = |n: u64| if n >= 128 { u128::MAX } else { (1u128 << n) - 1 };
+    upto(hi) & !upto(lo)
+}
+
+/// The sectors of a line whose bytes are all in `cover` (lines of at most 128 bytes).
+fn full_sectors(cover: u128, lb: u64, sb: u64) -> u8 {
+    if lb > 128 || sb == 0 || sb > lb {
+        return 0;
+    }
+    let whole = range_cover(0, sb);
+    (0..(lb / sb).min(8))
+        .filter(|&s| (cover >> (s * sb)) & whole == whole)
+        .fold(0u8, |m, s| m | 1 << s)
 }
 
 impl LineReq {
@@ -41,6 +65,7 @@ impl LineReq {
             addr: self.addr,
             sectors: self.sectors,
             bytes: self.bytes,
+            full: self.full,
             bypass_l1,
             shmem_wavefronts: 0,
             ..MemRequest::default()
@@ -65,6 +90,11 @@ pub fn coalesce(
     if !contiguous(mask, addrs, w, lb, sb, out) && !within_lines(mask, addrs, w, lb, sb, out) {
         out.clear();
         by_lane(mask, addrs, w, lb, sb, out);
+    }
+    if lb <= 128 {
+        for r in out.iter_mut() {
+            r.full = full_sectors(r.cover, lb, sb);
+        }
     }
 }
 
@@ -93,7 +123,8 @@ fn within_lines(
     let mut cur = usize::MAX;
     let mut cur_line = u64::MAX;
     let mut prev = u64::MAX;
-    let (mut secs, mut bytes, mut lanes) = (0u8, 0u32, 0u32);
+    let (mut secs, mut bytes, mut lanes, mut cover) = (0u8, 0u32, 0u32, 0u128);
+    let covers = lb <= 128;
     for &a in &addrs[..n] {
         let bit = m & m.wrapping_neg();
         m &= m - 1;
@@ -109,23 +140,24 @@ fn within_lines(
         let line = a - off;
         if line != cur_line {
             if let Some(r) = out.get_mut(cur) {
-                (r.sectors, r.bytes, r.lanes) = (secs, bytes, lanes);
+                (r.sectors, r.bytes, r.lanes, r.cover) = (secs, bytes, lanes, cover);
             }
             cur = match out.iter().rposition(|r| r.addr == line) {
                 Some(i) => i,
                 None => {
                     out.push(LineReq {
                         addr: line,
-                        sectors: 0,
-                        bytes: 0,
-                        lanes: 0,
+                        ..LineReq::default()
                     });
                     out.len() - 1
                 }
             };
             let r = &out[cur];
-            (secs, bytes, lanes) = (r.sectors, r.bytes, r.lanes);
+            (secs, bytes, lanes, cover) = (r.sectors, r.bytes, r.lanes, r.cover);
             cur_line = line;
+        }
+        if covers {
+            cover |= range_cover(off, off + w);
         }
         let (s0, s1) = ((off >> ss) as u32, ((off + w - 1) >> ss) as u32);
         secs |= if s0 == s1 {
@@ -138,7 +170,7 @@ fn within_lines(
         prev = a;
     }
     if let Some(r) = out.get_mut(cur) {
-        (r.sectors, r.bytes, r.lanes) = (secs, bytes, lanes);
+        (r.sectors, r.bytes, r.lanes, r.cover) = (secs, bytes, lanes, cover);
     }
     true
 }
@@ -167,6 +199,11 @@ fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<Lin
             let s1 = sector(seg_end - 1 - line);
             let secs = ((((1u32 << (s1 + 1)) - 1) & !((1u32 << s0) - 1)) & 0xff) as u8;
             let bytes = (seg_end - p) as u32;
+            let cover = if lb <= 128 {
+                range_cover(p - line, seg_end - line)
+            } else {
+                0
+            };
             let hit = if out.get(last).is_some_and(|r| r.addr == line) {
                 Some(last)
             } else {
@@ -178,6 +215,7 @@ fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<Lin
                     r.sectors |= secs;
                     r.bytes += bytes;
                     r.lanes |= 1 << lane;
+                    r.cover |= cover;
                     last = i;
                 }
                 None => {
@@ -187,6 +225,8 @@ fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<Lin
                         sectors: secs,
                         bytes,
                         lanes: 1 << lane,
+                        cover,
+                        full: 0,
                     });
                 }
             }
@@ -241,6 +281,12 @@ fn contiguous(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<
             sectors: secs,
             bytes: (seg_end - p) as u32,
             lanes,
+            cover: if lb <= 128 {
+                range_cover(p - line, seg_end - line)
+            } else {
+                0
+            },
+            full: 0,
         });
         p = seg_end;
     }
@@ -387,7 +433,9 @@ mod tests {
                 addr: 0x1000,
                 sectors: 0b0101,
                 bytes: 16,
-                lanes: 0b0011
+                lanes: 0b0011,
+                cover: 0xff | 0xff << 64,
+                full: 0,
             }
         );
         assert_eq!(
@@ -396,7 +444,9 @@ mod tests {
                 addr: 0x1080,
                 sectors: 0b0101,
                 bytes: 16,
-                lanes: 0b1100
+                lanes: 0b1100,
+                cover: 0xff | 0xff << 64,
+                full: 0,
             }
         );
         let sectors: u32 = out.iter().map(|r| r.sectors.count_ones()).sum();
@@ -418,7 +468,9 @@ mod tests {
                 addr: 0x2000,
                 sectors: 0xf,
                 bytes: 128,
-                lanes: u32::MAX
+                lanes: u32::MAX,
+                cover: u128::MAX,
+                full: 0xf,
             }]
         );
         // A 16 B access starting 8 B before a line boundary touches two lines; sparse mask.
@@ -430,16 +482,45 @@ mod tests {
                     addr: 0x20780,
                     sectors: 0b1000,
                     bytes: 8,
-                    lanes: 0b100
+                    lanes: 0b100,
+                    cover: 0xff << 120,
+                    full: 0,
                 },
                 LineReq {
                     addr: 0x20800,
                     sectors: 0b0001,
                     bytes: 8,
-                    lanes: 0b100
+                    lanes: 0b100,
+                    cover: 0xff,
+                    full: 0,
                 },
             ]
         );
+    }
+
+    #[test]
+    fn full_sectors_need_every_byte() {
+        let mut out = Vec::new();
+        // 8 lanes x 4 B fill sector 0; a ninth lane writes 4 B of sector 1.
+        let addrs: Vec<u64> = (0..9).map(|i| 0x3000 + 4 * i).collect();
+        coalesce(0x1ff, &addrs, 4, 128, 32, &mut out);
+        assert_eq!((out[0].sectors, out[0].full), (0b11, 0b01));
+        // The same lanes scattered (not unit stride): the same answer from the other paths.
+        let mut rev = addrs.clone();
+        rev.reverse();
+        coalesce(0x1ff, &rev, 4, 128, 32, &mut out);
+        assert_eq!((out[0].sectors, out[0].full), (0b11, 0b01));
+        // 32 lanes storing to one word: 128 bytes counted, 4 bytes covered, nothing whole.
+        coalesce(u32::MAX, &[0x4010; 32], 4, 128, 32, &mut out);
+        assert_eq!((out[0].sectors, out[0].bytes, out[0].full), (0b1, 128, 0));
+        // Stride 8 with 4 B each: half of every sector.
+        let addrs: Vec<u64> = (0..16).map(|i| 0x5000 + 8 * i).collect();
+        coalesce(0xffff, &addrs, 4, 128, 32, &mut out);
+        assert_eq!((out[0].sectors, out[0].full), (0xf, 0));
+        // 256 B lines: no byte mask, so no sector counts as whole.
+        let addrs: Vec<u64> = (0..32).map(|i| 0x6000 + 4 * i).collect();
+        coalesce(u32::MAX, &addrs, 4, 256, 32, &mut out);
+        assert_eq!((out[0].sectors, out[0].full), (0xf, 0));
     }
 
     #[test]

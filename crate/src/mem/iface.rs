@@ -51,6 +51,9 @@ pub struct MemRequest {
     pub sectors: u8,
     /// Bytes written (stores, atomics), for traffic accounting.
     pub bytes: u32,
+    /// Sectors of `sectors` every byte of which is accessed (a store writes them whole): an
+    /// L2 with lazy fetch-on-read allocates them without reading DRAM.
+    pub full: u8,
     /// Skip the L1 (atomics, `.STRONG.GPU`, `.CG` loads when configured).
     pub bypass_l1: bool,
     /// Shared memory: number of serialized bank wavefronts (1 = conflict free).

@@ -48,11 +48,7 @@ fn gallery_vecadd_cycle() {
 
 #[test]
 fn uploaded_vectoradd_trace_memory() {
-    // ../shared beside the repository, or where WARPWEAVE_SHARED points (a worktree).
-    let shared = std::env::var_os("WARPWEAVE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let dir = shared.join("real-traces/microgpusim-vectoradd-100-32");
+    let dir = crate::testing::real_trace("microgpusim-vectoradd-100-32");
     let files = ["kernelslist.g", "kernel-1.traceg"]
         .iter()
         .map(|n| {

@@ -306,12 +306,7 @@ mod tests {
     use crate::trace::opcodes::Arch;
 
     fn real(dir: &str) -> std::path::PathBuf {
-        let m = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        ["../../shared/real-traces", "../../../shared/real-traces"]
-            .iter()
-            .map(|u| m.join(u).join(dir))
-            .find(|p| p.is_dir())
-            .expect("real traces next to the repository")
+        crate::testing::real_trace(dir)
     }
 
     fn sum(dir: &str) -> TraceSummary {

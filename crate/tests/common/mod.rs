@@ -33,7 +33,7 @@ pub fn traces() -> Vec<(String, MemTrace)> {
         "microgpusim-matrixmul-32-32",
         "accelsim-my_app",
     ] {
-        let p = repo().join("../shared/real-traces").join(t);
+        let p = warpweave::testing::real_trace(t);
         let opts = OpenOptions {
             default_arch: Arch::default(),
         };

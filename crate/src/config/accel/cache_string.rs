@@ -174,10 +174,9 @@ impl AccelCache {
             }
         };
         c.write_allocate = self.write_alloc != 'N';
-        match self.write_alloc {
-            'F' => notes.push("fetch-on-write (F) modelled as write-allocate".into()),
-            'L' => notes.push("lazy fetch-on-read (L) modelled as write-allocate".into()),
-            _ => {}
+        c.lazy_fetch_on_read = self.write_alloc == 'L';
+        if self.write_alloc == 'L' && c.write_policy != WritePolicy::WriteBack {
+            notes.push("lazy fetch-on-read (L) applies to write-back caches only".into());
         }
         c.index = match self.index {
             'L' => IndexFn::Linear,
@@ -239,16 +238,18 @@ mod tests {
         let (cfg, notes) = c.to_cache_config(&CacheConfig::default()).unwrap();
         assert_eq!((cfg.size_kb, cfg.sector_bytes, cfg.assoc), (128, 32, 16));
         assert_eq!(
-            (cfg.write_policy, cfg.write_allocate, cfg.index),
-            (WritePolicy::WriteBack, true, IndexFn::Ipoly)
+            (
+                cfg.write_policy,
+                cfg.write_allocate,
+                cfg.lazy_fetch_on_read,
+                cfg.index
+            ),
+            (WritePolicy::WriteBack, true, true, IndexFn::Ipoly)
         );
         assert_eq!((cfg.mshr_entries, cfg.mshr_merge), (192, 4));
         assert_eq!(
             notes,
-            vec![
-                "lazy fetch-on-read (L) modelled as write-allocate",
-                "miss queue / result FIFO / data port width not modelled"
-            ]
+            vec!["miss queue / result FIFO / data port width not modelled"]
         );
 
         // instruction cache: normal, only 13 fields (no result FIFO, no port width)

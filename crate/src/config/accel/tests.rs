@@ -217,7 +217,6 @@ fn fixture_warnings_list_every_unmodelled_option() {
         (g, "gpgpu_shmem_warp_parts"),
         (g, "gpgpu_coalesce_arch"),
         (g, "gpgpu_cache:dl2"),
-        (g, "gpgpu_cache:dl2"),
         (g, "gpgpu_cache:dl2_texture_only"),
         (g, "gpgpu_dram_partition_queues"),
         (g, "gpgpu_cache:il1"), // read-only

@@ -21,6 +21,14 @@
 //! - write-through (+/- allocate): every write goes to the next level; with allocate a write
 //!   miss allocates the written sectors as valid (no fetch).
 //! - write-evict: a write hit invalidates the line; the write goes to the next level.
+//! - lazy fetch-on-read (write-back + allocate, `lazy_fetch_on_read`; Accel-Sim's `L`, the
+//!   write-validate of Volta and later L2s that seed 004 section 3.3 cites from Khairy et al.
+//!   but does not model): a store ([`SectorCache::store`]) allocates its sectors without
+//!   reading them. Sectors it writes whole become valid and dirty; sectors written in part
+//!   become dirty and *partial*, and the first load that needs one reads it from the next
+//!   level (then it is valid). Atomics still fetch (they read the data). Real byte masks are
+//!   kept at sector granularity: a sector written in part by two stores that together cover it
+//!   stays partial (one extra read when a load needs it).
 
 pub mod fx;
 pub mod index;
@@ -140,12 +148,16 @@ pub struct SectorCache {
     repl: Replacement,
     policy: WritePolicy,
     write_allocate: bool,
+    /// Stores do not fetch (see the module docs).
+    lazy: bool,
     /// Slice-local keys: lines `key_il` at a time are interleaved over `key_stride` slices.
     key_il: u64,
     key_stride: u64,
     tag: Vec<u64>,
     valid: Vec<u8>,
     dirty: Vec<u8>,
+    /// Sectors written in part under lazy fetch-on-read (dirty, not readable).
+    partial: Vec<u8>,
     prev: Vec<u32>,
     next: Vec<u32>,
     head: Vec<u32>,
@@ -172,11 +184,15 @@ impl SectorCache {
             repl: cfg.replacement,
             policy: cfg.write_policy,
             write_allocate: cfg.write_allocate,
+            lazy: cfg.lazy_fetch_on_read
+                && cfg.write_allocate
+                && cfg.write_policy == WritePolicy::WriteBack,
             key_il: 1,
             key_stride: 1,
             tag: vec![INVALID; n],
             valid: vec![0; n],
             dirty: vec![0; n],
+            partial: vec![0; n],
             prev: vec![NIL; n],
             next: vec![NIL; n],
             head: vec![NIL; g.sets as usize],
@@ -327,6 +343,7 @@ impl SectorCache {
         self.tag[v] = line;
         self.valid[v] = 0;
         self.dirty[v] = 0;
+        self.partial[v] = 0;
         self.map.insert(line, victim);
         self.unlink(s, victim);
         self.push_head(s, victim);
@@ -339,6 +356,7 @@ impl SectorCache {
         self.tag[i as usize] = INVALID;
         self.valid[i as usize] = 0;
         self.dirty[i as usize] = 0;
+        self.partial[i as usize] = 0;
         self.unlink(set, i);
         self.push_tail(set, i);
     }
@@ -359,6 +377,53 @@ impl SectorCache {
         }
     }
 
+    /// [`Self::would_fetch`] for a [`Self::store`]: nothing under lazy fetch-on-read.
+    pub fn would_fetch_store(&self, addr: u64, sectors: u8) -> u8 {
+        if self.lazy && self.g.sets > 0 {
+            0
+        } else {
+            self.would_fetch(addr, sectors, true)
+        }
+    }
+
+    /// A store of `sectors` of the line at `addr`, of which `full` are written whole. Under
+    /// lazy fetch-on-read a miss allocates without fetching (see the module docs); otherwise
+    /// the same as `access(addr, sectors, true)`.
+    pub fn store(&mut self, addr: u64, sectors: u8, full: u8) -> Outcome {
+        if !self.lazy || self.g.sets == 0 {
+            return self.access(addr, sectors, true);
+        }
+        let line = self.line_addr(addr);
+        let slot = self.lookup(line);
+        let valid = slot.map_or(0, |i| self.valid[i as usize] | self.partial[i as usize]);
+        let mut o = Outcome {
+            hit: slot.is_some() && sectors & !valid == 0,
+            tag_present: slot.is_some(),
+            slot: slot.unwrap_or(NO_SLOT),
+            ..Outcome::default()
+        };
+        self.count(o, sectors, valid, true);
+        let set = self.set_of(line);
+        let i = match slot {
+            Some(i) => {
+                self.touch(set as usize, i);
+                i
+            }
+            None => {
+                let (i, ev) = self.allocate(line, set);
+                o.evicted = ev;
+                o.slot = i;
+                i
+            }
+        };
+        let i = i as usize;
+        let whole = sectors & full;
+        self.valid[i] |= whole;
+        self.partial[i] = (self.partial[i] & !whole) | (sectors & !full & !self.valid[i]);
+        self.dirty[i] |= sectors;
+        self.account(o)
+    }
+
     /// True when every sector of `sectors` is valid in `addr`'s line.
     pub fn contains(&self, addr: u64, sectors: u8) -> bool {
         self.lookup(self.line_addr(addr))
@@ -368,7 +433,6 @@ impl SectorCache {
     /// One line request: `sectors` of the line at `addr`, a read or a write.
     pub fn access(&mut self, addr: u64, sectors: u8, write: bool) -> Outcome {
         let line = self.line_addr(addr);
-        let nsec = sectors.count_ones() as u64;
         let slot = self.lookup(line);
         let valid = slot.map_or(0, |i| self.valid[i as usize]);
         let missing = sectors & !valid;
@@ -378,25 +442,7 @@ impl SectorCache {
             slot: slot.unwrap_or(NO_SLOT),
             ..Outcome::default()
         };
-        let st = &mut self.stats;
-        st.accesses += 1;
-        st.sectors += nsec;
-        st.sector_hits += (sectors & valid).count_ones() as u64;
-        if o.hit {
-            st.hits += 1;
-        } else {
-            st.misses += 1;
-            if o.tag_present {
-                st.sector_misses += 1;
-            }
-        }
-        if write {
-            st.writes += 1;
-            st.write_hits += o.hit as u64;
-        } else {
-            st.reads += 1;
-            st.read_hits += o.hit as u64;
-        }
+        self.count(o, sectors, valid, write);
         if self.g.sets == 0 {
             if write {
                 o.write = sectors;
@@ -420,6 +466,7 @@ impl SectorCache {
                 }
             };
             self.valid[i as usize] |= sectors;
+            self.partial[i as usize] &= !sectors;
             o.fetch = missing;
             return self.account(o);
         }
@@ -442,6 +489,7 @@ impl SectorCache {
                     Some(i) if self.write_allocate => {
                         o.fetch = missing;
                         self.valid[i as usize] |= sectors;
+                        self.partial[i as usize] &= !sectors;
                         self.dirty[i as usize] |= sectors;
                     }
                     Some(i) => {
@@ -487,6 +535,30 @@ impl SectorCache {
         self.account(o)
     }
 
+    /// Counts one access (hits, sectors, reads or writes).
+    #[inline]
+    fn count(&mut self, o: Outcome, sectors: u8, valid: u8, write: bool) {
+        let st = &mut self.stats;
+        st.accesses += 1;
+        st.sectors += sectors.count_ones() as u64;
+        st.sector_hits += (sectors & valid).count_ones() as u64;
+        if o.hit {
+            st.hits += 1;
+        } else {
+            st.misses += 1;
+            if o.tag_present {
+                st.sector_misses += 1;
+            }
+        }
+        if write {
+            st.writes += 1;
+            st.write_hits += o.hit as u64;
+        } else {
+            st.reads += 1;
+            st.read_hits += o.hit as u64;
+        }
+    }
+
     #[inline]
     fn account(&mut self, o: Outcome) -> Outcome {
         if o.fetch != 0 {
@@ -512,6 +584,7 @@ impl SectorCache {
         match self.lookup(line) {
             Some(i) => {
                 self.valid[i as usize] = full;
+                self.partial[i as usize] = 0;
                 self.touch(set as usize, i);
                 None
             }
@@ -556,6 +629,7 @@ impl SectorCache {
         self.tag.fill(INVALID);
         self.valid.fill(0);
         self.dirty.fill(0);
+        self.partial.fill(0);
         self.map.clear();
         self.reset_lists();
     }

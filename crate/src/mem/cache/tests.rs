@@ -163,3 +163,84 @@ fn non_power_of_two_sets_and_bad_config() {
     let e = SectorCache::new(&bad, "l1d.cache").unwrap_err().to_string();
     assert!(e.contains("l1d.cache.line_bytes"), "{e}");
 }
+
+fn lazy() -> SectorCache {
+    let c = CacheConfig {
+        lazy_fetch_on_read: true,
+        ..cfg(WritePolicy::WriteBack, true)
+    };
+    SectorCache::new(&c, "t").unwrap()
+}
+
+#[test]
+fn lazy_fetch_on_read_stores_never_fetch() {
+    let mut c = lazy();
+    // A store writing sectors 0 and 1 whole and 2 in part: allocated, nothing read.
+    let o = c.store(0x000, 0b0111, 0b0011);
+    assert_eq!((o.hit, o.fetch, o.write), (false, 0, 0));
+    assert_eq!(c.would_fetch_store(0x200, 0b1111), 0);
+    // Loads: the whole sectors hit; the partial one is read once, then hits.
+    assert_eq!(c.access(0x000, 0b0011, false).fetch, 0);
+    let o = c.access(0x000, 0b0100, false);
+    assert_eq!((o.hit, o.fetch), (false, 0b0100));
+    assert_eq!(c.access(0x000, 0b0100, false).fetch, 0);
+    // A load of a sector never written is an ordinary miss.
+    assert_eq!(c.access(0x000, 0b1000, false).fetch, 0b1000);
+    // A partial store then a whole store of the same sector: valid, no read.
+    c.store(0x080, 0b0001, 0);
+    c.store(0x080, 0b0001, 0b0001);
+    assert_eq!(c.access(0x080, 0b0001, false).fetch, 0);
+    // An atomic (access as a write) still reads what it lacks.
+    assert_eq!(c.access(0x100, 0b0001, true).fetch, 0b0001);
+    // Everything stored is dirty: the flush writes back line 0's three stored sectors, line
+    // 0x080's one and the atomic's one.
+    let mut seen = Vec::new();
+    assert_eq!(c.flush(|a, d| seen.push((a, d))), 5);
+    assert_eq!(seen, vec![(0x000, 0b0111), (0x080, 0b0001), (0x100, 0b0001)]);
+    // fetch sectors: the partial sector (1), the never-written one (1), the atomic (1).
+    assert_eq!(c.stats.fetch_sectors, 3);
+}
+
+#[test]
+fn lazy_fetch_on_read_evicts_partial_sectors_dirty() {
+    let mut c = lazy();
+    c.store(0x000, 0b0001, 0); // partial
+    c.access(0x200, 1, false);
+    let o = c.access(0x400, 1, false); // set 0's LRU victim is line 0
+    assert_eq!(
+        o.evicted,
+        Some(Evicted {
+            addr: 0x000,
+            dirty: 0b0001
+        })
+    );
+    // Re-stored after eviction: a fresh partial sector, read when loaded.
+    c.store(0x000, 0b0001, 0);
+    assert_eq!(c.access(0x000, 0b0001, false).fetch, 0b0001);
+}
+
+#[test]
+fn without_lazy_fetch_a_store_is_a_write_access() {
+    // lazy_fetch_on_read off, or on a write-through cache: store == access(write).
+    for cfg in [
+        cfg(WritePolicy::WriteBack, true),
+        CacheConfig {
+            lazy_fetch_on_read: true,
+            ..cfg(WritePolicy::WriteThrough, false)
+        },
+    ] {
+        let (mut a, mut b) = (
+            SectorCache::new(&cfg, "t").unwrap(),
+            SectorCache::new(&cfg, "t").unwrap(),
+        );
+        for &(addr, m, w) in &SCRIPT {
+            let (x, y) = if w {
+                (a.store(addr, m, 0), b.access(addr, m, true))
+            } else {
+                (a.access(addr, m, false), b.access(addr, m, false))
+            };
+            assert_eq!(x, y);
+        }
+        assert_eq!(a.stats, b.stats);
+    }
+}

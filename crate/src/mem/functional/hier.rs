@@ -86,9 +86,19 @@ impl FuncMem {
         o.hit
     }
 
+    /// A store of `sectors` (`full` of them written whole) to the L2; true on a hit.
+    pub fn l2_store(&mut self, addr: u64, sectors: u8, full: u8) -> bool {
+        let s = self.map.slice(addr) as usize;
+        let o = self.l2[s].store(addr, sectors, full);
+        self.dram_reads += o.fetch.count_ones() as u64;
+        self.dram_writes += o.write.count_ones() as u64;
+        self.writeback(o.evicted);
+        o.hit
+    }
+
     fn l1_evicted(&mut self, e: Option<Evicted>) {
         if let Some(e) = e {
-            self.l2_access(e.addr, e.dirty, true);
+            self.l2_store(e.addr, e.dirty, e.dirty);
         }
     }
 
@@ -97,6 +107,7 @@ impl FuncMem {
         let MemRequest {
             addr,
             sectors,
+            full,
             kind,
             space,
             bypass_l1,
@@ -117,7 +128,12 @@ impl FuncMem {
             if matches!(kind, AccessKind::Atomic | AccessKind::Reduction) {
                 self.atomics += 1;
             }
-            if self.l2_access(addr, sectors, write) {
+            let hit = if kind == AccessKind::Store {
+                self.l2_store(addr, sectors, full)
+            } else {
+                self.l2_access(addr, sectors, write)
+            };
+            if hit {
                 HitLevel::L2
             } else {
                 HitLevel::Dram
@@ -134,7 +150,7 @@ impl FuncMem {
                 l2_hit &= self.l2_access(addr, o.fetch, false);
             }
             if o.write != 0 {
-                l2_hit &= self.l2_access(addr, o.write, true);
+                l2_hit &= self.l2_store(addr, o.write, o.write & full);
             }
             if o.hit {
                 HitLevel::L1
@@ -162,7 +178,7 @@ impl FuncMem {
             c.flush(|a, d| wb.push((a, d)));
         }
         for (a, d) in wb {
-            self.l2_access(a, d, true);
+            self.l2_store(a, d, d);
         }
         if flush_l2 {
             let mut n = 0;

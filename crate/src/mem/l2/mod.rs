@@ -109,7 +109,13 @@ impl L2Slice {
         let write = r.kind.is_write();
         let atomic = matches!(r.kind, AccessKind::Atomic | AccessKind::Reduction);
         let line = self.cache.line_addr(r.addr);
-        let fetch = self.cache.would_fetch(r.addr, r.sectors, write);
+        // Stores may allocate without reading (lazy fetch-on-read); atomics read their data.
+        let store = r.kind == AccessKind::Store;
+        let fetch = if store {
+            self.cache.would_fetch_store(r.addr, r.sectors)
+        } else {
+            self.cache.would_fetch(r.addr, r.sectors, write)
+        };
         let pending = self.mshr.pending(line) & r.sectors;
         // Loads and atomics wait for their data; stores are acknowledged at once.
         let waits = (fetch != 0 || pending != 0) && (!write || atomic) && p.ack;
@@ -121,7 +127,11 @@ impl L2Slice {
             self.cache.stats.reservation_fails += 1;
             return Handled::Stalled;
         }
-        let o = self.cache.access(r.addr, r.sectors, write);
+        let o = if store {
+            self.cache.store(r.addr, r.sectors, r.full)
+        } else {
+            self.cache.access(r.addr, r.sectors, write)
+        };
         // The tag latency of a miss is charged on the fill path (MemPartitions), so the DRAM
         // queue holds only requests it can schedule.
         let ready = dom.core_of(d);

@@ -303,6 +303,7 @@ impl SmMemory {
                         kind: AccessKind::Store,
                         addr: e.addr,
                         sectors: e.dirty,
+                        full: e.dirty,
                         bytes: e.dirty.count_ones() * 32,
                         ..r
                     };

@@ -470,14 +470,7 @@ fn same_pc_with_another_opcode_is_interned_separately() {
 // ---- the three real traces ----
 
 fn real(dir: &str) -> std::path::PathBuf {
-    let m = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for up in ["../../shared/real-traces", "../../../shared/real-traces"] {
-        let p = m.join(up).join(dir);
-        if p.is_dir() {
-            return p;
-        }
-    }
-    panic!("real traces not found next to the repository ({dir})");
+    crate::testing::real_trace(dir)
 }
 
 fn open_real(dir: &str, default_arch: Arch) -> AccelSimTrace {

@@ -570,24 +570,11 @@ fn mutation_fuzz_never_panics() {
     );
 }
 
-/// The real Accel-Sim traces shipped beside the repository (`../shared/real-traces` from the
-/// repository root), found by walking up from the crate; `None` where they are absent.
-#[cfg(not(target_arch = "wasm32"))]
-fn real_traces() -> Option<std::path::PathBuf> {
-    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    here.ancestors()
-        .map(|a| a.join("shared/real-traces"))
-        .find(|p| p.is_dir())
-}
-
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn real_traces_round_trip_text_compact_text() {
     use crate::trace::accelsim::{kernel_to_text, AccelSimTrace, OpenOptions};
-    let Some(root) = real_traces() else {
-        eprintln!("real traces not found: skipped");
-        return;
-    };
+    let root = crate::testing::real_traces();
     let mut dirs: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .flatten()
