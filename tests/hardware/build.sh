@@ -4,8 +4,11 @@
 #
 #   tests/hardware/build.sh [OUT]      (default OUT: target/cuda/dist, ignored by git)
 #
-#   OUT/bench-sm{75,80,90}        the workloads (bench.cu + kernels.cu), CUDA runtime linked
-#                                 statically
+#   OUT/bench-sm{75,80,90}        the workloads (bench.cu + kernels.cu), CUDA 13.5 runtime
+#                                 linked statically (needs a CUDA 13 driver, r580+)
+#   OUT/bench12-sm{75,80,90}      the same with the CUDA 12.9 runtime and 12.9 ptxas cubins
+#                                 (CUDA 12 drivers, r525+); PyPI toolchain only
+#   OUT/pick-bench.sh             picks the one the driver runs (run.sh and trace.sh use it)
 #   OUT/libwwtrace.so             the Compute Sanitizer tracer (tracer/wwtrace.cpp)
 #   OUT/libsanitizer-public.so    its one dependency besides libc/libstdc++ (rpath $ORIGIN)
 #   OUT/wwtrace_patches.fatbin    the tracer's device patches for sm_70, 75, 80, 90
@@ -44,7 +47,38 @@ for sm in 75 80 90; do
     "$WW_NVCC" "${flags[@]}" -arch=sm_$sm -o "$out/bench-sm$sm" "$here/bench.cu"
     # The SASS of the very binary trace.sh runs (its PCs are what the tracer records).
     "$WW_CUOBJDUMP" -sass "$out/bench-sm$sm" > "$out/sass/kernels-sm$sm.sass"
-    "$WW_NVCC" --cubin --compile-as-tools-patch -O3 -arch=sm_$sm "${san[@]}" \
+done
+
+# The same for CUDA 12 drivers (r525..r575), with the PyPI toolchain only: nvcc 13.5's front
+# end with a ptxas shim (PTX .version lowered, assembled by the CUDA 12.9 ptxas: cubins of the
+# CUDA 12 ELF ABI) and the CUDA 12.9 runtime linked statically -> OUT/bench12-smXX.
+if [[ -n "${WW_PTXAS12:-}" && -n "${WW_CUDART12_LIB:-}" ]]; then
+    shim="$out/obj/nvcc12"
+    nvroot=$(cd "$(dirname "$WW_NVCC")/.." && pwd)
+    mkdir -p "$shim"
+    cp -a "$nvroot/bin" "$shim/bin"
+    for d in include nvvm lib; do ln -sfn "$nvroot/$d" "$shim/$d"; done
+    cp "$WW_PTXAS12" "$shim/bin/ptxas12"
+    cat > "$shim/bin/ptxas" <<'SH'
+#!/usr/bin/env bash
+here=$(cd "$(dirname "$0")" && pwd)
+for a in "$@"; do [[ "$a" == *.ptx && -f "$a" ]] && sed -i 's/^\.version .*/.version 8.8/' "$a"; done
+exec "$here/ptxas12" "$@"
+SH
+    chmod +x "$shim/bin/ptxas"
+    for sm in 75 80 90; do
+        "$shim/bin/nvcc" "${flags[@]}" -arch=sm_$sm -cudart none -o "$out/bench12-sm$sm" \
+            "$here/bench.cu" "$WW_CUDART12_LIB/libcudart_static.a" -lrt -ldl -lpthread
+        "$WW_CUOBJDUMP" -sass "$out/bench12-sm$sm" > "$out/sass/bench12-sm$sm.sass"
+    done
+fi
+
+# The tracer's patches, through the 12.9 ptxas when there is one: CUDA 12 ELF cubins load on
+# CUDA 12 and 13 drivers alike.
+patch_nvcc=$WW_NVCC
+[[ -n "${shim:-}" ]] && patch_nvcc="$shim/bin/nvcc"
+for sm in 75 80 90; do
+    "$patch_nvcc" --cubin --compile-as-tools-patch -O3 -arch=sm_$sm "${san[@]}" \
         -o "$obj/patches-sm$sm.cubin" "$here/tracer/wwtrace_patches.cu"
 done
 
@@ -88,6 +122,6 @@ g++ -std=c++17 -O2 -Wall -Wextra -Werror -fPIC -shared -I"$WW_SANITIZER_INC" -I"
     -o "$out/libwwtrace.so" "$here/tracer/wwtrace.cpp" -L"$WW_SANITIZER_LIB" \
     -lsanitizer-public -Wl,-rpath,'$ORIGIN'
 cp "$WW_SANITIZER_LIB/libsanitizer-public.so" "$out/"
-cp "$here/run.sh" "$here/trace.sh" "$here/workloads.txt" "$out/"
+cp "$here/run.sh" "$here/trace.sh" "$here/pick-bench.sh" "$here/workloads.txt" "$out/"
 rm -rf "$obj"
 du -sh "$out"

@@ -15,11 +15,11 @@ bin="$out/bench-sm$sm"
 if command -v nvcc >/dev/null; then
     nvcc -O3 -lineinfo -std=c++17 -arch="sm_$sm" -o "$bin" "$here/bench.cu"
     cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
-elif [[ -x "$here/bench-sm$sm" ]]; then  # the folder build.sh made, copied to this machine
-    bin="$here/bench-sm$sm"
-    cuda=prebuilt
+elif [[ -x "$here/pick-bench.sh" ]]; then  # the folder build.sh made, copied to this machine
+    bin=$("$here/pick-bench.sh" "$here" "$sm")
+    cuda="prebuilt-$(basename "$bin")"
 else
-    echo "no nvcc and no prebuilt $here/bench-sm$sm (run tests/hardware/build.sh elsewhere)"
+    echo "no nvcc and no prebuilt bench next to run.sh (run tests/hardware/build.sh elsewhere)"
     exit 1
 fi
 

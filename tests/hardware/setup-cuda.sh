@@ -42,4 +42,5 @@ WW_CUDART_LIB=$nv/cu13/lib
 WW_SANITIZER_INC=$nv/cuda_sanitizer_api/include
 WW_SANITIZER_LIB=$nv/cuda_sanitizer_api/lib
 WW_CUDA12_INC=$nv/cuda_runtime/include
+WW_CUDART12_LIB=$nv/cuda_runtime/lib
 ENV

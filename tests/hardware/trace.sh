@@ -12,14 +12,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:?usage: trace.sh OUTDIR WORKLOAD key=value ...}
 shift
 sm=${WW_SM:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)}
-bin="$here/bench-sm$sm"
-[[ -x "$bin" ]] || bin="$here/results/bench-sm$sm"
-[[ -x "$bin" ]] || { echo "no bench-sm$sm next to trace.sh (run build.sh or run.sh first)"; exit 1; }
+if [[ -x "$here/pick-bench.sh" ]]; then
+    bin=$("$here/pick-bench.sh" "$here" "$sm")
+else
+    bin="$here/results/bench-sm$sm"  # built by run.sh with the machine's nvcc
+fi
+[[ -x "$bin" ]] || { echo "no bench for sm_$sm next to trace.sh (run build.sh or run.sh first)"; exit 1; }
 mkdir -p "$dir"
 # Eager module loading: every module is loaded (and patched) at context creation.
 CUDA_MODULE_LOADING=EAGER CUDA_INJECTION64_PATH="$here/libwwtrace.so" WWTRACE_PATCHES="$here/wwtrace_patches.fatbin" \
     WWTRACE_OUT="$dir/records.wwsan" "$bin" "$@"
-sass="$here/sass/kernels-sm$sm.sass"
+sass="$here/sass/$(basename "$bin").sass"  # the SASS of the very binary that ran
+[[ "$(basename "$bin")" == bench-sm* ]] && sass="$here/sass/kernels-sm$sm.sass"
 if [[ ! -f "$sass" ]]; then
     cuobjdump -sass "$bin" > "$dir/kernels.sass"
 else
