@@ -250,9 +250,16 @@ fn lazy_fetch_on_read_reads_only_the_inputs() {
         };
         let mut sim = Simulator::new(c.clone(), model, Box::new(t.clone())).unwrap();
         let m = sim.run_to_end().unwrap().memory.unwrap();
-        assert_eq!(m.partitions.dram.read_bytes / 32, reads, "cycle, lazy {lazy}");
+        assert_eq!(
+            m.partitions.dram.read_bytes / 32,
+            reads,
+            "cycle, lazy {lazy}"
+        );
         let f = functional::run(&c, &mut t.clone()).unwrap();
-        assert_eq!(f.kernels[0].dram_read_sectors, reads, "functional, lazy {lazy}");
+        assert_eq!(
+            f.kernels[0].dram_read_sectors, reads,
+            "functional, lazy {lazy}"
+        );
         // Stores hit under lazy fetch-on-read; with fetch-on-write they miss (cold lines).
         let store_hits = if lazy { per_array / 4 } else { 0 };
         assert_eq!(f.kernels[0].l2.write_hits, store_hits, "lazy {lazy}");
