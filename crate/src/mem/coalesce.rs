@@ -41,7 +41,13 @@ pub struct LineReq {
 /// Bytes `[lo, hi)` of a line as a [`LineReq::cover`] mask (`hi <= 128`).
 #[inline]
 fn range_cover(lo: u64, hi: u64) -> u128 {
-    let upto = |n: u64| if n >= 128 { u128::MAX } else { (1u128 << n) - 1 };
+    let upto = |n: u64| {
+        if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        }
+    };
     upto(hi) & !upto(lo)
 }
 

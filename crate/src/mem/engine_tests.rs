@@ -229,3 +229,39 @@ fn sm_coalescer_agrees_with_mem_coalesce() {
         }
     }
 }
+
+/// vecadd (c = a + b, n floats, every store a whole sector) from a cold L2: with lazy
+/// fetch-on-read only a and b are read from DRAM, n*4/32 sectors each; fetching on write
+/// reads c too. The cycle memory system and the functional mode agree on both.
+#[test]
+fn lazy_fetch_on_read_reads_only_the_inputs() {
+    use crate::workload::{generate, Params};
+    let n = 8192u64;
+    let t = generate("vecadd", &Params::new().set("n", n)).unwrap();
+    let per_array = n * 4 / 32;
+    for (lazy, reads) in [(true, 2 * per_array), (false, 3 * per_array)] {
+        let mut c = crate::config::preset("titanv").unwrap();
+        c.gpu.num_sms = 4;
+        c.l2.warm_from_memcpy = false;
+        c.l2.cache.lazy_fetch_on_read = lazy;
+        let model = ModelChoice {
+            memory: ModuleModel::Cycle,
+            ..ModelChoice::default()
+        };
+        let mut sim = Simulator::new(c.clone(), model, Box::new(t.clone())).unwrap();
+        let m = sim.run_to_end().unwrap().memory.unwrap();
+        assert_eq!(
+            m.partitions.dram.read_bytes / 32,
+            reads,
+            "cycle, lazy {lazy}"
+        );
+        let f = functional::run(&c, &mut t.clone()).unwrap();
+        assert_eq!(
+            f.kernels[0].dram_read_sectors, reads,
+            "functional, lazy {lazy}"
+        );
+        // Stores hit under lazy fetch-on-read; with fetch-on-write they miss (cold lines).
+        let store_hits = if lazy { per_array / 4 } else { 0 };
+        assert_eq!(f.kernels[0].l2.write_hits, store_hits, "lazy {lazy}");
+    }
+}

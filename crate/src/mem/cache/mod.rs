@@ -26,7 +26,8 @@
 //!   but does not model): a store ([`SectorCache::store`]) allocates its sectors without
 //!   reading them. Sectors it writes whole become valid and dirty; sectors written in part
 //!   become dirty and *partial*, and the first load that needs one reads it from the next
-//!   level (then it is valid). Atomics still fetch (they read the data). Real byte masks are
+//!   level (then it is valid). Such a store counts as a hit: it needs no data (as Nsight
+//!   Compute's L2 hit rate counts them). Atomics still fetch (they read the data). Real byte masks are
 //!   kept at sector granularity: a sector written in part by two stores that together cover it
 //!   stays partial (one extra read when a load needs it).
 
@@ -395,14 +396,15 @@ impl SectorCache {
         }
         let line = self.line_addr(addr);
         let slot = self.lookup(line);
-        let valid = slot.map_or(0, |i| self.valid[i as usize] | self.partial[i as usize]);
+        // It needs no data, so it never misses (Nsight Compute reports such stores as L2
+        // hits); only `tag_present` says whether the line was there.
         let mut o = Outcome {
-            hit: slot.is_some() && sectors & !valid == 0,
+            hit: true,
             tag_present: slot.is_some(),
             slot: slot.unwrap_or(NO_SLOT),
             ..Outcome::default()
         };
-        self.count(o, sectors, valid, true);
+        self.count(o, sectors, sectors, true);
         let set = self.set_of(line);
         let i = match slot {
             Some(i) => {

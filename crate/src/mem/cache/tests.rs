@@ -177,7 +177,11 @@ fn lazy_fetch_on_read_stores_never_fetch() {
     let mut c = lazy();
     // A store writing sectors 0 and 1 whole and 2 in part: allocated, nothing read.
     let o = c.store(0x000, 0b0111, 0b0011);
-    assert_eq!((o.hit, o.fetch, o.write), (false, 0, 0));
+    assert_eq!(
+        (o.hit, o.tag_present, o.fetch, o.write),
+        (true, false, 0, 0)
+    );
+    assert_eq!((c.stats.hits, c.stats.sector_hits), (1, 3));
     assert_eq!(c.would_fetch_store(0x200, 0b1111), 0);
     // Loads: the whole sectors hit; the partial one is read once, then hits.
     assert_eq!(c.access(0x000, 0b0011, false).fetch, 0);
@@ -196,7 +200,10 @@ fn lazy_fetch_on_read_stores_never_fetch() {
     // 0x080's one and the atomic's one.
     let mut seen = Vec::new();
     assert_eq!(c.flush(|a, d| seen.push((a, d))), 5);
-    assert_eq!(seen, vec![(0x000, 0b0111), (0x080, 0b0001), (0x100, 0b0001)]);
+    assert_eq!(
+        seen,
+        vec![(0x000, 0b0111), (0x080, 0b0001), (0x100, 0b0001)]
+    );
     // fetch sectors: the partial sector (1), the never-written one (1), the atomic (1).
     assert_eq!(c.stats.fetch_sectors, 3);
 }
