@@ -102,6 +102,11 @@ pub struct EvSched {
     /// times as one heap entry per refused warp, without re-filing each warp each time.
     parked: [u64; NUM_UNITS],
     park_at: [Cycle; NUM_UNITS],
+    /// Units whose `K_UNIT` entry came due (bit u): their parked warps are candidates of the
+    /// scheduler as if ready, without being moved to the ready set. The first of them refused
+    /// closes the unit again (all its parked warps wait for the new free cycle, as each would
+    /// have been refused in turn), so a freed unit costs one choice, not one per parked warp.
+    open: u32,
     /// Warps that may issue now, by local index (`slot / subcores`).
     ready: Vec<u64>,
     nready: u32,
@@ -130,7 +135,7 @@ pub struct EvSched {
 impl EvSched {
     /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
-        if self.nready > 0 {
+        if self.nready > 0 || self.open != 0 {
             return Some(now + 1);
         }
         self.top().map(|(t, _, _)| t.max(now + 1))
@@ -190,6 +195,35 @@ impl EvSched {
             _ => {}
         }
         e.wait = W_NONE;
+    }
+
+    /// Parked warps of the open units not used this cycle (local bits < 64).
+    #[inline]
+    fn open_parked(&self, used: u64) -> u64 {
+        let mut bits = 0;
+        let mut o = self.open;
+        while o != 0 {
+            let u = o.trailing_zeros() as usize;
+            o &= o - 1;
+            if used & (1u64 << u) == 0 {
+                bits |= self.parked[u];
+            }
+        }
+        bits
+    }
+
+    /// Closes unit `u` until `t` (its free cycle - 1): its parked warps, and warp `extra`
+    /// (local index, refused now), wait for one `K_UNIT` entry at `t`.
+    fn close_unit(&mut self, warps: &mut [super::warp::Warp], n: usize, id: usize, u: usize, t: Cycle) {
+        self.open &= !(1u32 << u);
+        self.park_at[u] = t;
+        self.heap.push(Reverse((t, u as u16, K_UNIT)));
+        let mut bits = self.parked[u];
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            warps[l * n + id].ev.at = t;
+        }
     }
 
     fn is_ready(&self, local: usize) -> bool {
@@ -404,13 +438,15 @@ impl SubCore {
 
     /// The next ready warp in scheduler order, skipping those in `tried` (local bits); its
     /// local index.
-    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16]) -> Option<usize> {
+    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16], used: u64) -> Option<usize> {
         let n = sh.p.subcores;
         let untried = |l: usize| l >= 1024 || tried[l / 64] & (1u64 << (l % 64)) == 0;
         let gto = self.sched.policy == SchedPolicy::Gto;
+        let extra = self.ev.open_parked(used);
         if let Some(l) = self.ev.last {
             let l = l as usize;
-            if gto && self.ev.is_ready(l) && untried(l) {
+            let cand = self.ev.is_ready(l) || (l < 64 && extra & (1u64 << l) != 0);
+            if gto && cand && untried(l) {
                 return Some(l);
             }
         }
@@ -419,9 +455,13 @@ impl SubCore {
             (true, _) | (_, None) => 0,
             (_, Some(l)) => l as usize + 1,
         };
-        let nl = self.ev.ready.len() * 64;
-        for (wd, &word) in self.ev.ready.iter().enumerate() {
-            let mut bits = word;
+        let nl = self.ev.ready.len().max(1) * 64;
+        let words = self.ev.ready.len().max(usize::from(extra != 0));
+        for wd in 0..words {
+            let mut bits = self.ev.ready.get(wd).copied().unwrap_or(0);
+            if wd == 0 {
+                bits |= extra;
+            }
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -463,6 +503,7 @@ impl SubCore {
         let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;
         if !self.ev.stale
             && self.ev.nready == 0
+            && self.ev.open == 0
             && self.ev.mem_full.is_none()
             && !soon_due
             && self.ev.heap.peek().is_none_or(|&Reverse((t, _, _))| t > now)
@@ -495,15 +536,9 @@ impl SubCore {
                 sh.warps[w as usize].inflight -= 1;
                 sh.note_maybe_done(w);
             } else if kind == K_UNIT {
-                let mut bits = std::mem::take(&mut self.ev.parked[w as usize]);
-                while bits != 0 {
-                    let l = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let e = &mut sh.warps[l * n + self.id].ev;
-                    if e.state == EvState::Heap && e.at == t {
-                        e.state = EvState::Ready;
-                        self.ev.set_ready(l);
-                    }
+                let u = w as usize;
+                if self.ev.park_at[u] == t && self.ev.parked[u] != 0 {
+                    self.ev.open |= 1u32 << u;
                 }
             } else if sh.warps[w as usize].ev.state == EvState::Heap
                 && sh.warps[w as usize].ev.at == t
@@ -515,7 +550,7 @@ impl SubCore {
             }
         }
         self.ev.mem_full = None;
-        if self.ev.nready == 0 {
+        if self.ev.nready == 0 && self.ev.open == 0 {
             let (kind, pc) = self.ev_stall(sh);
             self.last_stall = kind;
             self.last_stall_pc = pc;
@@ -526,8 +561,8 @@ impl SubCore {
         let mut issued = 0u32;
         let mut used = 0u64;
         let mut tried = [0u64; 16];
-        while self.ev.nready > 0 && issued < sh.p.issue_width {
-            let Some(l) = self.ev_choose(sh, &tried) else {
+        while (self.ev.nready > 0 || self.ev.open != 0) && issued < sh.p.issue_width {
+            let Some(l) = self.ev_choose(sh, &tried, used) else {
                 break;
             };
             let wi = l * n + self.id;
@@ -542,8 +577,17 @@ impl SubCore {
                     changed = true;
                 }
                 Pick::UnitBusy(t) => {
-                    self.ev.clear_ready(l);
                     let u = sh.warps[wi].ev.op.unit as usize;
+                    if u < NUM_UNITS && self.ev.open & (1u32 << u) != 0 {
+                        // Its unit was freed and taken again: all its parked warps wait.
+                        self.ev.close_unit(&mut sh.warps, n, self.id, u, t);
+                    }
+                    if !self.ev.is_ready(l) {
+                        // A parked warp of the (now closed) unit.
+                        changed = true;
+                        continue;
+                    }
+                    self.ev.clear_ready(l);
                     let ev = &mut self.ev;
                     if l < 64 && u < NUM_UNITS && (ev.parked[u] == 0 || ev.park_at[u] == t) {
                         if ev.parked[u] == 0 {
@@ -639,7 +683,16 @@ impl SubCore {
     fn ev_issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> u8 {
         let n = sh.p.subcores;
         let local = div_pow2(wi, n);
-        self.ev.clear_ready(local);
+        if sh.warps[wi].ev.state == EvState::Heap {
+            // A parked warp of an open unit.
+            let u = sh.warps[wi].ev.op.unit as usize;
+            self.ev.parked[u] &= !(1u64 << local);
+            if self.ev.parked[u] == 0 {
+                self.ev.open &= !(1u32 << u);
+            }
+        } else {
+            self.ev.clear_ready(local);
+        }
         sh.warps[wi].ev.state = EvState::Idle;
         let kernel = sh.warps[wi].kernel;
         let idx = sh.warps[wi].ib.head;
