@@ -61,6 +61,9 @@ use crate::trace::OpKind;
 use crate::Cycle;
 
 pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
+
+#[path = "event_stall.rs"]
+mod stall;
 use super::event_warp::{W_MEM_DATA, W_MEM_STRUCT, W_NONE};
 
 /// `x / d` for the per-instruction divisions by a runtime constant (sub-cores, instruction
@@ -212,9 +215,16 @@ impl EvSched {
         bits
     }
 
-    /// Closes unit `u` until `t` (its free cycle - 1): its parked warps, and warp `extra`
-    /// (local index, refused now), wait for one `K_UNIT` entry at `t`.
-    fn close_unit(&mut self, warps: &mut [super::warp::Warp], n: usize, id: usize, u: usize, t: Cycle) {
+    /// Closes unit `u` until `t` (its free cycle - 1): its parked warps wait for one `K_UNIT`
+    /// entry at `t`.
+    fn close_unit(
+        &mut self,
+        warps: &mut [super::warp::Warp],
+        n: usize,
+        id: usize,
+        u: usize,
+        t: Cycle,
+    ) {
         self.open &= !(1u32 << u);
         self.park_at[u] = t;
         self.heap.push(Reverse((t, u as u16, K_UNIT)));
@@ -506,7 +516,11 @@ impl SubCore {
             && self.ev.open == 0
             && self.ev.mem_full.is_none()
             && !soon_due
-            && self.ev.heap.peek().is_none_or(|&Reverse((t, _, _))| t > now)
+            && self
+                .ev
+                .heap
+                .peek()
+                .is_none_or(|&Reverse((t, _, _))| t > now)
         {
             // Nothing due and nothing filed since the stall was computed: the same stall.
             sh.account_stall(self.id, self.last_stall, self.last_stall_pc, 1);
@@ -631,51 +645,6 @@ impl SubCore {
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
         changed
-    }
-
-    /// After the SM's step: what the following cycles account while nothing happens (the
-    /// SM may sleep until its next event; `Sm::skip` replays this).
-    pub fn ev_refresh_stall(&mut self, sh: &SmShared) {
-        if !self.ev.stale {
-            return;
-        }
-        self.ev.stale = false;
-        let (kind, pc) = self.ev_stall(sh);
-        self.last_stall = kind;
-        self.last_stall_pc = pc;
-    }
-
-    /// This cycle's stall reason when nothing issued (module docs: approximations).
-    fn ev_stall(&self, sh: &SmShared) -> (StallKind, Option<(u32, u32)>) {
-        if let Some(pc) = self.ev.mem_full {
-            return (StallKind::MemStructural, Some(pc));
-        }
-        if self.ev.wait_struct > 0 {
-            return (StallKind::MemStructural, self.ev.struct_blame);
-        }
-        if self.ev.blocked_mem + self.ev.wait_mem > 0 {
-            return (StallKind::MemData, self.ev.mem_blame);
-        }
-        if let Some((_, w, kind)) = self.ev.top() {
-            if kind == K_RETIRE {
-                return (StallKind::CompData, None);
-            }
-            let w = if kind == K_UNIT {
-                let bits = self.ev.parked[w as usize];
-                if bits == 0 {
-                    return (StallKind::CompStructural, None);
-                }
-                bits.trailing_zeros() as usize * sh.p.subcores + self.id
-            } else {
-                w as usize
-            };
-            let wp = &sh.warps[w];
-            return (wp.ev.reason, Some((wp.kernel, pc_slot(wp.ev.pc, sh.p.inst_bytes))));
-        }
-        if self.ev.blocked_bar > 0 {
-            return (StallKind::Barrier, None);
-        }
-        (StallKind::Idle, None)
     }
 
     /// Issues ready warp `wi`'s head instruction at `now`; files the warp's next instruction.
