@@ -24,7 +24,9 @@
 //! arithmetic: deterministic). The DRAM share of an SM is the GPU's peak DRAM bandwidth divided
 //! by the SMs the kernel occupies (`min(SMs, CTAs)`); the NoC port is the SM's own. The L2's
 //! write-backs use the same DRAM bandwidth: with a pre-pass, every DRAM charge is scaled by
-//! `1 + written / read` sectors of the whole trace (`set_dram_writes`).
+//! `1 + written / read` sectors of the whole trace (`set_dram_writes`). The DRAM share streams
+//! at the efficiency η < 1 the preset's DRAM timing allows (columns, row openings, read/write
+//! turnarounds between write-queue batches; `analytic::dram_eff`), not at the peak.
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
@@ -132,6 +134,8 @@ pub struct AnalyticSmMem {
     /// DRAM bytes moved per byte a request charges, FP units: 1 + the L2's written-back
     /// sectors per sector read, from the pre-pass (`set_dram_writes`); `FP` = reads only.
     dram_scale: u64,
+    /// The pre-pass's DRAM sectors read and written (for the DRAM efficiency, `dram_eff`).
+    dram_sectors: (u64, u64),
 }
 
 /// The contention state of one SM (boxed: the SM holds `SmMem` inline).
@@ -183,6 +187,7 @@ impl AnalyticSmMem {
             mshr_used: 0,
             acc: vec![0],
             dram_scale: FP,
+            dram_sectors: (0, 0),
         }
     }
 
@@ -190,6 +195,7 @@ impl AnalyticSmMem {
     /// charges only what requests fetch): every DRAM charge is scaled by
     /// `1 + written / read` sectors of the functional pre-pass. No reads: unchanged.
     pub fn set_dram_writes(&mut self, read_sectors: u64, write_sectors: u64) {
+        self.dram_sectors = (read_sectors, write_sectors);
         self.dram_scale = if read_sectors == 0 {
             FP
         } else {
@@ -206,10 +212,21 @@ impl AnalyticSmMem {
         self.q.cont
     }
 
-    /// A kernel starts on this SM: its bandwidth share follows the SMs the kernel occupies.
+    /// A kernel starts on this SM: its bandwidth share follows the SMs the kernel occupies,
+    /// at the DRAM efficiency of the pre-pass's read/write mix (`dram_eff`).
     pub fn begin_kernel(&mut self, info: &KernelInfo, cfg: &GpuConfig) {
         let mut c = Contention::from_config(cfg, info.num_ctas());
-        c.dram_fp_per_byte = c.dram_fp_per_byte * self.dram_scale / FP;
+        let (r, w) = self.dram_sectors;
+        let wf = if r + w == 0 {
+            0.0
+        } else {
+            w as f64 / (r + w) as f64
+        };
+        let sector = cfg.l2.cache.sector_bytes;
+        let eta =
+            super::dram_eff::dram_efficiency(&cfg.dram, sector, cfg.l2.cache.line_bytes, wf).eta();
+        let scaled = c.dram_fp_per_byte as f64 * (self.dram_scale as f64 / FP as f64) / eta;
+        c.dram_fp_per_byte = scaled.round() as u64;
         self.set_contention(c);
     }
 
@@ -680,27 +697,46 @@ mod tests {
     }
 
     /// The L2's write-backs share the DRAM queue: with 1 sector written back per 4 read, every
-    /// DRAM charge is 5/4 of the read-only one, and a pre-pass with no reads leaves it
-    /// unchanged (the NoC is not affected).
+    /// DRAM charge is 5/4 of the read-only one, at the DRAM efficiency of a stream a fifth
+    /// written (`dram_eff`); a pre-pass with no reads leaves the read-only charge (the NoC is
+    /// not affected). TITAN V: η = 1540/1555 by hand (`dram_eff`'s test), so the charge is
+    /// 5/4 · 1555/1540 of the peak's.
     #[test]
     fn write_backs_scale_the_dram_share() {
-        let cfg = GpuConfig::default();
-        let mut info = KernelInfo::default();
-        info.grid.x = 1 << 20;
-        info.grid.y = 1;
-        info.grid.z = 1;
-        let read_only = Contention::from_config(&cfg, info.num_ctas());
-        let mut m = AnalyticSmMem::new(&cfg.analytic);
-        m.set_dram_writes(4, 1);
-        m.begin_kernel(&info, &cfg);
-        assert_eq!(
-            m.contention().dram_fp_per_byte,
-            read_only.dram_fp_per_byte * 5 / 4
-        );
-        assert_eq!(m.contention().noc_fp_per_byte, read_only.noc_fp_per_byte);
-        m.set_dram_writes(0, 7);
-        m.begin_kernel(&info, &cfg);
-        assert_eq!(m.contention(), read_only);
+        for id in ["rtx2080ti", "titanv"] {
+            let cfg = crate::config::presets::preset(id).unwrap();
+            let mut info = KernelInfo::default();
+            info.grid.x = 1 << 20;
+            info.grid.y = 1;
+            info.grid.z = 1;
+            let peak = Contention::from_config(&cfg, info.num_ctas());
+            let eff = |w: f64| {
+                super::super::dram_eff::dram_efficiency(
+                    &cfg.dram,
+                    cfg.l2.cache.sector_bytes,
+                    cfg.l2.cache.line_bytes,
+                    w,
+                )
+                .eta()
+            };
+            let mut m = AnalyticSmMem::new(&cfg.analytic);
+            m.begin_kernel(&info, &cfg);
+            let read_only = m.contention();
+            let want = (peak.dram_fp_per_byte as f64 / eff(0.0)).round() as u64;
+            assert_eq!(read_only.dram_fp_per_byte, want);
+            m.set_dram_writes(4, 1);
+            m.begin_kernel(&info, &cfg);
+            let want = (peak.dram_fp_per_byte as f64 * 1.25 / eff(0.2)).round() as u64;
+            assert_eq!(m.contention().dram_fp_per_byte, want);
+            assert_eq!(m.contention().noc_fp_per_byte, peak.noc_fp_per_byte);
+            if id == "titanv" {
+                let by_hand = peak.dram_fp_per_byte as f64 * 1.25 * 1555.0 / 1540.0;
+                assert_eq!(want, by_hand.round() as u64);
+            }
+            m.set_dram_writes(0, 7);
+            m.begin_kernel(&info, &cfg);
+            assert_eq!(m.contention(), read_only);
+        }
     }
 
     /// MSHR merging, hand-derived: R1 = 0.5 per PC, so error diffusion makes the 1st, 3rd, ...

@@ -61,7 +61,27 @@ use crate::trace::OpKind;
 use crate::Cycle;
 
 pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
+
+#[path = "event_stall.rs"]
+mod stall;
 use super::event_warp::{W_MEM_DATA, W_MEM_STRUCT, W_NONE};
+
+/// `x / d` for the per-instruction divisions by a runtime constant (sub-cores, instruction
+/// bytes): a shift when `d` is a power of two, as in every preset.
+#[inline(always)]
+pub(super) fn div_pow2(x: usize, d: usize) -> usize {
+    if d.is_power_of_two() {
+        x >> d.trailing_zeros()
+    } else {
+        x / d.max(1)
+    }
+}
+
+/// The per-PC slot of `pc` (`pc / inst_bytes`).
+#[inline(always)]
+pub(super) fn pc_slot(pc: u32, inst_bytes: u32) -> u32 {
+    div_pow2(pc as usize, inst_bytes as usize) as u32
+}
 
 /// Heap entry kinds.
 const K_READY: u8 = 0;
@@ -85,11 +105,20 @@ pub struct EvSched {
     /// times as one heap entry per refused warp, without re-filing each warp each time.
     parked: [u64; NUM_UNITS],
     park_at: [Cycle; NUM_UNITS],
+    /// Units whose `K_UNIT` entry came due (bit u): their parked warps are candidates of the
+    /// scheduler as if ready, without being moved to the ready set. The first of them refused
+    /// closes the unit again (all its parked warps wait for the new free cycle, as each would
+    /// have been refused in turn), so a freed unit costs one choice, not one per parked warp.
+    open: u32,
     /// Warps that may issue now, by local index (`slot / subcores`).
     ready: Vec<u64>,
     nready: u32,
-    /// Last warp that issued (GTO's greedy warp, round robin's position).
+    /// Last warp that issued (GTO's greedy warp, round robin's position), by local index.
     last: Option<u16>,
+    /// The sub-core's `last_stall` may differ from what `ev_stall` now gives (something was
+    /// filed or issued since it was computed): refreshed after the SM's step; while false, a
+    /// step with nothing due only accounts `last_stall` again.
+    stale: bool,
     /// Warps blocked on memory data / at a barrier.
     blocked_mem: u32,
     blocked_bar: u32,
@@ -109,7 +138,7 @@ pub struct EvSched {
 impl EvSched {
     /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
-        if self.nready > 0 {
+        if self.nready > 0 || self.open != 0 {
             return Some(now + 1);
         }
         self.top().map(|(t, _, _)| t.max(now + 1))
@@ -118,6 +147,7 @@ impl EvSched {
     /// Files a next-issue entry of warp slot `w` at `t`.
     #[inline]
     fn push_ready(&mut self, t: Cycle, w: u16) {
+        self.stale = true;
         if self.soon.is_empty() && t <= self.now_hint + 1 {
             self.soon_at = t;
         }
@@ -170,6 +200,42 @@ impl EvSched {
         e.wait = W_NONE;
     }
 
+    /// Parked warps of the open units not used this cycle (local bits < 64).
+    #[inline]
+    fn open_parked(&self, used: u64) -> u64 {
+        let mut bits = 0;
+        let mut o = self.open;
+        while o != 0 {
+            let u = o.trailing_zeros() as usize;
+            o &= o - 1;
+            if used & (1u64 << u) == 0 {
+                bits |= self.parked[u];
+            }
+        }
+        bits
+    }
+
+    /// Closes unit `u` until `t` (its free cycle - 1): its parked warps wait for one `K_UNIT`
+    /// entry at `t`.
+    fn close_unit(
+        &mut self,
+        warps: &mut [super::warp::Warp],
+        n: usize,
+        id: usize,
+        u: usize,
+        t: Cycle,
+    ) {
+        self.open &= !(1u32 << u);
+        self.park_at[u] = t;
+        self.heap.push(Reverse((t, u as u16, K_UNIT)));
+        let mut bits = self.parked[u];
+        while bits != 0 {
+            let l = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            warps[l * n + id].ev.at = t;
+        }
+    }
+
     fn is_ready(&self, local: usize) -> bool {
         self.ready
             .get(local / 64)
@@ -216,11 +282,12 @@ impl SubCore {
     /// heap, blocked, or (nothing left to issue) retiring.
     pub fn ev_eval(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, earliest: Cycle) {
         let n = sh.p.subcores;
-        let local = wi / n;
+        let local = div_pow2(wi, n);
         let w = &sh.warps[wi];
         if !w.active {
             return;
         }
+        self.ev.stale = true;
         match w.ev.state {
             EvState::BlockedMem => self.ev.blocked_mem -= 1,
             EvState::BlockedBar => self.ev.blocked_bar -= 1,
@@ -235,7 +302,7 @@ impl SubCore {
         }
         let inst = sh.inst(wi, w.ib.head);
         let kernel = w.kernel;
-        let slot = inst.pc / sh.p.inst_bytes;
+        let slot = pc_slot(inst.pc, sh.p.inst_bytes);
         let block = |sh: &mut SmShared, st: EvState, kind: StallKind| {
             let e = &mut sh.warps[wi].ev;
             e.state = st;
@@ -332,7 +399,7 @@ impl SubCore {
         kernel: u32,
         pc: u32,
     ) {
-        let blame = (kernel, pc / sh.p.inst_bytes);
+        let blame = (kernel, pc_slot(pc, sh.p.inst_bytes));
         let e = &mut sh.warps[wi].ev;
         e.state = EvState::Heap;
         e.at = t;
@@ -379,49 +446,54 @@ impl SubCore {
         Pick::Issue
     }
 
-    /// The next ready warp in scheduler order, skipping those in `tried` (local bits).
-    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16]) -> Option<usize> {
+    /// The next ready warp in scheduler order, skipping those in `tried` (local bits); its
+    /// local index.
+    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16], used: u64) -> Option<usize> {
         let n = sh.p.subcores;
-        let untried = |wi: usize| {
-            let l = wi / n;
-            l >= 1024 || tried[l / 64] & (1u64 << (l % 64)) == 0
-        };
+        let untried = |l: usize| l >= 1024 || tried[l / 64] & (1u64 << (l % 64)) == 0;
+        let gto = self.sched.policy == SchedPolicy::Gto;
+        let extra = self.ev.open_parked(used);
         if let Some(l) = self.ev.last {
             let l = l as usize;
-            if self.sched.policy == SchedPolicy::Gto && self.ev.is_ready(l / n) && untried(l) {
+            let cand = self.ev.is_ready(l) || (l < 64 && extra & (1u64 << l) != 0);
+            if gto && cand && untried(l) {
                 return Some(l);
             }
         }
         let mut best: Option<usize> = None;
-        let start = match (self.sched.policy, self.ev.last) {
-            (SchedPolicy::Gto, _) | (_, None) => 0,
-            (_, Some(l)) => l as usize / n + 1,
+        let start = match (gto, self.ev.last) {
+            (true, _) | (_, None) => 0,
+            (_, Some(l)) => l as usize + 1,
         };
-        let nl = self.ev.ready.len() * 64;
-        for (wd, &word) in self.ev.ready.iter().enumerate() {
-            let mut bits = word;
+        let nl = self.ev.ready.len().max(1) * 64;
+        let words = self.ev.ready.len().max(usize::from(extra != 0));
+        for wd in 0..words {
+            let mut bits = self.ev.ready.get(wd).copied().unwrap_or(0);
+            if wd == 0 {
+                bits |= extra;
+            }
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let local = wd * 64 + b;
-                let wi = local * n + self.id;
-                if !untried(wi) {
+                if !untried(local) {
                     continue;
                 }
                 best = Some(match best {
-                    None => wi,
-                    Some(o) if self.sched.policy == SchedPolicy::Gto => {
-                        if sh.warps[wi].age < sh.warps[o].age {
-                            wi
+                    None => local,
+                    Some(o) if gto => {
+                        let age = |l: usize| sh.warps[l * n + self.id].age;
+                        if age(local) < age(o) {
+                            local
                         } else {
                             o
                         }
                     }
                     Some(o) => {
                         // Round robin: first slot at or after `start`, cyclically.
-                        let key = |x: usize| (x / n + nl - start) % nl;
-                        if key(wi) < key(o) {
-                            wi
+                        let key = |x: usize| (x + nl - start) % nl;
+                        if key(local) < key(o) {
+                            local
                         } else {
                             o
                         }
@@ -438,7 +510,23 @@ impl SubCore {
         let n = sh.p.subcores;
         let mut changed = false;
         self.ev.now_hint = now;
-        if !self.ev.soon.is_empty() && self.ev.soon_at <= now {
+        let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;
+        if !self.ev.stale
+            && self.ev.nready == 0
+            && self.ev.open == 0
+            && self.ev.mem_full.is_none()
+            && !soon_due
+            && self
+                .ev
+                .heap
+                .peek()
+                .is_none_or(|&Reverse((t, _, _))| t > now)
+        {
+            // Nothing due and nothing filed since the stall was computed: the same stall.
+            sh.account_stall(self.id, self.last_stall, self.last_stall_pc, 1);
+            return false;
+        }
+        if soon_due {
             let t = self.ev.soon_at;
             for i in 0..self.ev.soon.len() {
                 let w = self.ev.soon[i] as usize;
@@ -446,7 +534,7 @@ impl SubCore {
                 if e.state == EvState::Heap && e.at == t {
                     e.state = EvState::Ready;
                     self.ev.leave_heap(e);
-                    self.ev.set_ready(w / n);
+                    self.ev.set_ready(div_pow2(w, n));
                 }
             }
             self.ev.soon.clear();
@@ -462,15 +550,9 @@ impl SubCore {
                 sh.warps[w as usize].inflight -= 1;
                 sh.note_maybe_done(w);
             } else if kind == K_UNIT {
-                let mut bits = std::mem::take(&mut self.ev.parked[w as usize]);
-                while bits != 0 {
-                    let l = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let e = &mut sh.warps[l * n + self.id].ev;
-                    if e.state == EvState::Heap && e.at == t {
-                        e.state = EvState::Ready;
-                        self.ev.set_ready(l);
-                    }
+                let u = w as usize;
+                if self.ev.park_at[u] == t && self.ev.parked[u] != 0 {
+                    self.ev.open |= 1u32 << u;
                 }
             } else if sh.warps[w as usize].ev.state == EvState::Heap
                 && sh.warps[w as usize].ev.at == t
@@ -478,25 +560,26 @@ impl SubCore {
                 let e = &mut sh.warps[w as usize].ev;
                 e.state = EvState::Ready;
                 self.ev.leave_heap(e);
-                self.ev.set_ready(w as usize / n);
+                self.ev.set_ready(div_pow2(w as usize, n));
             }
         }
         self.ev.mem_full = None;
-        if self.ev.nready == 0 {
+        if self.ev.nready == 0 && self.ev.open == 0 {
             let (kind, pc) = self.ev_stall(sh);
             self.last_stall = kind;
             self.last_stall_pc = pc;
+            self.ev.stale = false;
             sh.account_stall(self.id, kind, pc, 1);
             return changed;
         }
         let mut issued = 0u32;
         let mut used = 0u64;
         let mut tried = [0u64; 16];
-        while self.ev.nready > 0 && issued < sh.p.issue_width {
-            let Some(wi) = self.ev_choose(sh, &tried) else {
+        while (self.ev.nready > 0 || self.ev.open != 0) && issued < sh.p.issue_width {
+            let Some(l) = self.ev_choose(sh, &tried, used) else {
                 break;
             };
-            let l = wi / n;
+            let wi = l * n + self.id;
             if l < 1024 {
                 tried[l / 64] |= 1u64 << (l % 64);
             }
@@ -508,8 +591,17 @@ impl SubCore {
                     changed = true;
                 }
                 Pick::UnitBusy(t) => {
-                    self.ev.clear_ready(l);
                     let u = sh.warps[wi].ev.op.unit as usize;
+                    if u < NUM_UNITS && self.ev.open & (1u32 << u) != 0 {
+                        // Its unit was freed and taken again: all its parked warps wait.
+                        self.ev.close_unit(&mut sh.warps, n, self.id, u, t);
+                    }
+                    if !self.ev.is_ready(l) {
+                        // A parked warp of the (now closed) unit.
+                        changed = true;
+                        continue;
+                    }
+                    self.ev.clear_ready(l);
                     let ev = &mut self.ev;
                     if l < 64 && u < NUM_UNITS && (ev.parked[u] == 0 || ev.park_at[u] == t) {
                         if ev.parked[u] == 0 {
@@ -537,7 +629,7 @@ impl SubCore {
                     let w = &sh.warps[wi];
                     self.ev
                         .mem_full
-                        .get_or_insert((w.kernel, w.ev.pc / sh.p.inst_bytes));
+                        .get_or_insert((w.kernel, pc_slot(w.ev.pc, sh.p.inst_bytes)));
                 }
                 Pick::UnitUsed => {}
             }
@@ -547,65 +639,36 @@ impl SubCore {
         } else {
             self.ev_stall(sh)
         };
+        // An issuing cycle's stall is not `ev_stall`'s: the refresh after the step computes it.
+        self.ev.stale = issued > 0;
         self.last_stall = kind;
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
         changed
     }
 
-    /// After the SM's step: what the following cycles account while nothing happens (the
-    /// SM may sleep until its next event; `Sm::skip` replays this).
-    pub fn ev_refresh_stall(&mut self, sh: &SmShared) {
-        let (kind, pc) = self.ev_stall(sh);
-        self.last_stall = kind;
-        self.last_stall_pc = pc;
-    }
-
-    /// This cycle's stall reason when nothing issued (module docs: approximations).
-    fn ev_stall(&self, sh: &SmShared) -> (StallKind, Option<(u32, u32)>) {
-        if let Some(pc) = self.ev.mem_full {
-            return (StallKind::MemStructural, Some(pc));
-        }
-        if self.ev.wait_struct > 0 {
-            return (StallKind::MemStructural, self.ev.struct_blame);
-        }
-        if self.ev.blocked_mem + self.ev.wait_mem > 0 {
-            return (StallKind::MemData, self.ev.mem_blame);
-        }
-        if let Some((_, w, kind)) = self.ev.top() {
-            if kind == K_RETIRE {
-                return (StallKind::CompData, None);
-            }
-            let w = if kind == K_UNIT {
-                let bits = self.ev.parked[w as usize];
-                if bits == 0 {
-                    return (StallKind::CompStructural, None);
-                }
-                bits.trailing_zeros() as usize * sh.p.subcores + self.id
-            } else {
-                w as usize
-            };
-            let wp = &sh.warps[w];
-            return (wp.ev.reason, Some((wp.kernel, wp.ev.pc / sh.p.inst_bytes)));
-        }
-        if self.ev.blocked_bar > 0 {
-            return (StallKind::Barrier, None);
-        }
-        (StallKind::Idle, None)
-    }
-
     /// Issues ready warp `wi`'s head instruction at `now`; files the warp's next instruction.
     /// Returns the unit index.
     fn ev_issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> u8 {
         let n = sh.p.subcores;
-        self.ev.clear_ready(wi / n);
+        let local = div_pow2(wi, n);
+        if sh.warps[wi].ev.state == EvState::Heap {
+            // A parked warp of an open unit.
+            let u = sh.warps[wi].ev.op.unit as usize;
+            self.ev.parked[u] &= !(1u64 << local);
+            if self.ev.parked[u] == 0 {
+                self.ev.open &= !(1u32 << u);
+            }
+        } else {
+            self.ev.clear_ready(local);
+        }
         sh.warps[wi].ev.state = EvState::Idle;
         let kernel = sh.warps[wi].kernel;
         let idx = sh.warps[wi].ib.head;
         sh.warps[wi].ib.head += 1;
         let inst = sh.inst(wi, idx);
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
-        self.ev.last = Some(wi as u16);
+        self.ev.last = Some(local as u16);
         super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
         let mut next = now + 1;
         match op.kind {

@@ -104,7 +104,10 @@ pub(super) fn count_issue(
     let kc = &mut st.kernels[kernel as usize];
     kc.warp_insts += 1;
     kc.thread_insts += lanes;
-    if let Some(p) = kc.per_pc.get_mut((inst.pc / ib) as usize) {
+    if let Some(p) = kc
+        .per_pc
+        .get_mut(super::event::pc_slot(inst.pc, ib) as usize)
+    {
         p.issued += 1;
     }
     if let Some(log) = &mut sh.issue_log {
