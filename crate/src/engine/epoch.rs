@@ -16,7 +16,8 @@
 //!   SM's next epoch (K = 1: the next cycle, as in lockstep; K > 1: the epoch after the next,
 //!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts.
 //! - Every SM writes only its own state and marks; the memory side only its own and the
-//!   next inboxes. The serial executor runs the same two halves one after the other, so
+//!   next inboxes. Inside the memory side the partitions (L2 slices and DRAM channel) step in
+//!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The serial executor runs the same two halves one after the other, so
 //!   results are identical for any thread count, at any K.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
@@ -223,6 +224,22 @@ impl Gpu {
         }
     }
 
+    /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
+    fn lockstep(&mut self, t0: Cycle, k: u64, fork: bool) -> bool {
+        let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
+        let mut progress = sms_epoch(sms, marks, kernels, t0, k, fork);
+        progress |= self.stage(t0, k);
+        progress
+            | mem_epoch(
+                &mut self.partitions,
+                &mut self.clocks,
+                &mut self.outbox,
+                &mut self.replies,
+                &mut self.staged,
+                &mut self.inbox_next,
+            )
+    }
+
     /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
     /// `now` at the epoch's last cycle. Returns whether anything changed.
     pub fn step(&mut self) -> bool {
@@ -236,6 +253,8 @@ impl Gpu {
             &self.cfg,
         ) > 0;
         let fork = self.fork_sms(t0 + k - 1);
+        let par = self.executor == Executor::Parallel;
+        self.partitions.set_parallel(par, self.par_min_parts);
         #[cfg(feature = "parallel")]
         let pool = match self.executor {
             Executor::Parallel => Some(self.pool.clone()),
@@ -244,17 +263,9 @@ impl Gpu {
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
         if self.epoch == 1 {
-            let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
-            progress |= in_pool(&pool, &mut || sms_epoch(sms, marks, kernels, t0, k, fork));
-            progress |= self.stage(t0, k);
-            progress |= mem_epoch(
-                &mut self.partitions,
-                &mut self.clocks,
-                &mut self.outbox,
-                &mut self.replies,
-                &mut self.staged,
-                &mut self.inbox_next,
-            );
+            // One hand-off to the pool for the whole cycle (SMs, staging, memory side).
+            let this = &mut *self;
+            progress |= in_pool(&pool, &mut || this.lockstep(t0, k, fork));
         } else {
             let Gpu {
                 sms,

@@ -146,6 +146,13 @@ impl MemPartitions {
             MemPartitions::None | MemPartitions::Cycle(_) => {}
         }
     }
+    /// Lets the cycle memory system step its partitions in parallel (at least `min` busy).
+    fn set_parallel(&mut self, on: bool, min: usize) {
+        if let MemPartitions::Cycle(m) = self {
+            m.set_parallel(on);
+            m.par_min = min;
+        }
+    }
     fn next_event(&self) -> Option<Cycle> {
         match self {
             MemPartitions::None => None,
@@ -189,6 +196,9 @@ pub struct Gpu {
     /// Fewest busy SMs for a parallel cycle (`PAR_MIN_BUSY_SMS`; tests lower it to 1 to
     /// fork on every cycle).
     pub par_min_busy: usize,
+    /// Fewest busy memory partitions for their step to fork (`PAR_MIN_BUSY_PARTS`; tests lower
+    /// it to 1).
+    pub par_min_parts: usize,
     /// The thread pool of the parallel executor (None: rayon's global pool).
     #[cfg(feature = "parallel")]
     pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
@@ -262,6 +272,7 @@ impl Gpu {
             partitions,
             executor: Executor::Serial,
             par_min_busy: PAR_MIN_BUSY_SMS,
+            par_min_parts: crate::mem::partitions::PAR_MIN_BUSY_PARTS,
             #[cfg(feature = "parallel")]
             pool: None,
             now: 0,
