@@ -377,6 +377,19 @@ impl Gpu {
             }
             let ib = self.cfg.frontend.inst_bytes.max(1);
             for w in &cta.warps {
+                // One branch-free pass per warp (max opcode id and PC); the loop below only
+                // runs to name the first bad instruction.
+                let (max_op, max_pc) = w
+                    .insts
+                    .iter()
+                    .fold((0u16, 0u32), |(o, p), i| (o.max(i.op.0), p.max(i.pc)));
+                if w.insts.is_empty() {
+                    continue;
+                }
+                ctx.pc_slots = ctx.pc_slots.max((max_pc / ib) as usize + 1);
+                if (max_op as usize) < ctx.ops.len() {
+                    continue;
+                }
                 for i in &w.insts {
                     if i.op.0 as usize >= ctx.ops.len() {
                         return Err(Error::parse(
@@ -389,7 +402,6 @@ impl Gpu {
                             ),
                         ));
                     }
-                    ctx.pc_slots = ctx.pc_slots.max((i.pc / ib) as usize + 1);
                 }
             }
             self.sched.ctas.push_back(cta);

@@ -12,7 +12,7 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use ruzstd::decoding::FrameDecoder;
 
 use super::chunk::{with_chunk_pos, ChunkCtx, ChunkDecoder};
-use super::codec::{decompress, MAX_UNCOMPRESSED};
+use super::codec::{decompress, decompress_into, MAX_UNCOMPRESSED};
 use super::dir::{
     ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
 };
@@ -346,12 +346,14 @@ fn decode_chunk_with(
     n_ops: usize,
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
-    let data = decompress(
+    let mut data = dec.take_buf();
+    decompress_into(
         fd,
         raw,
         e.ulen,
         file,
         &format!("{what} at byte {}", e.offset),
+        &mut data,
     )?;
     if fnv(&data) != e.hash {
         return Err(Error::parse(
@@ -370,7 +372,9 @@ fn decode_chunk_with(
                 n_ops,
             },
         )
-        .map_err(|err| with_chunk_pos(err, e.offset))?;
+        .map_err(|err| with_chunk_pos(err, e.offset));
+    dec.put_buf(data);
+    let ctas = ctas?;
     let insts: u64 = ctas.iter().map(|x| x.warp_insts()).sum();
     if ctas.len() as u64 != e.n_ctas || insts != e.warp_insts {
         return Err(Error::parse(
