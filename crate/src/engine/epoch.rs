@@ -23,6 +23,7 @@
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::core::{KernelCtx, Sm, StepCtx};
 use crate::mem::NocPacket;
+use crate::trace::KernelStream;
 use crate::Cycle;
 
 /// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
@@ -241,8 +242,9 @@ impl Gpu {
     }
 
     /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
-    /// `now` at the epoch's last cycle. Returns whether anything changed.
-    pub fn step(&mut self) -> bool {
+    /// `now` at the epoch's last cycle. Returns whether anything changed. `ahead`: a kernel
+    /// stream to decode ahead beside the epoch (on another thread when parallel).
+    pub fn step(&mut self, ahead: Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
         let t0 = self.now;
         let k = self.epoch - t0 % self.epoch;
         let mut progress = self.sched.issue(
@@ -252,6 +254,7 @@ impl Gpu {
             self.cfg.sm.cta_launch_latency,
             &self.cfg,
         ) > 0;
+        let mut ahead = ahead;
         let fork = self.fork_sms(t0 + k - 1);
         let par = self.executor == Executor::Parallel;
         self.partitions.set_parallel(par, self.par_min_parts);
@@ -265,7 +268,12 @@ impl Gpu {
         if self.epoch == 1 {
             // One hand-off to the pool for the whole cycle (SMs, staging, memory side).
             let this = &mut *self;
-            progress |= in_pool(&pool, &mut || this.lockstep(t0, k, fork));
+            progress |= in_pool(&pool, &mut || {
+                both(par, &mut || this.lockstep(t0, k, fork), &mut || {
+                    prefetch(&mut ahead)
+                })
+                .0
+            });
         } else {
             let Gpu {
                 sms,
@@ -282,7 +290,14 @@ impl Gpu {
             let (a, b) = join(
                 &pool,
                 &mut || sms_epoch(sms, marks, kernels, t0, k, fork),
-                &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
+                &mut || {
+                    both(
+                        par,
+                        &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
+                        &mut || prefetch(&mut ahead),
+                    )
+                    .0
+                },
             );
             progress |= a | b;
             progress |= self.stage(t0, k);
@@ -297,6 +312,30 @@ impl Gpu {
 type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 #[cfg(not(feature = "parallel"))]
 type Pool = Option<Option<()>>;
+
+/// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
+fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
+    if let Some(s) = s {
+        s.prefetch();
+    }
+    false
+}
+
+/// Runs `a` and `b`: as a rayon join on the current pool when `par`, else `a` then `b` (they
+/// touch disjoint state).
+fn both(
+    par: bool,
+    a: &mut (dyn FnMut() -> bool + Send),
+    b: &mut (dyn FnMut() -> bool + Send),
+) -> (bool, bool) {
+    #[cfg(feature = "parallel")]
+    if par {
+        return rayon::join(a, b);
+    }
+    let _ = par;
+    let x = a();
+    (x, b())
+}
 
 /// Runs `f` inside the executor's pool (None: serial executor, run it here).
 fn in_pool(pool: &Pool, f: &mut (dyn FnMut() -> bool + Send)) -> bool {

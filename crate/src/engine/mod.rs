@@ -651,7 +651,13 @@ impl<'a> Simulator<'a> {
                 return Ok(RunStatus::Done { cycle: c });
             }
             // One epoch; `now` is its last cycle afterwards.
-            progress |= self.gpu.step();
+            // The issuing kernel's stream decodes ahead beside the epoch (deterministic: it
+            // only fills the stream's own buffer).
+            let ahead = match &mut self.stream {
+                Some(s) if self.gpu.sched.issuing.is_some() => Some(&mut **s),
+                _ => None,
+            };
+            progress |= self.gpu.step(ahead);
             let now = self.gpu.now;
             if progress {
                 self.gpu.last_progress = now;

@@ -606,11 +606,7 @@ impl ChunkDecoder {
             prev_pc = inst.pc;
         }
         if mode == AMODE_RAW {
-            let mut prev = 0u64;
-            for _ in 0..n_raw {
-                prev = prev.wrapping_add(cur[S_RAW].svarint("raw address")? as u64);
-                addrs.push(prev);
-            }
+            cur[S_RAW].svarint_sums(n_raw as usize, 0, &mut addrs, "raw address")?;
         }
         self.addr_hint = addrs.len();
         Ok(WarpTrace {
@@ -675,12 +671,8 @@ impl ChunkDecoder {
                         cur[S_LANE].err("lane delta", "fewer lane deltas left than active lanes")
                     );
                 }
-                let mut a = base;
-                out.push(a);
-                for _ in 1..n {
-                    a = a.wrapping_add(cur[S_LANE].svarint("lane delta")? as u64);
-                    out.push(a);
-                }
+                out.push(base);
+                cur[S_LANE].svarint_sums(n - 1, base, out, "lane delta")?;
             }
             _ => return Err(cur[S_CTRL].err("control byte", "address kind 3 is reserved")),
         }
