@@ -175,24 +175,28 @@ impl<'a> Cur<'a> {
         out: &mut Vec<u64>,
         field: &str,
     ) -> Result<u64> {
-        out.reserve(n);
+        let at = out.len();
+        out.resize(at + n, 0);
+        let dst = &mut out[at..];
         let mut a = start;
-        let mut left = n;
-        while left > 0 {
-            // One-byte varints: the whole run below needs no bounds or continuation checks.
-            let run = &self.buf[self.pos..self.buf.len().min(self.pos + left)];
-            let k = run.iter().position(|&b| b >= 0x80).unwrap_or(run.len());
-            for &b in &run[..k] {
-                a = a.wrapping_add(unzigzag(b as u64) as u64);
-                out.push(a);
+        let mut i = 0;
+        while i < n {
+            // One-byte varints (the common lane stride) without the general decoder.
+            match self.buf.get(self.pos) {
+                Some(&b) if b < 0x80 => {
+                    a = a.wrapping_add(unzigzag(b as u64) as u64);
+                    self.pos += 1;
+                }
+                _ => match self.svarint(field) {
+                    Ok(d) => a = a.wrapping_add(d as u64),
+                    Err(e) => {
+                        out.truncate(at);
+                        return Err(e);
+                    }
+                },
             }
-            self.pos += k;
-            left -= k;
-            if left > 0 {
-                a = a.wrapping_add(self.svarint(field)? as u64);
-                out.push(a);
-                left -= 1;
-            }
+            dst[i] = a;
+            i += 1;
         }
         Ok(a)
     }
