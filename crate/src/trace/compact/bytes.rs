@@ -177,27 +177,31 @@ impl<'a> Cur<'a> {
     ) -> Result<u64> {
         let at = out.len();
         out.resize(at + n, 0);
-        let dst = &mut out[at..];
+        let buf = self.buf;
+        let mut pos = self.pos;
         let mut a = start;
-        let mut i = 0;
-        while i < n {
+        for d in &mut out[at..] {
             // One-byte varints (the common lane stride) without the general decoder.
-            match self.buf.get(self.pos) {
+            match buf.get(pos) {
                 Some(&b) if b < 0x80 => {
                     a = a.wrapping_add(unzigzag(b as u64) as u64);
-                    self.pos += 1;
+                    pos += 1;
                 }
-                _ => match self.svarint(field) {
-                    Ok(d) => a = a.wrapping_add(d as u64),
-                    Err(e) => {
-                        out.truncate(at);
-                        return Err(e);
+                _ => {
+                    self.pos = pos;
+                    match self.svarint(field) {
+                        Ok(v) => a = a.wrapping_add(v as u64),
+                        Err(e) => {
+                            out.truncate(at);
+                            return Err(e);
+                        }
                     }
-                },
+                    pos = self.pos;
+                }
             }
-            dst[i] = a;
-            i += 1;
+            *d = a;
         }
+        self.pos = pos;
         Ok(a)
     }
 
