@@ -16,12 +16,14 @@
 //!   SM's next epoch (K = 1: the next cycle, as in lockstep; K > 1: the epoch after the next,
 //!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts.
 //! - Every SM writes only its own state and marks; the memory side only its own and the
-//!   next inboxes. The serial executor runs the same two halves one after the other, so
+//!   next inboxes. Inside the memory side the partitions (L2 slices and DRAM channel) step in
+//!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The serial executor runs the same two halves one after the other, so
 //!   results are identical for any thread count, at any K.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::core::{KernelCtx, Sm, StepCtx};
 use crate::mem::NocPacket;
+use crate::trace::KernelStream;
 use crate::Cycle;
 
 /// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
@@ -223,9 +225,26 @@ impl Gpu {
         }
     }
 
+    /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
+    fn lockstep(&mut self, t0: Cycle, k: u64, fork: bool) -> bool {
+        let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
+        let mut progress = sms_epoch(sms, marks, kernels, t0, k, fork);
+        progress |= self.stage(t0, k);
+        progress
+            | mem_epoch(
+                &mut self.partitions,
+                &mut self.clocks,
+                &mut self.outbox,
+                &mut self.replies,
+                &mut self.staged,
+                &mut self.inbox_next,
+            )
+    }
+
     /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
-    /// `now` at the epoch's last cycle. Returns whether anything changed.
-    pub fn step(&mut self) -> bool {
+    /// `now` at the epoch's last cycle. Returns whether anything changed. `ahead`: a kernel
+    /// stream to decode ahead beside the epoch (on another thread when parallel).
+    pub fn step(&mut self, ahead: Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
         let t0 = self.now;
         let k = self.epoch - t0 % self.epoch;
         let mut progress = self.sched.issue(
@@ -235,7 +254,10 @@ impl Gpu {
             self.cfg.sm.cta_launch_latency,
             &self.cfg,
         ) > 0;
+        let mut ahead = ahead;
         let fork = self.fork_sms(t0 + k - 1);
+        let par = self.executor == Executor::Parallel;
+        self.partitions.set_parallel(par, self.par_min_parts);
         #[cfg(feature = "parallel")]
         let pool = match self.executor {
             Executor::Parallel => Some(self.pool.clone()),
@@ -244,17 +266,14 @@ impl Gpu {
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
         if self.epoch == 1 {
-            let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
-            progress |= in_pool(&pool, &mut || sms_epoch(sms, marks, kernels, t0, k, fork));
-            progress |= self.stage(t0, k);
-            progress |= mem_epoch(
-                &mut self.partitions,
-                &mut self.clocks,
-                &mut self.outbox,
-                &mut self.replies,
-                &mut self.staged,
-                &mut self.inbox_next,
-            );
+            // One hand-off to the pool for the whole cycle (SMs, staging, memory side).
+            let this = &mut *self;
+            progress |= in_pool(&pool, &mut || {
+                both(par, &mut || this.lockstep(t0, k, fork), &mut || {
+                    prefetch(&mut ahead)
+                })
+                .0
+            });
         } else {
             let Gpu {
                 sms,
@@ -271,7 +290,14 @@ impl Gpu {
             let (a, b) = join(
                 &pool,
                 &mut || sms_epoch(sms, marks, kernels, t0, k, fork),
-                &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
+                &mut || {
+                    both(
+                        par,
+                        &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
+                        &mut || prefetch(&mut ahead),
+                    )
+                    .0
+                },
             );
             progress |= a | b;
             progress |= self.stage(t0, k);
@@ -286,6 +312,30 @@ impl Gpu {
 type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 #[cfg(not(feature = "parallel"))]
 type Pool = Option<Option<()>>;
+
+/// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
+fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
+    if let Some(s) = s {
+        s.prefetch();
+    }
+    false
+}
+
+/// Runs `a` and `b`: as a rayon join on the current pool when `par`, else `a` then `b` (they
+/// touch disjoint state).
+fn both(
+    par: bool,
+    a: &mut (dyn FnMut() -> bool + Send),
+    b: &mut (dyn FnMut() -> bool + Send),
+) -> (bool, bool) {
+    #[cfg(feature = "parallel")]
+    if par {
+        return rayon::join(a, b);
+    }
+    let _ = par;
+    let x = a();
+    (x, b())
+}
 
 /// Runs `f` inside the executor's pool (None: serial executor, run it here).
 fn in_pool(pool: &Pool, f: &mut (dyn FnMut() -> bool + Send)) -> bool {

@@ -146,6 +146,13 @@ impl MemPartitions {
             MemPartitions::None | MemPartitions::Cycle(_) => {}
         }
     }
+    /// Lets the cycle memory system step its partitions in parallel (at least `min` busy).
+    fn set_parallel(&mut self, on: bool, min: usize) {
+        if let MemPartitions::Cycle(m) = self {
+            m.set_parallel(on);
+            m.par_min = min;
+        }
+    }
     fn next_event(&self) -> Option<Cycle> {
         match self {
             MemPartitions::None => None,
@@ -189,6 +196,9 @@ pub struct Gpu {
     /// Fewest busy SMs for a parallel cycle (`PAR_MIN_BUSY_SMS`; tests lower it to 1 to
     /// fork on every cycle).
     pub par_min_busy: usize,
+    /// Fewest busy memory partitions for their step to fork (`PAR_MIN_BUSY_PARTS`; tests lower
+    /// it to 1).
+    pub par_min_parts: usize,
     /// The thread pool of the parallel executor (None: rayon's global pool).
     #[cfg(feature = "parallel")]
     pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
@@ -262,6 +272,7 @@ impl Gpu {
             partitions,
             executor: Executor::Serial,
             par_min_busy: PAR_MIN_BUSY_SMS,
+            par_min_parts: crate::mem::partitions::PAR_MIN_BUSY_PARTS,
             #[cfg(feature = "parallel")]
             pool: None,
             now: 0,
@@ -366,6 +377,19 @@ impl Gpu {
             }
             let ib = self.cfg.frontend.inst_bytes.max(1);
             for w in &cta.warps {
+                // One branch-free pass per warp (max opcode id and PC); the loop below only
+                // runs to name the first bad instruction.
+                let (max_op, max_pc) = w
+                    .insts
+                    .iter()
+                    .fold((0u16, 0u32), |(o, p), i| (o.max(i.op.0), p.max(i.pc)));
+                if w.insts.is_empty() {
+                    continue;
+                }
+                ctx.pc_slots = ctx.pc_slots.max((max_pc / ib) as usize + 1);
+                if (max_op as usize) < ctx.ops.len() {
+                    continue;
+                }
                 for i in &w.insts {
                     if i.op.0 as usize >= ctx.ops.len() {
                         return Err(Error::parse(
@@ -378,7 +402,6 @@ impl Gpu {
                             ),
                         ));
                     }
-                    ctx.pc_slots = ctx.pc_slots.max((i.pc / ib) as usize + 1);
                 }
             }
             self.sched.ctas.push_back(cta);
@@ -628,7 +651,13 @@ impl<'a> Simulator<'a> {
                 return Ok(RunStatus::Done { cycle: c });
             }
             // One epoch; `now` is its last cycle afterwards.
-            progress |= self.gpu.step();
+            // The issuing kernel's stream decodes ahead beside the epoch (deterministic: it
+            // only fills the stream's own buffer).
+            let ahead = match &mut self.stream {
+                Some(s) if self.gpu.sched.issuing.is_some() => Some(&mut **s),
+                _ => None,
+            };
+            progress |= self.gpu.step(ahead);
             let now = self.gpu.now;
             if progress {
                 self.gpu.last_progress = now;

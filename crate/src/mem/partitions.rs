@@ -1,6 +1,9 @@
 //! The global memory side: request crossbar, L2 slices (partitions x sub-partitions), one DRAM
 //! channel per partition, reply crossbar; each in its own clock domain (`cfg.clocks`), stepped
-//! serially after the SMs every core cycle.
+//! after the SMs every core cycle. The crossbars step serially; the partitions (slices and
+//! channel, `part.rs`) then step on their own, in parallel when enough of them are busy
+//! ([`MemPartitions::set_parallel`]), and their replies enter the reply crossbar in slice
+//! order, so results are the same for any thread count and any partition order.
 //!
 //! ```text
 //!  SM outboxes (SM order) ─try_accept─> request crossbar (icnt clock)
@@ -17,9 +20,16 @@ use crate::mem::cache::CacheStats;
 use crate::mem::clock::Domain;
 use crate::mem::dram::{DramChannel, DramStats};
 use crate::mem::iface::NocPacket;
-use crate::mem::l2::{Handled, L2Slice};
+use crate::mem::l2::L2Slice;
 use crate::mem::noc::{Crossbar, NocStats};
 use crate::{Cycle, Result};
+
+mod part;
+use part::{CycleIn, Partition};
+
+/// Fewest busy partitions in a cycle for the parallel step to fork (below it they step on the
+/// calling thread: the fork would cost more than it saves).
+pub const PAR_MIN_BUSY_PARTS: usize = 4;
 
 /// Statistics of the memory partitions, merged in slice / channel order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -54,9 +64,15 @@ pub struct MemPartitions {
     dramd: Domain,
     req: Crossbar,
     rep: Crossbar,
-    slices: Vec<L2Slice>,
-    chans: Vec<DramChannel>,
+    parts: Vec<Partition>,
+    /// Slices per partition.
+    sub: usize,
     dram_lat_core: Cycle,
+    /// Step the partitions on rayon's current pool when at least `par_min` are busy.
+    par: bool,
+    pub par_min: usize,
+    /// Tests: step the partitions in reverse order (results must not change).
+    pub reverse: bool,
     now: Cycle,
     /// Whether the interconnect, the L2 slices and the DRAM channels were idle at the end of
     /// the last tick: after a jump of the engine's clock, their cycles in between are skipped
@@ -89,12 +105,20 @@ impl MemPartitions {
             dramd: Domain::new(cfg.clocks.dram_mhz, core),
             req: Crossbar::new(&cfg.noc, sms, slices as usize, inq, sb, false),
             rep: Crossbar::new(&cfg.noc, slices as usize, sms, usize::MAX, sb, true),
-            slices: (0..slices)
-                .map(|i| L2Slice::new(cfg, i, slices, map.interleave))
+            parts: (0..map.partitions)
+                .map(|p| {
+                    let sub = map.subpartitions;
+                    let sl = (p * sub..(p + 1) * sub)
+                        .map(|i| L2Slice::new(cfg, i, slices, map.interleave))
+                        .collect::<Result<Vec<_>>>()?;
+                    let ch = DramChannel::new(&cfg.dram, sb);
+                    Ok(Partition::new((p * sub) as usize, sl, ch))
+                })
                 .collect::<Result<Vec<_>>>()?,
-            chans: (0..map.partitions)
-                .map(|_| DramChannel::new(&cfg.dram, sb))
-                .collect(),
+            sub: map.subpartitions.max(1) as usize,
+            par: false,
+            par_min: PAR_MIN_BUSY_PARTS,
+            reverse: false,
             dram_lat_core: l2d.to_core(cfg.l2.dram_latency as u64 + cfg.l2.cache.latency as u64),
             now: 0,
             idle_after: [true; 3],
@@ -162,47 +186,40 @@ impl MemPartitions {
         } else {
             self.icnt.skip_to(now);
         }
-        // L2 slices.
-        if self.req.is_idle() && self.slices.iter().all(|s| s.is_idle()) {
-            self.l2d.skip_to(now);
-        }
-        for d in self.l2d.due(now) {
-            let core_d = self.l2d.core_of(d);
-            for s in 0..self.slices.len() {
-                let sl = &mut self.slices[s];
-                sl.apply_fills(core_d);
-                if let Some(p) = self.req.peek(s, core_d).copied() {
-                    let part = s / self.map.subpartitions as usize;
-                    let map = self.map;
-                    let ch = &mut self.chans[part];
-                    if sl.handle(&p, d, &self.l2d, ch, |a| map.channel_addr(a)) == Handled::Done {
-                        self.req.pop(s, core_d);
-                    }
-                }
-                while let Some(r) = sl.replies.peek_ready(core_d).copied() {
-                    if self.rep.try_push(s, r).is_err() {
-                        break;
-                    }
-                    sl.replies.pop_ready(core_d);
-                }
-            }
-        }
-        // DRAM channels.
-        if self.chans.iter().any(|c| !c.is_idle()) {
-            for d in self.dramd.due(now) {
-                let core_d = self.dramd.core_of(d);
-                for c in 0..self.chans.len() {
-                    let ch = &mut self.chans[c];
-                    ch.step(d, core_d);
-                    while let Some(r) = ch.pop_done(d) {
-                        let at = core_d + self.dram_lat_core;
-                        self.slices[r.slice as usize].fill_at(at, r.addr, r.sectors);
-                    }
+        // L2 slices and DRAM channels, partition by partition (see part.rs).
+        let x = CycleIn {
+            l2: self.l2d.due(now),
+            dram: self.dramd.due(now),
+            l2d: &self.l2d,
+            dramd: &self.dramd,
+            map: self.map,
+            rep: &self.rep,
+            dram_lat_core: self.dram_lat_core,
+        };
+        let inqs = self.req.outputs_mut();
+        step_parts(
+            &mut self.parts,
+            inqs,
+            self.sub,
+            &x,
+            self.par,
+            self.par_min,
+            self.reverse,
+        );
+        let mut taken = 0;
+        for p in &mut self.parts {
+            let mut fails = 0;
+            for (j, out) in p.out.iter_mut().enumerate() {
+                for r in out.drain(..) {
+                    let ok = self.rep.try_push(p.first + j, r).is_ok();
+                    debug_assert!(ok, "the partition staged a reply its input refuses");
                 }
             }
-        } else {
-            self.dramd.skip_to(now);
+            std::mem::swap(&mut fails, &mut p.fails);
+            taken += std::mem::take(&mut p.taken);
+            self.rep.taken(0, fails);
         }
+        self.req.taken(taken, 0);
         for sm in 0..self.sms {
             while let Some(p) = self.rep.pop(sm, now) {
                 replies.push(p);
@@ -210,8 +227,8 @@ impl MemPartitions {
         }
         self.idle_after = [
             !(self.req.has_queued() || self.rep.has_queued()),
-            self.req.is_idle() && self.slices.iter().all(|s| s.is_idle()),
-            self.chans.iter().all(|c| c.is_idle()),
+            self.req.is_idle() && self.slices().all(|s| s.is_idle()),
+            self.parts.iter().all(|p| p.chan.is_idle()),
         ];
     }
 
@@ -230,10 +247,10 @@ impl MemPartitions {
         }
         take(self.req.next_arrival());
         take(self.rep.next_arrival());
-        for s in &self.slices {
+        for s in self.slices() {
             take(s.next_event());
         }
-        for c in &self.chans {
+        for c in self.parts.iter().map(|p| &p.chan) {
             if c.queued() > 0 {
                 take(Some(soon));
             }
@@ -245,13 +262,13 @@ impl MemPartitions {
     /// MemcpyHtoD: the copied lines (the last L2-capacity bytes of them) become valid in the
     /// L2. Any 64-bit address.
     pub fn warm(&mut self, addr: u64, bytes: u64) {
-        let cap: u64 = self.slices.iter().map(|s| s.cache.capacity_bytes()).sum();
-        let lb = self.slices.first().map_or(128, |s| s.cache.line_bytes());
+        let cap: u64 = self.slices().map(|s| s.cache.capacity_bytes()).sum();
+        let lb = self.slices().next().map_or(128, |s| s.cache.line_bytes());
         let end = addr.saturating_add(bytes);
         let mut a = end.saturating_sub(cap).max(addr) & !(lb - 1);
         while a < end {
             let s = self.map.slice(a) as usize;
-            self.slices[s].cache.warm(a);
+            self.parts[s / self.sub].slices[s % self.sub].cache.warm(a);
             a += lb;
         }
     }
@@ -262,13 +279,14 @@ impl MemPartitions {
         if !self.flush {
             return;
         }
-        for (i, s) in self.slices.iter_mut().enumerate() {
-            let part = i / self.map.subpartitions as usize;
-            let ch = &mut self.chans[part];
-            s.cache.flush(|_, d| {
-                ch.stats.writes += 1;
-                ch.stats.write_bytes += d.count_ones() as u64 * 32;
-            });
+        for p in &mut self.parts {
+            let ch = &mut p.chan;
+            for s in &mut p.slices {
+                s.cache.flush(|_, d| {
+                    ch.stats.writes += 1;
+                    ch.stats.write_bytes += d.count_ones() as u64 * 32;
+                });
+            }
         }
     }
 
@@ -278,11 +296,11 @@ impl MemPartitions {
             cycles: self.stats.cycles,
             ..PartitionStats::default()
         };
-        for s in &self.slices {
+        for s in self.slices() {
             st.l2.merge(s.stats());
         }
-        for c in &self.chans {
-            st.dram.merge(&c.stats);
+        for p in &self.parts {
+            st.dram.merge(&p.chan.stats);
         }
         st.noc_requests = self.req.stats;
         st.noc_replies = self.rep.stats;
@@ -294,9 +312,9 @@ impl MemPartitions {
             bytes / st.cycles as f64
         };
         st.dram_peak_bytes_per_cycle = self
-            .chans
+            .parts
             .iter()
-            .map(|c| c.peak_bytes_per_cycle())
+            .map(|p| p.chan.peak_bytes_per_cycle())
             .sum::<f64>()
             * self.dramd.own(1_000_000) as f64
             / 1_000_000.0;
@@ -306,12 +324,64 @@ impl MemPartitions {
     pub fn is_idle(&self) -> bool {
         self.req.is_idle()
             && self.rep.is_idle()
-            && self.slices.iter().all(|s| s.is_idle())
-            && self.chans.iter().all(|c| c.is_idle())
+            && self.slices().all(|s| s.is_idle())
+            && self.parts.iter().all(|p| p.chan.is_idle())
+    }
+
+    /// Every L2 slice, in slice order.
+    fn slices(&self) -> impl Iterator<Item = &L2Slice> {
+        self.parts.iter().flat_map(|p| &p.slices)
+    }
+
+    /// Lets [`MemPartitions::tick`] step the partitions on rayon's current pool (when the
+    /// `parallel` feature is on and enough of them are busy). Results do not change.
+    pub fn set_parallel(&mut self, on: bool) {
+        self.par = on;
     }
 
     pub fn address_map(&self) -> &AddrMap {
         &self.map
+    }
+}
+
+/// Steps every partition through one cycle: serially (in order, or reversed for the tests), or
+/// on rayon's current pool when `par` and at least `min` partitions are busy.
+fn step_parts(
+    parts: &mut [Partition],
+    inqs: &mut [std::collections::VecDeque<(Cycle, NocPacket)>],
+    sub: usize,
+    x: &CycleIn<'_>,
+    par: bool,
+    min: usize,
+    reverse: bool,
+) {
+    #[cfg(feature = "parallel")]
+    if par {
+        let busy = parts
+            .iter()
+            .zip(inqs.chunks(sub))
+            .filter(|(p, q)| p.busy(q))
+            .count();
+        if busy >= min.max(1) {
+            use rayon::prelude::*;
+            let min_len = (parts.len() / (rayon::current_num_threads().max(1) * 2)).max(1);
+            parts
+                .par_iter_mut()
+                .zip(inqs.par_chunks_mut(sub))
+                .with_min_len(min_len)
+                .for_each(|(p, q)| p.step(q, x));
+            return;
+        }
+    }
+    let _ = (par, min);
+    if reverse {
+        for (p, q) in parts.iter_mut().zip(inqs.chunks_mut(sub)).rev() {
+            p.step(q, x);
+        }
+    } else {
+        for (p, q) in parts.iter_mut().zip(inqs.chunks_mut(sub)) {
+            p.step(q, x);
+        }
     }
 }
 

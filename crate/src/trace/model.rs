@@ -396,6 +396,10 @@ pub trait KernelStream {
     fn ops(&self) -> &OpTable;
     /// The next CTA in trace order, or `None` at the end of the kernel.
     fn next_cta(&mut self) -> Result<Option<CtaTrace>>;
+    /// Decodes ahead (e.g. the next chunk) so a later `next_cta` finds its CTAs ready; the
+    /// engine calls it on another thread while the SMs step. The CTAs and any error come out
+    /// of `next_cta` exactly where they would have without it. Default: nothing.
+    fn prefetch(&mut self) {}
 }
 
 /// Anything that yields kernels: an Accel-Sim trace folder, a compact file, a built-in workload.

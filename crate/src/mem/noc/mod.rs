@@ -143,7 +143,7 @@ impl Crossbar {
     /// larger than the whole buffer is accepted into an empty one.
     pub fn try_push(&mut self, i: usize, p: NocPacket) -> Result<(), NocPacket> {
         let f = self.flits(&p);
-        if self.in_flits[i] > 0 && self.in_flits[i] + f > self.in_cap {
+        if !self.takes(self.in_flits[i], f) {
             self.stats.inject_fails += 1;
             return Err(p);
         }
@@ -156,6 +156,32 @@ impl Crossbar {
         self.nonempty[i / 64] |= 1 << (i % 64);
         self.queued += 1;
         Ok(())
+    }
+
+    /// Whether input `i`, now holding `held` flits, takes a packet of `f` flits (the rule of
+    /// [`Crossbar::try_push`]), so a partition stepped apart can decide as it would.
+    #[inline]
+    pub fn takes(&self, held: u32, f: u32) -> bool {
+        held == 0 || held + f <= self.in_cap
+    }
+
+    /// Flits held in input `i`'s buffer.
+    pub fn in_flits(&self, i: usize) -> u32 {
+        self.in_flits[i]
+    }
+
+    /// The arrival queues of every output, for the receivers to take packets from while the
+    /// crossbar does not step (a memory partition's slices; see `MemPartitions::tick`). Call
+    /// [`Crossbar::taken`] with the number of packets removed.
+    pub fn outputs_mut(&mut self) -> &mut [VecDeque<(Cycle, NocPacket)>] {
+        &mut self.transit
+    }
+
+    /// `n` packets were removed through [`Crossbar::outputs_mut`] (or refused, for
+    /// `fails`): keeps the in-flight count and the statistics as `pop` / `try_push` would.
+    pub fn taken(&mut self, n: usize, fails: u64) {
+        self.in_transit -= n;
+        self.stats.inject_fails += fails;
     }
 
     pub fn is_idle(&self) -> bool {

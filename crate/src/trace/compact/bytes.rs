@@ -165,6 +165,46 @@ impl<'a> Cur<'a> {
         Ok(unzigzag(self.varint(field)?))
     }
 
+    /// `n` zigzag varints as running sums from `start` (lane or raw address deltas), appended
+    /// to `out`: a tight loop for one-byte deltas, [`Cur::varint`] (and its errors) otherwise.
+    #[inline]
+    pub fn svarint_sums(
+        &mut self,
+        n: usize,
+        start: u64,
+        out: &mut Vec<u64>,
+        field: &str,
+    ) -> Result<u64> {
+        let at = out.len();
+        out.resize(at + n, 0);
+        let buf = self.buf;
+        let mut pos = self.pos;
+        let mut a = start;
+        for d in &mut out[at..] {
+            // One-byte varints (the common lane stride) without the general decoder.
+            match buf.get(pos) {
+                Some(&b) if b < 0x80 => {
+                    a = a.wrapping_add(unzigzag(b as u64) as u64);
+                    pos += 1;
+                }
+                _ => {
+                    self.pos = pos;
+                    match self.svarint(field) {
+                        Ok(v) => a = a.wrapping_add(v as u64),
+                        Err(e) => {
+                            out.truncate(at);
+                            return Err(e);
+                        }
+                    }
+                    pos = self.pos;
+                }
+            }
+            *d = a;
+        }
+        self.pos = pos;
+        Ok(a)
+    }
+
     /// A varint that must fit in `u32`.
     #[inline]
     pub fn var_u32(&mut self, field: &str) -> Result<u32> {
@@ -240,6 +280,38 @@ mod tests {
             assert_eq!(c.varint("v").unwrap(), v);
             assert!(c.is_empty());
         }
+    }
+
+    /// Running sums of zigzag deltas: one- and multi-byte deltas mixed give what `svarint`
+    /// one by one gives, and a truncated delta fails at the same offset.
+    #[test]
+    fn svarint_sums_equal_one_by_one() {
+        let deltas = [4i64, 4, -60, 452, 4, 0, -1, 1 << 40, 3, -(1 << 20), 4];
+        let mut b = Vec::new();
+        for &d in &deltas {
+            put_svarint(&mut b, d);
+        }
+        let mut out = vec![7];
+        let mut c = Cur::new(&b, 0, "t", "test");
+        let last = c.svarint_sums(deltas.len(), 1000, &mut out, "d").unwrap();
+        let mut want = vec![7];
+        let mut a = 1000u64;
+        for &d in &deltas {
+            a = a.wrapping_add(d as u64);
+            want.push(a);
+        }
+        assert_eq!((out, last), (want, a));
+        assert!(c.is_empty());
+        let cut = &b[..b.len() - 5]; // inside the 1 << 20 delta
+        let mut one = Cur::new(cut, 0, "t", "test");
+        let e1 = (0..deltas.len())
+            .find_map(|_| one.svarint("d").err())
+            .unwrap();
+        let mut run = Cur::new(cut, 0, "t", "test");
+        let e2 = run
+            .svarint_sums(deltas.len(), 0, &mut Vec::new(), "d")
+            .unwrap_err();
+        assert_eq!(e1.to_string(), e2.to_string());
     }
 
     #[test]

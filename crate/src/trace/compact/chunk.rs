@@ -416,6 +416,11 @@ fn lanes(mask: u32) -> impl Iterator<Item = u32> {
 #[derive(Default)]
 pub struct ChunkDecoder {
     model: Model,
+    /// The uncompressed chunk, kept between chunks so its capacity is reused.
+    buf: Vec<u8>,
+    /// Addresses of the last warp decoded: the next warp's first reservation (warps of a
+    /// kernel are alike, so the address list is allocated once, not grown by doubling).
+    addr_hint: usize,
 }
 
 /// Where a chunk came from, for error messages.
@@ -430,6 +435,15 @@ pub struct ChunkCtx<'a> {
 impl ChunkDecoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The buffer to decompress the next chunk into (give it back with [`Self::put_buf`]).
+    pub fn take_buf(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
+    }
+
+    pub fn put_buf(&mut self, buf: Vec<u8>) {
+        self.buf = buf;
     }
 
     /// Decodes one uncompressed chunk into its CTAs. Offsets in errors are bytes into the
@@ -512,7 +526,10 @@ impl ChunkDecoder {
             return Err(cur[S_HDR].err("address count", "more addresses than the raw stream holds"));
         }
         let mut insts = Vec::with_capacity(n_insts as usize);
-        let mut addrs: Vec<u64> = Vec::new();
+        let mut addrs: Vec<u64> = Vec::with_capacity(match mode {
+            AMODE_RAW => n_raw as usize,
+            _ => self.addr_hint.min(n_insts as usize * 32),
+        });
         let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
         for _ in 0..n_insts {
             let ctrl = cur[S_CTRL].u8("control byte")?;
@@ -589,13 +606,9 @@ impl ChunkDecoder {
             prev_pc = inst.pc;
         }
         if mode == AMODE_RAW {
-            addrs.reserve_exact(n_raw as usize);
-            let mut prev = 0u64;
-            for _ in 0..n_raw {
-                prev = prev.wrapping_add(cur[S_RAW].svarint("raw address")? as u64);
-                addrs.push(prev);
-            }
+            cur[S_RAW].svarint_sums(n_raw as usize, 0, &mut addrs, "raw address")?;
         }
+        self.addr_hint = addrs.len();
         Ok(WarpTrace {
             warp_id,
             insts,
@@ -658,12 +671,8 @@ impl ChunkDecoder {
                         cur[S_LANE].err("lane delta", "fewer lane deltas left than active lanes")
                     );
                 }
-                let mut a = base;
-                out.push(a);
-                for _ in 1..n {
-                    a = a.wrapping_add(cur[S_LANE].svarint("lane delta")? as u64);
-                    out.push(a);
-                }
+                out.push(base);
+                cur[S_LANE].svarint_sums(n - 1, base, out, "lane delta")?;
             }
             _ => return Err(cur[S_CTRL].err("control byte", "address kind 3 is reserved")),
         }

@@ -36,6 +36,22 @@ pub fn decompress(
     file: &str,
     field: &str,
 ) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress_into(fd, comp, ulen, file, field, &mut out)?;
+    Ok(out)
+}
+
+/// [`decompress`] into `out` (cleared first), reusing its capacity: a reader that keeps one
+/// buffer for every chunk allocates only while chunks grow.
+pub fn decompress_into(
+    fd: &mut ruzstd::decoding::FrameDecoder,
+    comp: &[u8],
+    ulen: u64,
+    file: &str,
+    field: &str,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    out.clear();
     if ulen > MAX_UNCOMPRESSED {
         return Err(Error::parse(
             file,
@@ -50,9 +66,9 @@ pub fn decompress(
     let cap = (ulen as usize)
         .min(comp.len().saturating_mul(32))
         .min(64 << 20);
-    let mut out = Vec::with_capacity(cap);
+    out.reserve(cap);
     dec.take(ulen + 1)
-        .read_to_end(&mut out)
+        .read_to_end(out)
         .map_err(|e| Error::parse(file, 0, field, format!("corrupt zstd data: {e}")))?;
     if out.len() as u64 != ulen {
         let got = if out.len() as u64 > ulen {
@@ -67,5 +83,5 @@ pub fn decompress(
             format!("expands to {got} bytes, the index says {ulen}"),
         ));
     }
-    Ok(out)
+    Ok(())
 }

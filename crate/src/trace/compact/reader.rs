@@ -12,7 +12,7 @@ use std::io::{Cursor, Read, Seek, SeekFrom};
 use ruzstd::decoding::FrameDecoder;
 
 use super::chunk::{with_chunk_pos, ChunkCtx, ChunkDecoder};
-use super::codec::{decompress, MAX_UNCOMPRESSED};
+use super::codec::{decompress, decompress_into, MAX_UNCOMPRESSED};
 use super::dir::{
     ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
 };
@@ -346,12 +346,14 @@ fn decode_chunk_with(
     n_ops: usize,
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
-    let data = decompress(
+    let mut data = dec.take_buf();
+    decompress_into(
         fd,
         raw,
         e.ulen,
         file,
         &format!("{what} at byte {}", e.offset),
+        &mut data,
     )?;
     if fnv(&data) != e.hash {
         return Err(Error::parse(
@@ -370,7 +372,9 @@ fn decode_chunk_with(
                 n_ops,
             },
         )
-        .map_err(|err| with_chunk_pos(err, e.offset))?;
+        .map_err(|err| with_chunk_pos(err, e.offset));
+    dec.put_buf(data);
+    let ctas = ctas?;
     let insts: u64 = ctas.iter().map(|x| x.warp_insts()).sum();
     if ctas.len() as u64 != e.n_ctas || insts != e.warp_insts {
         return Err(Error::parse(
@@ -459,6 +463,26 @@ pub struct OwnedCompactStream {
     dec: ChunkDecoder,
     fd: FrameDecoder,
     buf: std::vec::IntoIter<CtaTrace>,
+    /// The next chunk, decoded ahead by `prefetch` (its error, if any, waits here).
+    ahead: Option<Result<Vec<CtaTrace>>>,
+}
+
+impl OwnedCompactStream {
+    /// Decodes the next chunk (None: none left).
+    fn decode_next(&mut self) -> Option<Result<Vec<CtaTrace>>> {
+        let raw = self.raw.next()?;
+        let c = self.next_chunk;
+        self.next_chunk += 1;
+        Some(decode_chunk_with(
+            &mut self.dec,
+            &mut self.fd,
+            &raw,
+            &self.entries[c],
+            &self.name,
+            (self.k, c),
+            self.ops.len(),
+        ))
+    }
 }
 
 impl KernelStream for OwnedCompactStream {
@@ -473,21 +497,19 @@ impl KernelStream for OwnedCompactStream {
             if let Some(c) = self.buf.next() {
                 return Ok(Some(c));
             }
-            let Some(raw) = self.raw.next() else {
-                return Ok(None);
+            let next = match self.ahead.take() {
+                Some(r) => r,
+                None => match self.decode_next() {
+                    Some(r) => r,
+                    None => return Ok(None),
+                },
             };
-            let c = self.next_chunk;
-            self.next_chunk += 1;
-            let ctas = decode_chunk_with(
-                &mut self.dec,
-                &mut self.fd,
-                &raw,
-                &self.entries[c],
-                &self.name,
-                (self.k, c),
-                self.ops.len(),
-            )?;
-            self.buf = ctas.into_iter();
+            self.buf = next?.into_iter();
+        }
+    }
+    fn prefetch(&mut self) {
+        if self.ahead.is_none() {
+            self.ahead = self.decode_next();
         }
     }
 }
@@ -532,6 +554,7 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
             dec: ChunkDecoder::new(),
             fd: FrameDecoder::new(),
             buf: Vec::new().into_iter(),
+            ahead: None,
         }))
     }
     /// The content hash stored by the writer: FNV-1a 64 over the decoded model, computed the same

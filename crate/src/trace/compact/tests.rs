@@ -646,3 +646,46 @@ fn mutation_fuzz_long() {
         }
     }
 }
+
+/// Pulls every CTA of kernel 0 from an owned stream, calling `prefetch` before each pull when
+/// asked; returns the CTAs and the error that ended the stream (if any).
+fn pull_owned(bytes: &[u8], prefetch: bool) -> (Vec<CtaTrace>, Option<String>) {
+    let mut rd = CompactReader::from_slice(bytes, "p.wwt").unwrap();
+    let mut s = rd.open_kernel_owned(0).unwrap();
+    let mut got = Vec::new();
+    loop {
+        if prefetch {
+            s.prefetch();
+            s.prefetch();
+        }
+        match s.next_cta() {
+            Ok(Some(c)) => got.push(c),
+            Ok(None) => return (got, None),
+            Err(e) => return (got, Some(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn prefetch_keeps_ctas_and_errors_in_place() {
+    let t = crafted();
+    let bytes = encode(&t, 1);
+    let (plain, e) = pull_owned(&bytes, false);
+    assert_eq!(e, None);
+    assert_eq!(plain, t.kernels[0].ctas);
+    assert_eq!(pull_owned(&bytes, true), (plain.clone(), None));
+    // Chunk 2 of kernel 0 corrupt: both give chunks 0 and 1 (one CTA each), then its error.
+    let mut rd = CompactReader::from_slice(&bytes, "p.wwt").unwrap();
+    let raw = rd.raw_chunk(0, 2).unwrap();
+    let at = bytes
+        .windows(raw.len())
+        .position(|w| w == raw.as_slice())
+        .unwrap();
+    let mut bad = bytes.clone();
+    bad[at + raw.len() / 2] ^= 0x55;
+    let (a, ea) = pull_owned(&bad, false);
+    let (b, eb) = pull_owned(&bad, true);
+    assert_eq!(a, plain[..2].to_vec());
+    assert_eq!((b, eb.clone()), (a, ea));
+    assert!(eb.unwrap().contains("kernel 0 chunk 2"));
+}
