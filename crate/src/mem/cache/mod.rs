@@ -351,6 +351,29 @@ impl SectorCache {
         (victim, ev)
     }
 
+    /// The slot of `line` in `set`: touched when present (`slot`), else allocated, its victim
+    /// and slot recorded in `o`.
+    fn touch_or_allocate(
+        &mut self,
+        line: u64,
+        set: u32,
+        slot: Option<u32>,
+        o: &mut Outcome,
+    ) -> u32 {
+        match slot {
+            Some(i) => {
+                self.touch(set as usize, i);
+                i
+            }
+            None => {
+                let (i, ev) = self.allocate(line, set);
+                o.evicted = ev;
+                o.slot = i;
+                i
+            }
+        }
+    }
+
     fn invalidate_slot(&mut self, i: u32) {
         let set = (i / self.g.assoc) as usize;
         self.map.remove(&self.tag[i as usize]);
@@ -406,19 +429,7 @@ impl SectorCache {
         };
         self.count(o, sectors, sectors, true);
         let set = self.set_of(line);
-        let i = match slot {
-            Some(i) => {
-                self.touch(set as usize, i);
-                i
-            }
-            None => {
-                let (i, ev) = self.allocate(line, set);
-                o.evicted = ev;
-                o.slot = i;
-                i
-            }
-        };
-        let i = i as usize;
+        let i = self.touch_or_allocate(line, set, slot, &mut o) as usize;
         let whole = sectors & full;
         self.valid[i] |= whole;
         self.partial[i] = (self.partial[i] & !whole) | (sectors & !full & !self.valid[i]);
@@ -455,18 +466,7 @@ impl SectorCache {
         }
         let set = self.set_of(line);
         if !write {
-            let i = match slot {
-                Some(i) => {
-                    self.touch(set as usize, i);
-                    i
-                }
-                None => {
-                    let (i, ev) = self.allocate(line, set);
-                    o.evicted = ev;
-                    o.slot = i;
-                    i
-                }
-            };
+            let i = self.touch_or_allocate(line, set, slot, &mut o);
             self.valid[i as usize] |= sectors;
             self.partial[i as usize] &= !sectors;
             o.fetch = missing;
@@ -474,19 +474,8 @@ impl SectorCache {
         }
         match self.policy {
             WritePolicy::WriteBack => {
-                let i = match (slot, self.write_allocate) {
-                    (Some(i), _) => {
-                        self.touch(set as usize, i);
-                        Some(i)
-                    }
-                    (None, true) => {
-                        let (i, ev) = self.allocate(line, set);
-                        o.evicted = ev;
-                        o.slot = i;
-                        Some(i)
-                    }
-                    (None, false) => None,
-                };
+                let i = (slot.is_some() || self.write_allocate)
+                    .then(|| self.touch_or_allocate(line, set, slot, &mut o));
                 match i {
                     Some(i) if self.write_allocate => {
                         o.fetch = missing;

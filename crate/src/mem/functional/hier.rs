@@ -5,7 +5,7 @@
 
 use crate::config::GpuConfig;
 use crate::mem::addrmap::AddrMap;
-use crate::mem::cache::{CacheStats, Evicted, FxMap, SectorCache};
+use crate::mem::cache::{CacheStats, Evicted, FxMap, Outcome, SectorCache};
 use crate::mem::iface::{AccessKind, HitLevel, MemRequest};
 use crate::trace::MemSpace;
 use crate::Result;
@@ -80,6 +80,11 @@ impl FuncMem {
     pub fn l2_access(&mut self, addr: u64, sectors: u8, write: bool) -> bool {
         let s = self.map.slice(addr) as usize;
         let o = self.l2[s].access(addr, sectors, write);
+        self.l2_traffic(o)
+    }
+
+    /// Counts what an L2 access asked of DRAM; true on a hit.
+    fn l2_traffic(&mut self, o: Outcome) -> bool {
         self.dram_reads += o.fetch.count_ones() as u64;
         self.dram_writes += o.write.count_ones() as u64;
         self.writeback(o.evicted);
@@ -90,10 +95,7 @@ impl FuncMem {
     pub fn l2_store(&mut self, addr: u64, sectors: u8, full: u8) -> bool {
         let s = self.map.slice(addr) as usize;
         let o = self.l2[s].store(addr, sectors, full);
-        self.dram_reads += o.fetch.count_ones() as u64;
-        self.dram_writes += o.write.count_ones() as u64;
-        self.writeback(o.evicted);
-        o.hit
+        self.l2_traffic(o)
     }
 
     fn l1_evicted(&mut self, e: Option<Evicted>) {
