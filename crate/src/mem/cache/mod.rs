@@ -30,6 +30,9 @@
 //!   Compute's L2 hit rate counts them). Atomics still fetch (they read the data). Real byte masks are
 //!   kept at sector granularity: a sector written in part by two stores that together cover it
 //!   stays partial (one extra read when a load needs it).
+//! - stores on a write-through, write-allocate cache ([`SectorCache::store`]; the L1s) make
+//!   only the sectors they write whole valid: a sector written in part is read from the next
+//!   level by the first load that needs it (Accel-Sim's V100 L1 is `L` too).
 
 pub mod fx;
 pub mod index;
@@ -411,9 +414,14 @@ impl SectorCache {
     }
 
     /// A store of `sectors` of the line at `addr`, of which `full` are written whole. Under
-    /// lazy fetch-on-read a miss allocates without fetching (see the module docs); otherwise
-    /// the same as `access(addr, sectors, true)`.
+    /// lazy fetch-on-read a miss allocates without fetching (see the module docs). A
+    /// write-through, write-allocate cache makes only the sectors written whole readable (a
+    /// load of the rest of a sector written in part must not hit bytes never fetched).
+    /// Otherwise the same as `access(addr, sectors, true)`.
     pub fn store(&mut self, addr: u64, sectors: u8, full: u8) -> Outcome {
+        if self.g.sets > 0 && self.policy == WritePolicy::WriteThrough && self.write_allocate {
+            return self.store_through(addr, sectors, full);
+        }
         if !self.lazy || self.g.sets == 0 {
             return self.access(addr, sectors, true);
         }
@@ -434,6 +442,26 @@ impl SectorCache {
         self.valid[i] |= whole;
         self.partial[i] = (self.partial[i] & !whole) | (sectors & !full & !self.valid[i]);
         self.dirty[i] |= sectors;
+        self.account(o)
+    }
+
+    /// [`Self::store`] on a write-through, write-allocate cache: every sector goes to the next
+    /// level; the line is allocated or touched; only the whole sectors become valid.
+    fn store_through(&mut self, addr: u64, sectors: u8, full: u8) -> Outcome {
+        let line = self.line_addr(addr);
+        let slot = self.lookup(line);
+        let valid = slot.map_or(0, |i| self.valid[i as usize]);
+        let mut o = Outcome {
+            hit: slot.is_some() && sectors & !valid == 0,
+            tag_present: slot.is_some(),
+            slot: slot.unwrap_or(NO_SLOT),
+            write: sectors,
+            ..Outcome::default()
+        };
+        self.count(o, sectors, valid, true);
+        let set = self.set_of(line);
+        let i = self.touch_or_allocate(line, set, slot, &mut o);
+        self.valid[i as usize] |= sectors & full;
         self.account(o)
     }
 

@@ -251,3 +251,29 @@ fn without_lazy_fetch_a_store_is_a_write_access() {
         assert_eq!(a.stats, b.stats);
     }
 }
+
+#[test]
+fn write_through_allocate_validates_only_whole_sectors() {
+    let mut c = SectorCache::new(&cfg(WritePolicy::WriteThrough, true), "t").unwrap();
+    // Sector 0 written whole, sector 1 in part: both go to the next level.
+    let o = c.store(0x000, 0b0011, 0b0001);
+    assert_eq!((o.hit, o.fetch, o.write), (false, 0, 0b0011));
+    // A load of sector 0 hits; sector 1 was never fetched, so it misses.
+    assert_eq!(c.access(0x000, 0b0001, false).fetch, 0);
+    assert_eq!(c.access(0x000, 0b0010, false).fetch, 0b0010);
+    // Once loaded, a partial store keeps it valid (the bytes it does not write are there).
+    c.store(0x000, 0b0010, 0);
+    assert!(c.contains(0x000, 0b0011));
+    // Written whole, the result equals the plain write access.
+    let mut d = SectorCache::new(&cfg(WritePolicy::WriteThrough, true), "t").unwrap();
+    let mut e = d.clone();
+    for &(a, m, w) in &SCRIPT {
+        let (x, y) = if w {
+            (d.store(a, m, m), e.access(a, m, true))
+        } else {
+            (d.access(a, m, false), e.access(a, m, false))
+        };
+        assert_eq!(x, y);
+    }
+    assert_eq!(d.stats, e.stats);
+}

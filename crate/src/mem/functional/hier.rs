@@ -141,7 +141,11 @@ impl FuncMem {
                 HitLevel::Dram
             }
         } else {
-            let o = self.l1[sm].access(addr, sectors, write);
+            let o = if kind == AccessKind::Store {
+                self.l1[sm].store(addr, sectors, full)
+            } else {
+                self.l1[sm].access(addr, sectors, write)
+            };
             if space == MemSpace::Global && kind == AccessKind::Load {
                 self.global_loads += 1;
                 self.global_load_hits += o.hit as u64;

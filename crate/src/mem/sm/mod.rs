@@ -281,7 +281,11 @@ impl SmMemory {
                     self.port_credit -=
                         r.sectors.count_ones() as i64 * self.l1.geometry().sector_bytes as i64;
                 }
-                let o = self.l1.access(r.addr, r.sectors, write);
+                let o = if r.kind == AccessKind::Store {
+                    self.l1.store(r.addr, r.sectors, r.full)
+                } else {
+                    self.l1.access(r.addr, r.sectors, write)
+                };
                 if let Some(log) = &mut self.l1_log {
                     log.push(L1Event::Access {
                         cycle: now,
