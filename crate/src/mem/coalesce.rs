@@ -130,7 +130,8 @@ fn within_lines(
     let mut cur_line = u64::MAX;
     let mut prev = u64::MAX;
     let (mut secs, mut bytes, mut lanes, mut cover) = (0u8, 0u32, 0u32, 0u128);
-    let covers = lb <= 128;
+    // One lane's bytes at offset 0, shifted to each lane's offset (`off + w <= lb <= 128`).
+    let lane_cover = if lb <= 128 { range_cover(0, w) } else { 0 };
     for &a in &addrs[..n] {
         let bit = m & m.wrapping_neg();
         m &= m - 1;
@@ -162,9 +163,7 @@ fn within_lines(
             (secs, bytes, lanes, cover) = (r.sectors, r.bytes, r.lanes, r.cover);
             cur_line = line;
         }
-        if covers {
-            cover |= range_cover(off, off + w);
-        }
+        cover |= lane_cover << off;
         let (s0, s1) = ((off >> ss) as u32, ((off + w - 1) >> ss) as u32);
         secs |= if s0 == s1 {
             1u32.wrapping_shl(s0) as u8

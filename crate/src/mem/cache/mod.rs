@@ -473,6 +473,13 @@ impl SectorCache {
 
     /// One line request: `sectors` of the line at `addr`, a read or a write.
     pub fn access(&mut self, addr: u64, sectors: u8, write: bool) -> Outcome {
+        if write
+            && self.g.sets > 0
+            && self.policy == WritePolicy::WriteThrough
+            && self.write_allocate
+        {
+            return self.store_through(addr, sectors, sectors);
+        }
         let line = self.line_addr(addr);
         let slot = self.lookup(line);
         let valid = slot.map_or(0, |i| self.valid[i as usize]);
@@ -519,21 +526,10 @@ impl SectorCache {
                 }
             }
             WritePolicy::WriteThrough => {
+                // No allocate (allocating writes went to `store_through` above).
                 o.write = sectors;
-                match slot {
-                    Some(i) => {
-                        self.touch(set as usize, i);
-                        if self.write_allocate {
-                            self.valid[i as usize] |= sectors;
-                        }
-                    }
-                    None if self.write_allocate => {
-                        let (i, ev) = self.allocate(line, set);
-                        o.evicted = ev;
-                        o.slot = i;
-                        self.valid[i as usize] = sectors;
-                    }
-                    None => {}
+                if let Some(i) = slot {
+                    self.touch(set as usize, i);
                 }
             }
             WritePolicy::WriteEvict => {

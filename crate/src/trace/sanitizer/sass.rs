@@ -35,7 +35,7 @@ pub struct SassInst {
 
 impl SassInst {
     fn base(&self) -> &str {
-        self.op.split('.').next().unwrap_or(&self.op)
+        crate::trace::opcodes::base_name(&self.op)
     }
     pub fn is_exit(&self) -> bool {
         self.base() == "EXIT"

@@ -329,9 +329,8 @@ fn memory_free_loop_is_ambiguous() {
     assert_eq!(im.trace.kernels[0].info.shmem_bytes, 256);
 }
 
-/// Accel-Sim text written from the import reads back to the same kernels.
-#[test]
-fn round_trip_through_the_accelsim_parser() {
+/// The matmul_naive (one 16x16 CTA) and vecadd (two CTAs of 64) kernels, imported.
+fn matmul_and_vecadd() -> (KernelTrace, KernelTrace) {
     let (k, _) = import_one(kernel(
         "matmul_naive",
         Dim3::new(1, 1, 1),
@@ -344,6 +343,13 @@ fn round_trip_through_the_accelsim_parser() {
         Dim3::new(64, 1, 1),
         vecadd_records(),
     ));
+    (k, v)
+}
+
+/// Accel-Sim text written from the import reads back to the same kernels.
+#[test]
+fn round_trip_through_the_accelsim_parser() {
+    let (k, v) = matmul_and_vecadd();
     let mut v = v;
     v.info.id = 2;
     let mut files = Vec::new();
@@ -376,18 +382,7 @@ fn round_trip_through_the_accelsim_parser() {
 /// The imported trace simulates to completion with every instruction issued.
 #[test]
 fn imported_trace_simulates() {
-    let (k, _) = import_one(kernel(
-        "matmul_naive",
-        Dim3::new(1, 1, 1),
-        Dim3::new(16, 16, 1),
-        matmul_records(),
-    ));
-    let (v, _) = import_one(kernel(
-        "vecadd",
-        Dim3::new(2, 1, 1),
-        Dim3::new(64, 1, 1),
-        vecadd_records(),
-    ));
+    let (k, v) = matmul_and_vecadd();
     let t = crate::trace::model::MemTrace::from_kernels("imported", vec![k, v]);
     let cfg = crate::config::presets::preset("titanv").unwrap();
     let mut s =
