@@ -77,6 +77,11 @@ impl<T> Default for DelayQueue<T> {
 
 impl<T> DelayQueue<T> {
     pub fn push(&mut self, at: Cycle, t: T) {
+        // Most items come due in push order: append without a search.
+        if self.q.back().is_none_or(|(c, _)| *c <= at) {
+            self.q.push_back((at, t));
+            return;
+        }
         let i = self.q.partition_point(|(c, _)| *c <= at);
         self.q.insert(i, (at, t));
     }
