@@ -124,4 +124,21 @@ mod tests {
         let same = Domain::new(1365.0, 1365.0);
         assert_eq!((same.core_of(7), same.to_core(160)), (7, 160));
     }
+
+    #[test]
+    fn delay_queue_orders_by_time_then_push_order() {
+        let mut q = DelayQueue::default();
+        // In order (appended), then earlier, equal and between (searched).
+        for (at, v) in [(5, 'a'), (3, 'b'), (5, 'c'), (4, 'd'), (9, 'e'), (3, 'f')] {
+            q.push(at, v);
+        }
+        assert_eq!(q.next_time(), Some(3));
+        assert_eq!(q.pop_ready(2), None);
+        let mut out = Vec::new();
+        while let Some(v) = q.pop_ready(8) {
+            out.push(v);
+        }
+        assert_eq!(out, ['b', 'f', 'd', 'a', 'c']);
+        assert_eq!((q.len(), q.next_time()), (1, Some(9)));
+    }
 }
