@@ -212,7 +212,13 @@ fn pc_table_keeps_every_pc_apart() {
     // Aligned small PCs go to the indexed table, unaligned and huge ones to the map; each
     // keeps its own counters and a cleared table forgets them all.
     let mut t = hier::PcTable::default();
-    for (pc, n) in [(0x10u32, 3u64), (0x0, 1), (0x12, 2), (0x40_0000, 4), (0x10, 1)] {
+    for (pc, n) in [
+        (0x10u32, 3u64),
+        (0x0, 1),
+        (0x12, 2),
+        (0x40_0000, 4),
+        (0x10, 1),
+    ] {
         t.entry(pc).requests += n;
     }
     let mut got: Vec<(u32, u64)> = t.iter().map(|(pc, c)| (pc, c.requests)).collect();
