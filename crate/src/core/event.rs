@@ -133,15 +133,42 @@ pub struct EvSched {
     wait_struct: u32,
     /// (kernel, pc slot) of the last warp filed waiting for a memory pipeline.
     struct_blame: Option<(u32, u32)>,
+    /// The line of the sub-core's last L0 I-cache access and the cycle its data is there
+    /// (`event_fetch`): that line is the most recently used, so probing it again changes no
+    /// LRU order and gives that cycle (or the fetch's own, if later).
+    pub(super) l0_last: Option<(u64, Cycle)>,
 }
 
 impl EvSched {
     /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
+    #[inline]
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
         if self.nready > 0 || self.open != 0 {
             return Some(now + 1);
         }
-        self.top().map(|(t, _, _)| t.max(now + 1))
+        // The time of `top()`, without its warp order (the `soon` bucket is one time).
+        let h = self.heap.peek().map(|&Reverse((t, _, _))| t);
+        let t = if self.soon.is_empty() {
+            h
+        } else {
+            Some(h.map_or(self.soon_at, |h| h.min(self.soon_at)))
+        };
+        t.map(|t| t.max(now + 1))
+    }
+
+    /// Nothing due at `now` and nothing filed, issued or refused since the sub-core's stall
+    /// was computed: a step would only account `last_stall` again.
+    #[inline]
+    fn quiet(&self, now: Cycle) -> bool {
+        !self.stale
+            && self.nready == 0
+            && self.open == 0
+            && self.mem_full.is_none()
+            && (self.soon.is_empty() || self.soon_at > now)
+            && self
+                .heap
+                .peek()
+                .is_none_or(|&Reverse((t, _, _))| t > now)
     }
 
     /// Files a next-issue entry of warp slot `w` at `t`.
@@ -331,7 +358,10 @@ impl SubCore {
             t = av;
             reason = StallKind::IFetch;
         }
-        for &r in inst.srcs().iter().chain(inst.dsts().iter()) {
+        // Sources, then destinations (RAW, WAW): the first register with the latest time
+        // gives the reason; one a load still fetches blocks the warp.
+        let mut latest = 0;
+        for &r in inst.srcs().iter().chain(inst.dsts()) {
             let rt = w.ev.reg(r);
             if rt == PENDING {
                 block(sh, EvState::BlockedMem, StallKind::MemData);
@@ -339,15 +369,17 @@ impl SubCore {
                 self.ev.mem_blame = Some((kernel, slot));
                 return;
             }
-            let v = rt & !MEM_BIT;
-            if v > t {
-                t = v;
-                reason = if rt & MEM_BIT != 0 {
-                    StallKind::MemData
-                } else {
-                    StallKind::CompData
-                };
+            if rt & !MEM_BIT > latest & !MEM_BIT {
+                latest = rt;
             }
+        }
+        if latest & !MEM_BIT > t {
+            t = latest & !MEM_BIT;
+            reason = if latest & MEM_BIT != 0 {
+                StallKind::MemData
+            } else {
+                StallKind::CompData
+            };
         }
         if op.kind == OpKind::MemBarrier {
             if w.mem_inflight > 0 {
@@ -506,26 +538,23 @@ impl SubCore {
 
     /// One cycle of the event front end: heap entries due, then up to `issue_width` issues.
     /// Returns whether anything changed.
+    #[inline]
     pub fn ev_step(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
-        let n = sh.p.subcores;
-        let mut changed = false;
         self.ev.now_hint = now;
-        let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;
-        if !self.ev.stale
-            && self.ev.nready == 0
-            && self.ev.open == 0
-            && self.ev.mem_full.is_none()
-            && !soon_due
-            && self
-                .ev
-                .heap
-                .peek()
-                .is_none_or(|&Reverse((t, _, _))| t > now)
-        {
+        if self.ev.quiet(now) {
             // Nothing due and nothing filed since the stall was computed: the same stall.
             sh.account_stall(self.id, self.last_stall, self.last_stall_pc, 1);
             return false;
         }
+        self.ev_step_due(now, sh, ctx)
+    }
+
+    /// [`Self::ev_step`] when something is due or changed.
+    #[inline(never)]
+    fn ev_step_due(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        let n = sh.p.subcores;
+        let mut changed = false;
+        let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;
         if soon_due {
             let t = self.ev.soon_at;
             for i in 0..self.ev.soon.len() {
@@ -667,7 +696,9 @@ impl SubCore {
         let idx = sh.warps[wi].ib.head;
         sh.warps[wi].ib.head += 1;
         let inst = sh.inst(wi, idx);
-        let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
+        // The head instruction's class, set by the evaluation that filed the warp.
+        let op = sh.warps[wi].ev.op;
+        debug_assert_eq!(op, ctx.kernels[kernel as usize].ops[inst.op.0 as usize]);
         self.ev.last = Some(local as u16);
         super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
         let mut next = now + 1;
