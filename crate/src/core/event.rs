@@ -83,6 +83,9 @@ pub(super) fn pc_slot(pc: u32, inst_bytes: u32) -> u32 {
     div_pow2(pc as usize, inst_bytes as usize) as u32
 }
 
+/// Words of the per-step set of warps tried (local indices; `sm.max_warps` is at most 128).
+const TRIED: usize = 2;
+
 /// Heap entry kinds.
 const K_READY: u8 = 0;
 const K_RETIRE: u8 = 1;
@@ -329,7 +332,6 @@ impl SubCore {
         }
         let inst = sh.inst(wi, w.ib.head);
         let kernel = w.kernel;
-        let slot = pc_slot(inst.pc, sh.p.inst_bytes);
         let block = |sh: &mut SmShared, st: EvState, kind: StallKind| {
             let e = &mut sh.warps[wi].ev;
             e.state = st;
@@ -366,7 +368,7 @@ impl SubCore {
             if rt == PENDING {
                 block(sh, EvState::BlockedMem, StallKind::MemData);
                 self.ev.blocked_mem += 1;
-                self.ev.mem_blame = Some((kernel, slot));
+                self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
                 return;
             }
             if rt & !MEM_BIT > latest & !MEM_BIT {
@@ -431,7 +433,7 @@ impl SubCore {
         kernel: u32,
         pc: u32,
     ) {
-        let blame = (kernel, pc_slot(pc, sh.p.inst_bytes));
+        let blame = || (kernel, pc_slot(pc, sh.p.inst_bytes));
         let e = &mut sh.warps[wi].ev;
         e.state = EvState::Heap;
         e.at = t;
@@ -440,12 +442,12 @@ impl SubCore {
         e.wait = match reason {
             StallKind::MemData => {
                 self.ev.wait_mem += 1;
-                self.ev.mem_blame = Some(blame);
+                self.ev.mem_blame = Some(blame());
                 W_MEM_DATA
             }
             StallKind::MemStructural => {
                 self.ev.wait_struct += 1;
-                self.ev.struct_blame = Some(blame);
+                self.ev.struct_blame = Some(blame());
                 W_MEM_STRUCT
             }
             _ => W_NONE,
@@ -480,9 +482,9 @@ impl SubCore {
 
     /// The next ready warp in scheduler order, skipping those in `tried` (local bits); its
     /// local index.
-    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16], used: u64) -> Option<usize> {
+    fn ev_choose(&self, sh: &SmShared, tried: &[u64; TRIED], used: u64) -> Option<usize> {
         let n = sh.p.subcores;
-        let untried = |l: usize| l >= 1024 || tried[l / 64] & (1u64 << (l % 64)) == 0;
+        let untried = |l: usize| l >= TRIED * 64 || tried[l / 64] & (1u64 << (l % 64)) == 0;
         let gto = self.sched.policy == SchedPolicy::Gto;
         let extra = self.ev.open_parked(used);
         if let Some(l) = self.ev.last {
@@ -603,13 +605,13 @@ impl SubCore {
         }
         let mut issued = 0u32;
         let mut used = 0u64;
-        let mut tried = [0u64; 16];
+        let mut tried = [0u64; TRIED];
         while (self.ev.nready > 0 || self.ev.open != 0) && issued < sh.p.issue_width {
             let Some(l) = self.ev_choose(sh, &tried, used) else {
                 break;
             };
             let wi = l * n + self.id;
-            if l < 1024 {
+            if l < TRIED * 64 {
                 tried[l / 64] |= 1u64 << (l % 64);
             }
             match self.ev_pick(now, sh, wi, used) {

@@ -39,14 +39,13 @@ impl SubCore {
                 break;
             }
             let insts = &sh.ctas[cta].trace.warps[widx].insts[..n_insts as usize];
-            let n = super::fetch::fetch_group(
-                insts,
-                fetched as usize,
-                sh.p.group_limit.min(cap - queued),
-                line_bytes,
-                &fp,
-                base,
-            );
+            let max = sh.p.group_limit.min(cap - queued);
+            // One free entry (the refill after an issue): a group of one, whatever follows.
+            let n = if max <= 1 {
+                1
+            } else {
+                super::fetch::fetch_group(insts, fetched as usize, max, line_bytes, &fp, base)
+            };
             let addr = base + insts[fetched as usize].pc as u64;
             let f = t.max(warp_free).max(self.ev.fetch_free);
             // An access to the SM's L1I (on an L0 miss, or as the only level), counted.

@@ -480,7 +480,9 @@ impl Sm {
             self.skip(1);
             return false;
         }
-        self.flush_idle();
+        if self.idle_run != 0 {
+            self.flush_idle();
+        }
         let ch = self.step_cycle(now, ctx);
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
