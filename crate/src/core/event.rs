@@ -143,37 +143,6 @@ pub struct EvSched {
 }
 
 impl EvSched {
-    /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
-    #[inline]
-    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
-        if self.nready > 0 || self.open != 0 {
-            return Some(now + 1);
-        }
-        // The time of `top()`, without its warp order (the `soon` bucket is one time).
-        let h = self.heap.peek().map(|&Reverse((t, _, _))| t);
-        let t = if self.soon.is_empty() {
-            h
-        } else {
-            Some(h.map_or(self.soon_at, |h| h.min(self.soon_at)))
-        };
-        t.map(|t| t.max(now + 1))
-    }
-
-    /// Nothing due at `now` and nothing filed, issued or refused since the sub-core's stall
-    /// was computed: a step would only account `last_stall` again.
-    #[inline]
-    fn quiet(&self, now: Cycle) -> bool {
-        !self.stale
-            && self.nready == 0
-            && self.open == 0
-            && self.mem_full.is_none()
-            && (self.soon.is_empty() || self.soon_at > now)
-            && self
-                .heap
-                .peek()
-                .is_none_or(|&Reverse((t, _, _))| t > now)
-    }
-
     /// Files a next-issue entry of warp slot `w` at `t`.
     #[inline]
     fn push_ready(&mut self, t: Cycle, w: u16) {
