@@ -1,6 +1,9 @@
 //! The event front end's fetch model and issue statistics (split from [`super::event`]):
 //! fetch groups per sub-core fetch unit with L0I / L1I probes, filling a warp's instruction
-//! buffer right after each issue (see the approximations in `event`'s docs).
+//! buffer right after each issue (see the approximations in `event`'s docs). A sub-core's
+//! fetches come in time order, so a probe of the line it probed last (its L0's most recently
+//! used line) is answered from a memo (`EvSched::l0_last`) with the cycle the probe would give
+//! and no change to the LRU order: the same results, without the tag walk.
 
 use super::ctx::StepCtx;
 use super::event::IBUF;
