@@ -83,6 +83,9 @@ pub(super) fn pc_slot(pc: u32, inst_bytes: u32) -> u32 {
     div_pow2(pc as usize, inst_bytes as usize) as u32
 }
 
+/// Words of the per-step set of warps tried (local indices; `sm.max_warps` is at most 128).
+const TRIED: usize = 2;
+
 /// Heap entry kinds.
 const K_READY: u8 = 0;
 const K_RETIRE: u8 = 1;
@@ -133,17 +136,13 @@ pub struct EvSched {
     wait_struct: u32,
     /// (kernel, pc slot) of the last warp filed waiting for a memory pipeline.
     struct_blame: Option<(u32, u32)>,
+    /// The line of the sub-core's last L0 I-cache access and the cycle its data is there
+    /// (`event_fetch`): that line is the most recently used, so probing it again changes no
+    /// LRU order and gives that cycle (or the fetch's own, if later).
+    pub(super) l0_last: Option<(u64, Cycle)>,
 }
 
 impl EvSched {
-    /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
-    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
-        if self.nready > 0 || self.open != 0 {
-            return Some(now + 1);
-        }
-        self.top().map(|(t, _, _)| t.max(now + 1))
-    }
-
     /// Files a next-issue entry of warp slot `w` at `t`.
     #[inline]
     fn push_ready(&mut self, t: Cycle, w: u16) {
@@ -302,7 +301,6 @@ impl SubCore {
         }
         let inst = sh.inst(wi, w.ib.head);
         let kernel = w.kernel;
-        let slot = pc_slot(inst.pc, sh.p.inst_bytes);
         let block = |sh: &mut SmShared, st: EvState, kind: StallKind| {
             let e = &mut sh.warps[wi].ev;
             e.state = st;
@@ -331,23 +329,28 @@ impl SubCore {
             t = av;
             reason = StallKind::IFetch;
         }
-        for &r in inst.srcs().iter().chain(inst.dsts().iter()) {
+        // Sources, then destinations (RAW, WAW): the first register with the latest time
+        // gives the reason; one a load still fetches blocks the warp.
+        let mut latest = 0;
+        for &r in inst.srcs().iter().chain(inst.dsts()) {
             let rt = w.ev.reg(r);
             if rt == PENDING {
                 block(sh, EvState::BlockedMem, StallKind::MemData);
                 self.ev.blocked_mem += 1;
-                self.ev.mem_blame = Some((kernel, slot));
+                self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
                 return;
             }
-            let v = rt & !MEM_BIT;
-            if v > t {
-                t = v;
-                reason = if rt & MEM_BIT != 0 {
-                    StallKind::MemData
-                } else {
-                    StallKind::CompData
-                };
+            if rt & !MEM_BIT > latest & !MEM_BIT {
+                latest = rt;
             }
+        }
+        if latest & !MEM_BIT > t {
+            t = latest & !MEM_BIT;
+            reason = if latest & MEM_BIT != 0 {
+                StallKind::MemData
+            } else {
+                StallKind::CompData
+            };
         }
         if op.kind == OpKind::MemBarrier {
             if w.mem_inflight > 0 {
@@ -399,7 +402,7 @@ impl SubCore {
         kernel: u32,
         pc: u32,
     ) {
-        let blame = (kernel, pc_slot(pc, sh.p.inst_bytes));
+        let blame = || (kernel, pc_slot(pc, sh.p.inst_bytes));
         let e = &mut sh.warps[wi].ev;
         e.state = EvState::Heap;
         e.at = t;
@@ -408,12 +411,12 @@ impl SubCore {
         e.wait = match reason {
             StallKind::MemData => {
                 self.ev.wait_mem += 1;
-                self.ev.mem_blame = Some(blame);
+                self.ev.mem_blame = Some(blame());
                 W_MEM_DATA
             }
             StallKind::MemStructural => {
                 self.ev.wait_struct += 1;
-                self.ev.struct_blame = Some(blame);
+                self.ev.struct_blame = Some(blame());
                 W_MEM_STRUCT
             }
             _ => W_NONE,
@@ -448,9 +451,9 @@ impl SubCore {
 
     /// The next ready warp in scheduler order, skipping those in `tried` (local bits); its
     /// local index.
-    fn ev_choose(&self, sh: &SmShared, tried: &[u64; 16], used: u64) -> Option<usize> {
+    fn ev_choose(&self, sh: &SmShared, tried: &[u64; TRIED], used: u64) -> Option<usize> {
         let n = sh.p.subcores;
-        let untried = |l: usize| l >= 1024 || tried[l / 64] & (1u64 << (l % 64)) == 0;
+        let untried = |l: usize| l >= TRIED * 64 || tried[l / 64] & (1u64 << (l % 64)) == 0;
         let gto = self.sched.policy == SchedPolicy::Gto;
         let extra = self.ev.open_parked(used);
         if let Some(l) = self.ev.last {
@@ -506,26 +509,23 @@ impl SubCore {
 
     /// One cycle of the event front end: heap entries due, then up to `issue_width` issues.
     /// Returns whether anything changed.
+    #[inline]
     pub fn ev_step(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
-        let n = sh.p.subcores;
-        let mut changed = false;
         self.ev.now_hint = now;
-        let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;
-        if !self.ev.stale
-            && self.ev.nready == 0
-            && self.ev.open == 0
-            && self.ev.mem_full.is_none()
-            && !soon_due
-            && self
-                .ev
-                .heap
-                .peek()
-                .is_none_or(|&Reverse((t, _, _))| t > now)
-        {
+        if self.ev.quiet(now) {
             // Nothing due and nothing filed since the stall was computed: the same stall.
             sh.account_stall(self.id, self.last_stall, self.last_stall_pc, 1);
             return false;
         }
+        self.ev_step_due(now, sh, ctx)
+    }
+
+    /// [`Self::ev_step`] when something is due or changed.
+    #[inline(never)]
+    fn ev_step_due(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        let n = sh.p.subcores;
+        let mut changed = false;
+        let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;
         if soon_due {
             let t = self.ev.soon_at;
             for i in 0..self.ev.soon.len() {
@@ -574,13 +574,13 @@ impl SubCore {
         }
         let mut issued = 0u32;
         let mut used = 0u64;
-        let mut tried = [0u64; 16];
+        let mut tried = [0u64; TRIED];
         while (self.ev.nready > 0 || self.ev.open != 0) && issued < sh.p.issue_width {
             let Some(l) = self.ev_choose(sh, &tried, used) else {
                 break;
             };
             let wi = l * n + self.id;
-            if l < 1024 {
+            if l < TRIED * 64 {
                 tried[l / 64] |= 1u64 << (l % 64);
             }
             match self.ev_pick(now, sh, wi, used) {
@@ -667,7 +667,9 @@ impl SubCore {
         let idx = sh.warps[wi].ib.head;
         sh.warps[wi].ib.head += 1;
         let inst = sh.inst(wi, idx);
-        let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
+        // The head instruction's class, set by the evaluation that filed the warp.
+        let op = sh.warps[wi].ev.op;
+        debug_assert_eq!(op, ctx.kernels[kernel as usize].ops[inst.op.0 as usize]);
         self.ev.last = Some(local as u16);
         super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
         let mut next = now + 1;

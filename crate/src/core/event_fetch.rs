@@ -1,6 +1,9 @@
 //! The event front end's fetch model and issue statistics (split from [`super::event`]):
 //! fetch groups per sub-core fetch unit with L0I / L1I probes, filling a warp's instruction
-//! buffer right after each issue (see the approximations in `event`'s docs).
+//! buffer right after each issue (see the approximations in `event`'s docs). A sub-core's
+//! fetches come in time order, so a probe of the line it probed last (its L0's most recently
+//! used line) is answered from a memo (`EvSched::l0_last`) with the cycle the probe would give
+//! and no change to the LRU order: the same results, without the tag walk.
 
 use super::ctx::StepCtx;
 use super::event::IBUF;
@@ -18,34 +21,36 @@ impl SubCore {
     /// fetch within a cycle).
     pub(super) fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
         let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
+        let w = &sh.warps[wi];
+        let (head, n_insts) = (w.ib.head, w.n_insts);
+        let mut fetched = w.ev.fetched;
+        if fetched >= n_insts || fetched - head.min(fetched) >= cap {
+            return;
+        }
+        let (cta, widx) = (w.cta as usize, w.widx as usize);
+        let mut warp_free = w.ev.fetch_free;
+        let base = ctx.kernels[w.kernel as usize].code_base;
+        let fp = sh.p.fetch;
+        let line_bytes = if fp.subcore {
+            self.fetch.l0.line_bytes()
+        } else {
+            sh.l1i.line_bytes()
+        };
         loop {
-            let w = &sh.warps[wi];
-            let head = w.ib.head;
-            let fetched = w.ev.fetched;
-            if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
-                return;
+            let queued = fetched - head.min(fetched);
+            if fetched >= n_insts || queued >= cap {
+                break;
             }
-            let free = cap - (fetched - head.min(fetched));
-            let kc = &ctx.kernels[w.kernel as usize];
-            let base = kc.code_base;
-            let insts =
-                &sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
-            let fp = sh.p.fetch;
-            let line_bytes = if fp.subcore {
-                self.fetch.l0.line_bytes()
+            let insts = &sh.ctas[cta].trace.warps[widx].insts[..n_insts as usize];
+            let max = sh.p.group_limit.min(cap - queued);
+            // One free entry (the refill after an issue): a group of one, whatever follows.
+            let n = if max <= 1 {
+                1
             } else {
-                sh.l1i.line_bytes()
+                super::fetch::fetch_group(insts, fetched as usize, max, line_bytes, &fp, base)
             };
-            let n = super::fetch::fetch_group(
-                insts,
-                fetched as usize,
-                sh.p.group_limit.min(free),
-                line_bytes,
-                &fp,
-                base,
-            );
             let addr = base + insts[fetched as usize].pc as u64;
-            let f = t.max(w.ev.fetch_free).max(self.ev.fetch_free);
+            let f = t.max(warp_free).max(self.ev.fetch_free);
             // An access to the SM's L1I (on an L0 miss, or as the only level), counted.
             let l1 = |sh: &mut SmShared, lat: u32| {
                 let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);
@@ -57,15 +62,29 @@ impl SubCore {
                 r
             };
             let ready = if fp.subcore {
-                match self.fetch.l0.probe(addr, f) {
-                    super::icache::Probe::Hit(h) => {
+                // L0 lines are a power of two (`ICache::line_bytes`).
+                let line = addr >> line_bytes.trailing_zeros();
+                let lat = self.fetch.l0.latency as u64;
+                // `f` only grows from one fetch of the sub-core to the next, so the memo's
+                // cycle (the line's fill cycle, or an earlier fetch's) gives max(fill, f).
+                let hit = match self.ev.l0_last {
+                    Some((l, h)) if l == line => Some(h),
+                    _ => match self.fetch.l0.probe(addr, f) {
+                        super::icache::Probe::Hit(h) => Some(h),
+                        super::icache::Probe::Miss => None,
+                    },
+                };
+                match hit {
+                    Some(h) => {
                         sh.stats.subcores[self.id].l0i_hits += 1;
-                        h.max(f) + self.fetch.l0.latency as u64
+                        self.ev.l0_last = Some((line, h));
+                        h.max(f) + lat
                     }
-                    super::icache::Probe::Miss => {
+                    None => {
                         sh.stats.subcores[self.id].l0i_misses += 1;
                         let r = l1(sh, sh.l1i.latency);
                         self.fetch.l0.fill(addr, r);
+                        self.ev.l0_last = Some((line, r));
                         r
                     }
                 }
@@ -75,13 +94,16 @@ impl SubCore {
             // Decoded at `ready` (at the earliest the cycle after the fetch).
             let d = ready.max(f + 1);
             self.ev.fetch_free = d;
-            let w = &mut sh.warps[wi];
-            w.ev.fetch_free = d;
+            warp_free = d;
+            let avail = &mut sh.warps[wi].ev.avail;
             for i in fetched..fetched + n {
-                w.ev.avail[i as usize % IBUF] = d + 1;
+                avail[i as usize % IBUF] = d + 1;
             }
-            w.ev.fetched = fetched + n;
+            fetched += n;
         }
+        let e = &mut sh.warps[wi].ev;
+        e.fetched = fetched;
+        e.fetch_free = warp_free;
     }
 }
 

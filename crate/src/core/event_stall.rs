@@ -1,12 +1,46 @@
-//! The event front end's stall accounting (split from [`super`]): the reason a sub-core
-//! gives for a cycle it does not issue, and its refresh after the SM's step (module docs of
-//! `event`: approximations). Refreshed only when something was filed or issued since it was
-//! computed (`EvSched::stale`).
+//! The event front end while nothing happens (split from [`super`]): when a sub-core next
+//! acts by itself (`next_event`), whether this cycle's step would only repeat its stall
+//! (`quiet`), the reason a sub-core gives for a cycle it does not issue, and its refresh after
+//! the SM's step (module docs of `event`: approximations). Refreshed only when something was
+//! filed or issued since it was computed (`EvSched::stale`).
+
+use std::cmp::Reverse;
 
 use super::super::subcore::SubCore;
 use super::super::SmShared;
-use super::{pc_slot, K_RETIRE, K_UNIT};
+use super::{pc_slot, EvSched, K_RETIRE, K_UNIT};
 use crate::stats::StallKind;
+use crate::Cycle;
+
+impl EvSched {
+    /// Earliest cycle after `now` at which this sub-core's front end acts by itself.
+    #[inline]
+    pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        if self.nready > 0 || self.open != 0 {
+            return Some(now + 1);
+        }
+        // The time of `top()`, without its warp order (the `soon` bucket is one time).
+        let h = self.heap.peek().map(|&Reverse((t, _, _))| t);
+        let t = if self.soon.is_empty() {
+            h
+        } else {
+            Some(h.map_or(self.soon_at, |h| h.min(self.soon_at)))
+        };
+        t.map(|t| t.max(now + 1))
+    }
+
+    /// Nothing due at `now` and nothing filed, issued or refused since the sub-core's stall
+    /// was computed: a step would only account `last_stall` again.
+    #[inline]
+    pub(super) fn quiet(&self, now: Cycle) -> bool {
+        !self.stale
+            && self.nready == 0
+            && self.open == 0
+            && self.mem_full.is_none()
+            && (self.soon.is_empty() || self.soon_at > now)
+            && self.heap.peek().is_none_or(|&Reverse((t, _, _))| t > now)
+    }
+}
 
 impl SubCore {
     /// After the SM's step: what the following cycles account while nothing happens (the
@@ -55,5 +89,44 @@ impl SubCore {
             return (StallKind::Barrier, None);
         }
         (StallKind::Idle, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::EvSched;
+
+    /// `next_event` and `quiet` give the time of `top()` (heap and `soon` bucket) without its
+    /// warp order, on a seeded stream of filings near and far.
+    #[test]
+    fn next_event_and_quiet_follow_the_earliest_entry() {
+        let mut ev = EvSched::default();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..400u64 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let now = step / 3;
+            ev.now_hint = now;
+            if x >> 63 == 0 {
+                ev.push_ready(now + (x >> 58) % 3, ((x >> 40) % 16) as u16);
+            } else if let Some((t, _, _)) = ev.top().filter(|e| e.0 <= now) {
+                // Take the due entries, as a step would.
+                while ev.heap.peek().is_some_and(|e| e.0 .0 <= now) {
+                    ev.heap.pop();
+                }
+                if ev.soon_at <= t {
+                    ev.soon.clear();
+                }
+            }
+            ev.stale = false;
+            let top = ev.top().map(|(t, _, _)| t);
+            assert_eq!(
+                ev.next_event(now),
+                top.map(|t| t.max(now + 1)),
+                "step {step}"
+            );
+            assert_eq!(ev.quiet(now), top.is_none_or(|t| t > now), "step {step}");
+        }
     }
 }

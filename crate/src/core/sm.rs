@@ -480,7 +480,9 @@ impl Sm {
             self.skip(1);
             return false;
         }
-        self.flush_idle();
+        if self.idle_run != 0 {
+            self.flush_idle();
+        }
         let ch = self.step_cycle(now, ctx);
         if self.recorder.is_some() {
             crate::timeline::capture(self, now, ctx);
@@ -570,35 +572,51 @@ impl Sm {
 
     /// Earliest cycle after `now` at which this SM changes state by itself.
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        if self.sh.p.analytic_frontend {
+            return self.next_event_ev(now);
+        }
         let mut best = self.sh.mem.next_event();
         let mut take = |c: Option<Cycle>| {
             if let Some(c) = c {
                 best = Some(best.map_or(c, |b| b.min(c)));
             }
         };
-        let events = self.sh.p.analytic_frontend;
         for sc in &self.subcores {
-            // The event front end files unit and fetch waits in its heap: the pipelines and
-            // the (unused) fetch unit need not be scanned.
-            if events {
-                take(sc.ev.next_event(now));
-            } else {
-                take(sc.next_event(now));
-            }
-        }
-        if !self.sh.ev_wake.is_empty() {
-            take(Some(now + 1));
+            take(sc.next_event(now));
         }
         for p in &self.sh.pipes {
             take(p.next_event(now));
         }
-        if !events {
-            take(pool_next_event(&self.sh.dp_pool, now));
-        }
+        take(pool_next_event(&self.sh.dp_pool, now));
         if !self.sh.maybe_done.is_empty() {
             take(Some(now + 1));
         }
         best.map(|b| b.max(now + 1))
+    }
+
+    /// [`Sm::next_event`] with the event front end (`core::event`): its sub-cores file unit
+    /// and fetch waits in their heaps, so neither the pipelines' pools nor the (unused) fetch
+    /// units are scanned; anything due at `now + 1` (the earliest answer) ends the search.
+    fn next_event_ev(&self, now: Cycle) -> Option<Cycle> {
+        let soon = now + 1;
+        if !self.sh.ev_wake.is_empty() || !self.sh.maybe_done.is_empty() {
+            return Some(soon);
+        }
+        let mut best = self.sh.mem.next_event().map_or(Cycle::MAX, |b| b.max(soon));
+        for sc in &self.subcores {
+            if let Some(t) = sc.ev.next_event(now) {
+                best = best.min(t);
+            }
+        }
+        if best == soon {
+            return Some(soon);
+        }
+        for p in &self.sh.pipes {
+            if let Some(t) = p.next_event(now) {
+                best = best.min(t.max(soon));
+            }
+        }
+        (best != Cycle::MAX).then_some(best)
     }
 
     pub(super) fn finish_warps(&mut self) -> bool {

@@ -19,8 +19,12 @@ impl Sm {
     pub(super) fn step_events(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let n = self.subcores.len();
         let mut ch = self.mem_responses(now);
-        ch |= self.mem_writeback(now);
-        ch |= self.mem_pipes(now, ctx);
+        // Idle pipelines (always so in `fast`, whose memory instructions go straight to the
+        // twin): neither write-back nor the request stages have anything to do.
+        if !self.sh.pipes.iter().all(|p| p.is_idle()) {
+            ch |= self.mem_writeback(now);
+            ch |= self.mem_pipes(now, ctx);
+        }
         ch |= self.drain_wakes(ctx);
         let start = (now % n as u64) as usize;
         for k in 0..n {
@@ -39,11 +43,17 @@ impl Sm {
     }
 
     /// Files the warps woken by memory completions, barrier releases and launches.
+    #[inline]
     fn drain_wakes(&mut self, ctx: &StepCtx) -> bool {
-        use super::event::EvState;
         if self.sh.ev_wake.is_empty() {
             return false;
         }
+        self.drain_wakes_some(ctx)
+    }
+
+    #[inline(never)]
+    fn drain_wakes_some(&mut self, ctx: &StepCtx) -> bool {
+        use super::event::EvState;
         let n = self.subcores.len();
         let mut i = 0;
         while i < self.sh.ev_wake.len() {
