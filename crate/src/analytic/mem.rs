@@ -150,8 +150,21 @@ struct Queues {
     /// Lines on their way from the L2 to this SM's L1: (line, arrival), direct-mapped.
     inflight: [(u64, Cycle); INFLIGHT],
     /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
-    /// expected MSHR share), for the outstanding and MSHR limits.
-    direct: BinaryHeap<Reverse<(Cycle, u64)>>,
+    /// expected MSHR share) packed into one key ([`direct_key`]), for the outstanding and MSHR
+    /// limits.
+    direct: BinaryHeap<Reverse<u64>>,
+}
+
+/// Bits of a direct request's key that hold its MSHR share (at most `FP`).
+const SHARE_BITS: u32 = 17;
+const _: () = assert!(FP < 1 << SHARE_BITS);
+
+/// A direct request's heap key: due cycle above, MSHR share below (ordered by due first, as the
+/// (due, share) pair; cycles below 2^47 — about 10^14 — fit).
+#[inline]
+fn direct_key(due: Cycle, share: u64) -> u64 {
+    debug_assert!(due < 1 << (64 - SHARE_BITS) && share <= FP);
+    (due << SHARE_BITS) | share
 }
 
 /// Entries of the in-flight line table (a power of two).
@@ -319,23 +332,23 @@ impl AnalyticSmMem {
         let max = self.cfg.max_outstanding.max(1) as usize;
         let mut t = offer;
         loop {
-            while let Some(&Reverse((r, m))) = self.q.direct.peek() {
-                if r > t {
+            while let Some(&Reverse(k)) = self.q.direct.peek() {
+                if k >> SHARE_BITS > t {
                     break;
                 }
                 self.q.direct.pop();
-                self.mshr_used -= m;
+                self.mshr_used -= k & ((1 << SHARE_BITS) - 1);
             }
             if self.q.direct.len() < max {
                 // With nothing in flight the MSHR budget admits any request.
                 let check = !self.q.direct.is_empty();
                 if let Some((ready, mshr, _)) = self.admit(t, req, check) {
-                    self.q.direct.push(Reverse((ready, mshr)));
+                    self.q.direct.push(Reverse(direct_key(ready, mshr)));
                     return (t, ready);
                 }
             }
             match self.q.direct.peek() {
-                Some(&Reverse((r, _))) => t = r,
+                Some(&Reverse(k)) => t = k >> SHARE_BITS,
                 None => t += 1,
             }
         }
@@ -382,7 +395,8 @@ impl AnalyticSmMem {
                     s = s.max(self.q.bank_ready[b]);
                     self.q.bank_ready[b] = s + 1;
                 }
-                let bytes = req.sectors.count_ones().max(1) as u64 * c.sector_bytes as u64;
+                let bytes =
+                    crate::mem::cache::sector_count(req.sectors).max(1) * c.sector_bytes as u64;
                 let t0 = s * FP;
                 let q1 = t0.max(self.q.noc_ready);
                 self.q.noc_ready = q1 + miss * bytes * c.noc_fp_per_byte / FP;

@@ -22,6 +22,8 @@ use crate::Cycle;
 
 /// In-flight memory instructions per pipeline.
 pub const MEM_TABLE: usize = 32;
+// `MemPipe::used_mask` has one bit per table entry.
+const _: () = assert!(MEM_TABLE == 32);
 /// Window of the generic address space mapped to shared / local memory from their bases.
 pub const GENERIC_WINDOW: u64 = 1 << 24;
 
@@ -66,6 +68,9 @@ pub struct CoalesceParams {
 #[derive(Clone, Debug)]
 pub struct MemPipe {
     pub table: Vec<MemInst>,
+    /// Bit `i` set: `table[i]` is in use (kept with `MemInst::used`; the lowest clear bit is
+    /// the entry `accept` takes).
+    used_mask: u32,
     /// Entry in the dispatch latch and the cycle it may move on.
     pub dispatch: Option<(u8, Cycle)>,
     /// Entry being coalesced, its requests, and how many were pushed to the buffer.
@@ -76,6 +81,12 @@ pub struct MemPipe {
     pub gen_pos: usize,
     pub buf: Vec<MemRequest>,
     pub buf_cap: usize,
+    /// What the buffered requests need (kept by the SM's arbiter, `core::sm::pipes`): bit
+    /// b < 64 for L1D bank b, and in `buf_ports` bit 0 for shared memory, bit 1 for the
+    /// constant cache; a superset of the buffer's needs, exact when it is empty. A pipeline
+    /// all of whose needs are taken this cycle is passed over without a scan.
+    pub buf_banks: u64,
+    pub buf_ports: u8,
     /// Completed loads waiting for the write-back latch, in completion order.
     pub wb: VecDeque<u8>,
     /// Accel-Sim mode: one latch held until all requests are sent, requests in order.
@@ -89,6 +100,7 @@ impl MemPipe {
     pub fn new(buf_cap: u32, baseline: bool) -> Self {
         MemPipe {
             table: vec![MemInst::default(); MEM_TABLE],
+            used_mask: 0,
             dispatch: None,
             addr: None,
             gen: Vec::with_capacity(64),
@@ -96,6 +108,8 @@ impl MemPipe {
             gen_pos: 0,
             buf: Vec::with_capacity(buf_cap.max(1) as usize),
             buf_cap: buf_cap.max(1) as usize,
+            buf_banks: 0,
+            buf_ports: 0,
             wb: VecDeque::with_capacity(MEM_TABLE),
             baseline,
             direct: Default::default(),
@@ -104,7 +118,7 @@ impl MemPipe {
 
     /// The dispatch latch can take an instruction.
     pub fn can_accept(&self) -> bool {
-        if self.dispatch.is_some() || !self.table.iter().any(|e| !e.used) {
+        if self.dispatch.is_some() || self.used_mask == u32::MAX {
             return false;
         }
         !self.baseline || (self.addr.is_none() && self.buf.is_empty())
@@ -112,17 +126,23 @@ impl MemPipe {
 
     /// A collector unit dispatches a memory instruction into the dispatch latch.
     pub fn accept(&mut self, now: Cycle, latency: u32, e: MemInst) {
-        let i = self
-            .table
-            .iter()
-            .position(|x| !x.used)
-            .expect("can_accept checked");
+        debug_assert!(self.used_mask != u32::MAX, "can_accept checked");
+        let i = (!self.used_mask).trailing_zeros() as usize;
+        self.used_mask |= 1 << i;
         self.table[i] = MemInst { used: true, ..e };
         self.dispatch = Some((i as u8, now + latency.max(1) as u64));
     }
 
+    /// Frees table entry `e` (its instruction completed).
+    #[inline]
+    pub fn release(&mut self, e: usize) {
+        self.table[e].used = false;
+        self.used_mask &= !(1 << e);
+    }
+
     /// Moves the dispatch latch into a free address latch and coalesces the instruction's
     /// addresses into `gen`. Returns the entry when it moved.
+    #[inline]
     pub fn latch_step(&mut self, now: Cycle) -> Option<u8> {
         match self.dispatch {
             Some((e, ready)) if ready <= now && self.addr.is_none() => {
@@ -138,18 +158,24 @@ impl MemPipe {
 
     /// Address latch: pushes up to `per_cycle` coalesced requests into the request buffer.
     /// Returns (changed, entry finished with zero requests).
+    #[inline]
     pub fn coalesce_step(&mut self, per_cycle: u32) -> (bool, Option<u8>) {
         let Some(e) = self.addr else {
             return (false, None);
         };
-        let mut changed = false;
-        let mut k = 0;
-        while k < per_cycle.max(1) && self.gen_pos < self.gen.len() && self.buf.len() < self.buf_cap
-        {
+        // Up to `per_cycle` requests move from the coalescer's output into the buffer.
+        let room = self.buf_cap.saturating_sub(self.buf.len());
+        let k = (per_cycle.max(1) as usize)
+            .min(self.gen.len() - self.gen_pos)
+            .min(room);
+        let changed = k > 0;
+        if k == 1 {
             self.buf.push(self.gen[self.gen_pos]);
             self.gen_pos += 1;
-            k += 1;
-            changed = true;
+        } else if changed {
+            self.buf
+                .extend_from_slice(&self.gen[self.gen_pos..self.gen_pos + k]);
+            self.gen_pos += k;
         }
         if self.gen_pos >= self.gen.len() {
             self.addr = None;

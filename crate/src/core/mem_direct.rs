@@ -59,6 +59,8 @@ pub struct DirectPipe {
     pub ring: [Cycle; RING],
     /// Completion of the instruction held in each table entry (free from then on).
     pub table: [Cycle; MEM_TABLE],
+    /// The earliest of `table` (kept by [`issue`], so [`DirectPipe::free_at`] scans nothing).
+    pub table_min: Cycle,
 }
 
 impl Default for DirectPipe {
@@ -70,6 +72,7 @@ impl Default for DirectPipe {
             sent: 0,
             ring: [0; RING],
             table: [0; MEM_TABLE],
+            table_min: 0,
         }
     }
 }
@@ -79,11 +82,8 @@ impl DirectPipe {
     /// the dispatch latch is free and a table entry has completed.
     #[inline]
     pub fn free_at(&self, now: Cycle) -> Cycle {
-        let mut t = self.table[0];
-        for &c in &self.table[1..] {
-            t = t.min(c);
-        }
-        now.max(self.disp_free).max(t)
+        debug_assert_eq!(self.table_min, *self.table.iter().min().unwrap_or(&0));
+        now.max(self.disp_free).max(self.table_min)
     }
 }
 
@@ -160,13 +160,9 @@ pub fn issue(
         l
     };
     // The table entry that completed first holds this instruction until `done`.
-    let mut e = 0;
-    for (i, &c) in d.table.iter().enumerate() {
-        if c < d.table[e] {
-            e = i;
-        }
-    }
+    let e = d.table.iter().position(|&c| c == d.table_min).unwrap_or(0);
     d.table[e] = done;
+    d.table_min = d.table.iter().copied().min().unwrap_or(0);
     pipe.gen = gen;
     done
 }

@@ -202,7 +202,7 @@ impl SmShared {
 
     fn complete_mem(&mut self, now: Cycle, pipe: usize, e: usize) {
         let m = self.pipes[pipe].table[e];
-        self.pipes[pipe].table[e].used = false;
+        self.pipes[pipe].release(e);
         let w = &mut self.warps[m.warp as usize];
         if self.p.analytic_frontend {
             if m.writes_regs() {

@@ -77,6 +77,11 @@ impl<T> Default for DelayQueue<T> {
 
 impl<T> DelayQueue<T> {
     pub fn push(&mut self, at: Cycle, t: T) {
+        // Most items come due in push order: append without a search.
+        if self.q.back().is_none_or(|(c, _)| *c <= at) {
+            self.q.push_back((at, t));
+            return;
+        }
         let i = self.q.partition_point(|(c, _)| *c <= at);
         self.q.insert(i, (at, t));
     }
@@ -118,5 +123,22 @@ mod tests {
         assert_eq!(d.due(10), 26..26);
         let same = Domain::new(1365.0, 1365.0);
         assert_eq!((same.core_of(7), same.to_core(160)), (7, 160));
+    }
+
+    #[test]
+    fn delay_queue_orders_by_time_then_push_order() {
+        let mut q = DelayQueue::default();
+        // In order (appended), then earlier, equal and between (searched).
+        for (at, v) in [(5, 'a'), (3, 'b'), (5, 'c'), (4, 'd'), (9, 'e'), (3, 'f')] {
+            q.push(at, v);
+        }
+        assert_eq!(q.next_time(), Some(3));
+        assert_eq!(q.pop_ready(2), None);
+        let mut out = Vec::new();
+        while let Some(v) = q.pop_ready(8) {
+            out.push(v);
+        }
+        assert_eq!(out, ['b', 'f', 'd', 'a', 'c']);
+        assert_eq!((q.len(), q.next_time()), (1, Some(9)));
     }
 }

@@ -41,10 +41,14 @@ impl Sm {
     pub(in crate::core) fn mem_writeback(&mut self, now: Cycle) -> bool {
         let mut ch = false;
         for p in 0..self.sh.pipes.len() {
-            let Some(&e) = self.sh.pipes[p].wb.front() else {
+            let pipe = &self.sh.pipes[p];
+            if pipe.wb.is_empty() {
+                continue;
+            }
+            let Some(&e) = pipe.wb.front() else {
                 continue;
             };
-            let m = self.sh.pipes[p].table[e as usize];
+            let m = &pipe.table[e as usize];
             // The event front end models no register-bank ports (nor does the ALU twin).
             if self.sh.p.analytic_frontend
                 || self.subcores[m.subcore as usize]
@@ -62,74 +66,42 @@ impl Sm {
     }
 
     /// Request arbiter (round robin over pipelines, out of order within a buffer unless in
-    /// Accel-Sim mode), then each pipeline's coalescer and latches.
+    /// Accel-Sim mode), then each pipeline's coalescer and latches. Only pipelines with
+    /// something buffered, latched or dispatched are looked at.
     pub(in crate::core) fn mem_pipes(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let sh = &mut self.sh;
-        if sh
-            .pipes
-            .iter()
-            .all(|p| p.dispatch.is_none() && p.addr.is_none() && p.buf.is_empty())
-        {
+        let n = sh.pipes.len();
+        // Bit p: pipeline p has buffered requests / something in its latches.
+        let (mut buffered, mut latched) = (0u64, 0u64);
+        for (p, pipe) in sh.pipes.iter().enumerate() {
+            buffered |= (!pipe.buf.is_empty() as u64) << p;
+            latched |= ((pipe.dispatch.is_some() || pipe.addr.is_some()) as u64) << p;
+        }
+        if buffered | latched == 0 {
             return false;
         }
-        let n = sh.pipes.len();
         let mut ch = false;
-        let mut l1d_used = [false; 64];
-        let mut shared_used = false;
-        let mut const_used = false;
-        let mut first_grant = None;
-        // The L1D bank of an address: shifts and masks when the sizes are powers of two.
-        let (lb, nb) = (sh.p.coalesce.line_bytes, sh.p.l1d_banks);
-        let pow2 = lb.is_power_of_two() && nb.is_power_of_two();
-        let (shift, mask) = (lb.trailing_zeros(), nb.wrapping_sub(1));
-        let bank_of = |a: u64| {
-            if pow2 {
-                (a >> shift) as usize & mask
-            } else {
-                (a / lb) as usize % nb
-            }
-        };
-        'pipes: for k in 0..n {
-            let p = (sh.mem_rr + k) % n;
-            let limit = if sh.pipes[p].baseline {
-                sh.pipes[p].buf.len().min(1)
-            } else {
-                sh.pipes[p].buf.len()
-            };
-            for i in 0..limit {
-                let (space, addr) = (sh.pipes[p].buf[i].space, sh.pipes[p].buf[i].addr);
-                let busy = match space {
-                    MemSpace::Shared => &mut shared_used,
-                    MemSpace::Constant => &mut const_used,
-                    _ => &mut l1d_used[bank_of(addr)],
-                };
-                if *busy {
-                    continue;
-                }
-                let req = sh.pipes[p].buf[i];
-                match sh.mem.try_request(now, req) {
-                    Ok(()) => {
-                        *busy = true;
-                        sh.pipes[p].buf.remove(i);
-                        sh.stats.mem.count_request(&req);
-                        first_grant.get_or_insert(p);
-                        ch = true;
-                        break;
-                    }
-                    Err(_) => {
-                        sh.stats.mem.req_backpressure += 1;
-                        ch = true;
-                        break 'pipes;
-                    }
-                }
-            }
+        if buffered != 0 {
+            ch = Self::arbitrate(sh, now, n);
         }
-        if let Some(p) = first_grant {
-            sh.mem_rr = p + 1;
-        }
-        for p in 0..n {
+        let mut l = latched;
+        while l != 0 {
+            let p = l.trailing_zeros() as usize;
+            l &= l - 1;
+            let before = sh.pipes[p].buf.len();
             let (c, empty) = sh.pipes[p].coalesce_step(sh.p.coalesce_per_cycle);
             ch |= c;
+            if sh.pipes[p].buf.len() != before {
+                let bank_of = bank_fn(sh.p.coalesce.line_bytes, sh.p.l1d_banks);
+                let pipe = &mut sh.pipes[p];
+                for r in &pipe.buf[before..] {
+                    match r.space {
+                        MemSpace::Shared => pipe.buf_ports |= 1,
+                        MemSpace::Constant => pipe.buf_ports |= 2,
+                        _ => pipe.buf_banks |= 1 << (bank_of(r.addr) & 63),
+                    }
+                }
+            }
             if let Some(e) = empty {
                 let e = e as usize;
                 if sh.pipes[p].table[e].writes_regs() {
@@ -146,7 +118,7 @@ impl Sm {
                 let inst = wt.insts[m.idx as usize];
                 let op = kctx.ops[inst.op.0 as usize];
                 let tag = ((p as u64) << 8) | e as u64;
-                let mut gen = std::mem::take(&mut sh.pipes[p].gen);
+                let pipe = &mut sh.pipes[p];
                 coalesce(
                     &inst,
                     wt,
@@ -155,14 +127,112 @@ impl Sm {
                     &kctx.info,
                     &sh.p.coalesce,
                     tag,
-                    &mut gen,
-                    &mut sh.pipes[p].lines,
+                    &mut pipe.gen,
+                    &mut pipe.lines,
                 );
-                sh.pipes[p].table[e as usize].remaining = gen.len() as u16;
-                sh.pipes[p].gen = gen;
+                pipe.table[e as usize].remaining = pipe.gen.len() as u16;
                 ch = true;
             }
         }
         ch
+    }
+
+    /// The request arbiter: from pipeline `mem_rr` on, each pipeline offers its oldest request
+    /// whose L1D bank (or shared / constant port) is still free this cycle; the first refusal
+    /// of the memory (back-pressure) ends the cycle.
+    fn arbitrate(sh: &mut super::SmShared, now: Cycle, n: usize) -> bool {
+        let mut ch = false;
+        let mut l1d_used = 0u64;
+        let mut shared_used = false;
+        let mut const_used = false;
+        let mut first_grant = None;
+        let bank_of = bank_fn(sh.p.coalesce.line_bytes, sh.p.l1d_banks);
+        let mut p = sh.mem_rr;
+        'pipes: for _ in 0..n {
+            if p >= n {
+                p -= n;
+            }
+            let pipe = &mut sh.pipes[p];
+            // Every request of this pipeline would find its bank or port taken: nothing to try.
+            let ports_used = shared_used as u8 | (const_used as u8) << 1;
+            if pipe.buf_banks & !l1d_used == 0 && pipe.buf_ports & !ports_used == 0 {
+                p += 1;
+                continue;
+            }
+            let limit = if pipe.baseline {
+                pipe.buf.len().min(1)
+            } else {
+                pipe.buf.len()
+            };
+            for i in 0..limit {
+                let (space, addr) = (pipe.buf[i].space, pipe.buf[i].addr);
+                let bit = match space {
+                    MemSpace::Shared => {
+                        if shared_used {
+                            continue;
+                        }
+                        0
+                    }
+                    MemSpace::Constant => {
+                        if const_used {
+                            continue;
+                        }
+                        0
+                    }
+                    _ => {
+                        let b = 1u64 << (bank_of(addr) & 63);
+                        if l1d_used & b != 0 {
+                            continue;
+                        }
+                        b
+                    }
+                };
+                let req = pipe.buf[i];
+                match sh.mem.try_request(now, req) {
+                    Ok(()) => {
+                        match space {
+                            MemSpace::Shared => shared_used = true,
+                            MemSpace::Constant => const_used = true,
+                            _ => l1d_used |= bit,
+                        }
+                        pipe.buf.remove(i);
+                        // The needs stay a superset of the buffer's until it empties (a
+                        // superset only costs a scan).
+                        if pipe.buf.is_empty() {
+                            pipe.buf_banks = 0;
+                            pipe.buf_ports = 0;
+                        }
+                        sh.stats.mem.count_request(&req);
+                        first_grant.get_or_insert(p);
+                        ch = true;
+                        break;
+                    }
+                    Err(_) => {
+                        sh.stats.mem.req_backpressure += 1;
+                        ch = true;
+                        break 'pipes;
+                    }
+                }
+            }
+            p += 1;
+        }
+        if let Some(p) = first_grant {
+            sh.mem_rr = p + 1;
+        }
+        ch
+    }
+}
+
+/// The L1D bank of an address: shifts and masks when the sizes are powers of two.
+#[inline]
+fn bank_fn(lb: u64, nb: usize) -> impl Fn(u64) -> usize {
+    let pow2 = lb.is_power_of_two() && nb.is_power_of_two();
+    let (shift, mask) = (lb.trailing_zeros(), nb.wrapping_sub(1));
+    move |a: u64| {
+        if pow2 {
+            (a >> shift) as usize & mask
+        } else {
+            (a / lb) as usize % nb
+        }
     }
 }

@@ -49,6 +49,24 @@ pub use mshr::Mshr;
 pub use stats::{ratio, CacheStats};
 
 const NIL: u32 = u32::MAX;
+
+/// Set bits of every byte (sector masks are counted per access; a table is cheaper than the
+/// bit-twiddling `count_ones` compiles to without a `popcnt` target feature).
+const POP8: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Sectors in a sector mask.
+#[inline]
+pub fn sector_count(mask: u8) -> u64 {
+    POP8[mask as usize] as u64
+}
 const INVALID: u64 = u64::MAX;
 
 /// A dirty line leaving the cache.
@@ -341,7 +359,7 @@ impl SectorCache {
                     addr: self.tag[v],
                     dirty: self.dirty[v],
                 });
-                self.stats.writeback_sectors += self.dirty[v].count_ones() as u64;
+                self.stats.writeback_sectors += sector_count(self.dirty[v]);
             }
         }
         self.tag[v] = line;
@@ -391,8 +409,20 @@ impl SectorCache {
     /// The sectors an access would fetch from the next level, without changing anything (for
     /// the timing wrappers' MSHR reservation check).
     pub fn would_fetch(&self, addr: u64, sectors: u8, write: bool) -> u8 {
-        let line = self.line_addr(addr);
-        let valid = self.lookup(line).map_or(0, |i| self.valid[i as usize]);
+        self.would_fetch_at(self.lookup(self.line_addr(addr)), sectors, write)
+    }
+
+    /// The way slot holding the line at line address `line` (`None`: not present), for the
+    /// `*_at` variants that take it instead of looking it up again.
+    #[inline]
+    pub fn probe(&self, line: u64) -> Option<u32> {
+        self.lookup(line)
+    }
+
+    /// [`Self::would_fetch`] of a line whose slot [`Self::probe`] found.
+    #[inline]
+    pub fn would_fetch_at(&self, slot: Option<u32>, sectors: u8, write: bool) -> u8 {
+        let valid = slot.map_or(0, |i| self.valid[i as usize]);
         let missing = sectors & !valid;
         if !write {
             return if self.g.sets == 0 { sectors } else { missing };
@@ -419,14 +449,18 @@ impl SectorCache {
     /// load of the rest of a sector written in part must not hit bytes never fetched).
     /// Otherwise the same as `access(addr, sectors, true)`.
     pub fn store(&mut self, addr: u64, sectors: u8, full: u8) -> Outcome {
+        self.store_at(addr, sectors, full, self.lookup(self.line_addr(addr)))
+    }
+
+    /// [`Self::store`] with the line's slot from [`Self::probe`] (the cache unchanged since).
+    pub fn store_at(&mut self, addr: u64, sectors: u8, full: u8, slot: Option<u32>) -> Outcome {
         if self.g.sets > 0 && self.policy == WritePolicy::WriteThrough && self.write_allocate {
-            return self.store_through(addr, sectors, full);
+            return self.store_through(addr, sectors, full, slot);
         }
         if !self.lazy || self.g.sets == 0 {
-            return self.access(addr, sectors, true);
+            return self.access_at(addr, sectors, true, slot);
         }
         let line = self.line_addr(addr);
-        let slot = self.lookup(line);
         // It needs no data, so it never misses (Nsight Compute reports such stores as L2
         // hits); only `tag_present` says whether the line was there.
         let mut o = Outcome {
@@ -447,9 +481,8 @@ impl SectorCache {
 
     /// [`Self::store`] on a write-through, write-allocate cache: every sector goes to the next
     /// level; the line is allocated or touched; only the whole sectors become valid.
-    fn store_through(&mut self, addr: u64, sectors: u8, full: u8) -> Outcome {
+    fn store_through(&mut self, addr: u64, sectors: u8, full: u8, slot: Option<u32>) -> Outcome {
         let line = self.line_addr(addr);
-        let slot = self.lookup(line);
         let valid = slot.map_or(0, |i| self.valid[i as usize]);
         let mut o = Outcome {
             hit: slot.is_some() && sectors & !valid == 0,
@@ -473,15 +506,19 @@ impl SectorCache {
 
     /// One line request: `sectors` of the line at `addr`, a read or a write.
     pub fn access(&mut self, addr: u64, sectors: u8, write: bool) -> Outcome {
+        self.access_at(addr, sectors, write, self.lookup(self.line_addr(addr)))
+    }
+
+    /// [`Self::access`] with the line's slot from [`Self::probe`] (the cache unchanged since).
+    pub fn access_at(&mut self, addr: u64, sectors: u8, write: bool, slot: Option<u32>) -> Outcome {
         if write
             && self.g.sets > 0
             && self.policy == WritePolicy::WriteThrough
             && self.write_allocate
         {
-            return self.store_through(addr, sectors, sectors);
+            return self.store_through(addr, sectors, sectors, slot);
         }
         let line = self.line_addr(addr);
-        let slot = self.lookup(line);
         let valid = slot.map_or(0, |i| self.valid[i as usize]);
         let missing = sectors & !valid;
         let mut o = Outcome {
@@ -541,7 +578,7 @@ impl SectorCache {
                             addr: line,
                             dirty: d,
                         });
-                        self.stats.writeback_sectors += d.count_ones() as u64;
+                        self.stats.writeback_sectors += sector_count(d);
                     }
                     self.invalidate_slot(i);
                 }
@@ -555,8 +592,8 @@ impl SectorCache {
     fn count(&mut self, o: Outcome, sectors: u8, valid: u8, write: bool) {
         let st = &mut self.stats;
         st.accesses += 1;
-        st.sectors += sectors.count_ones() as u64;
-        st.sector_hits += (sectors & valid).count_ones() as u64;
+        st.sectors += sector_count(sectors);
+        st.sector_hits += sector_count(sectors & valid);
         if o.hit {
             st.hits += 1;
         } else {
@@ -578,11 +615,11 @@ impl SectorCache {
     fn account(&mut self, o: Outcome) -> Outcome {
         if o.fetch != 0 {
             self.stats.fetch_requests += 1;
-            self.stats.fetch_sectors += o.fetch.count_ones() as u64;
+            self.stats.fetch_sectors += sector_count(o.fetch);
         }
         if o.write != 0 {
             self.stats.write_requests += 1;
-            self.stats.write_sectors += o.write.count_ones() as u64;
+            self.stats.write_sectors += sector_count(o.write);
         }
         o
     }

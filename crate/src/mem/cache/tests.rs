@@ -277,3 +277,37 @@ fn write_through_allocate_validates_only_whole_sectors() {
     }
     assert_eq!(d.stats, e.stats);
 }
+
+#[test]
+fn probed_accesses_equal_plain_ones() {
+    // The SM's L1 looks a line up once (`probe`) and hands the slot to the `*_at` variants:
+    // outcomes and statistics must be those of `access` / `store` under every write policy.
+    for (policy, alloc) in [
+        (WritePolicy::WriteBack, true),
+        (WritePolicy::WriteBack, false),
+        (WritePolicy::WriteThrough, true),
+        (WritePolicy::WriteThrough, false),
+        (WritePolicy::WriteEvict, false),
+    ] {
+        let mut a = SectorCache::new(&cfg(policy, alloc), "c").unwrap();
+        let mut b = a.clone();
+        for (k, &(addr, m, w)) in SCRIPT.iter().chain(SCRIPT.iter().rev()).enumerate() {
+            let slot = b.probe(b.line_addr(addr));
+            assert_eq!(b.would_fetch_at(slot, m, w), a.would_fetch(addr, m, w));
+            let (oa, ob) = if k % 3 == 2 && w {
+                (a.store(addr, m, m & 1), b.store_at(addr, m, m & 1, slot))
+            } else {
+                (a.access(addr, m, w), b.access_at(addr, m, w, slot))
+            };
+            assert_eq!(oa, ob, "{policy:?} alloc {alloc} access {k}");
+        }
+        assert_eq!(a.stats, b.stats);
+    }
+}
+
+#[test]
+fn sector_count_is_count_ones() {
+    for m in 0..=255u8 {
+        assert_eq!(sector_count(m), m.count_ones() as u64);
+    }
+}

@@ -5,7 +5,7 @@
 
 use crate::config::GpuConfig;
 use crate::mem::addrmap::AddrMap;
-use crate::mem::cache::{CacheStats, Evicted, FxMap, Outcome, SectorCache};
+use crate::mem::cache::{sector_count, CacheStats, Evicted, FxMap, Outcome, SectorCache};
 use crate::mem::iface::{AccessKind, HitLevel, MemRequest};
 use crate::trace::MemSpace;
 use crate::Result;
@@ -17,6 +17,47 @@ pub struct PcCounts {
     pub l1_hits: u64,
     pub l2_hits: u64,
     pub dram: u64,
+}
+
+/// Per-PC counters: a table indexed by `pc / 4` for the PCs of ordinary kernels (one index
+/// computation per request, no hashing), a map for PCs beyond it.
+#[derive(Clone, Debug, Default)]
+pub struct PcTable {
+    dense: Vec<PcCounts>,
+    sparse: FxMap<u32, PcCounts>,
+}
+
+/// PCs below `4 * DENSE_PCS` are kept in the table (2 MiB at most).
+const DENSE_PCS: usize = 1 << 16;
+
+impl PcTable {
+    /// The counters of `pc` (zero when new).
+    #[inline]
+    pub fn entry(&mut self, pc: u32) -> &mut PcCounts {
+        let i = (pc >> 2) as usize;
+        if pc & 3 != 0 || i >= DENSE_PCS {
+            return self.sparse.entry(pc).or_default();
+        }
+        if i >= self.dense.len() {
+            self.dense.resize(i + 1, PcCounts::default());
+        }
+        &mut self.dense[i]
+    }
+
+    pub fn clear(&mut self) {
+        self.dense.clear();
+        self.sparse.clear();
+    }
+
+    /// Every PC with at least one request, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &PcCounts)> {
+        self.dense
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.requests > 0)
+            .map(|(i, c)| ((i as u32) << 2, c))
+            .chain(self.sparse.iter().map(|(&pc, c)| (pc, c)))
+    }
 }
 
 /// The functional memory hierarchy of a whole GPU.
@@ -32,7 +73,7 @@ pub struct FuncMem {
     pub global_loads: u64,
     pub global_load_hits: u64,
     pub atomics: u64,
-    pub per_pc: FxMap<u32, PcCounts>,
+    pub per_pc: PcTable,
 }
 
 impl FuncMem {
@@ -54,7 +95,7 @@ impl FuncMem {
             global_loads: 0,
             global_load_hits: 0,
             atomics: 0,
-            per_pc: FxMap::default(),
+            per_pc: PcTable::default(),
         })
     }
 
@@ -85,8 +126,8 @@ impl FuncMem {
 
     /// Counts what an L2 access asked of DRAM; true on a hit.
     fn l2_traffic(&mut self, o: Outcome) -> bool {
-        self.dram_reads += o.fetch.count_ones() as u64;
-        self.dram_writes += o.write.count_ones() as u64;
+        self.dram_reads += sector_count(o.fetch);
+        self.dram_writes += sector_count(o.write);
         self.writeback(o.evicted);
         o.hit
     }
@@ -166,7 +207,7 @@ impl FuncMem {
                 HitLevel::Dram
             }
         };
-        let p = self.per_pc.entry(pc).or_default();
+        let p = self.per_pc.entry(pc);
         p.requests += 1;
         match level {
             HitLevel::L1 | HitLevel::Constant | HitLevel::Shared => p.l1_hits += 1,

@@ -296,7 +296,7 @@ impl KernelRun<'_> {
         for k in 0..self.lines.len() {
             let l = self.lines[k];
             self.requests += 1;
-            self.sectors += l.sectors.count_ones() as u64;
+            self.sectors += crate::mem::cache::sector_count(l.sectors);
             let mut req = l.request(op.kind, space, op.bypass);
             req.pc = pc;
             fm.access(sm, &req);
@@ -411,7 +411,7 @@ fn run_kernel(
     let mut per_pc: Vec<PcReport> = fm
         .per_pc
         .iter()
-        .map(|(&pc, c)| PcReport::new(pc, c.requests, c.l1_hits, c.l2_hits, c.dram))
+        .map(|(pc, c)| PcReport::new(pc, c.requests, c.l1_hits, c.l2_hits, c.dram))
         .collect();
     per_pc.sort_unstable_by_key(|p| p.pc);
     let l1 = fm.l1_stats();

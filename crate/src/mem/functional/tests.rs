@@ -206,3 +206,24 @@ fn held_cta_traces_are_bounded_by_resident_ctas() {
     // 4 warps x 3 memory instructions per CTA
     assert_eq!(rep.mem_instructions, 512 * 12);
 }
+
+#[test]
+fn pc_table_keeps_every_pc_apart() {
+    // Aligned small PCs go to the indexed table, unaligned and huge ones to the map; each
+    // keeps its own counters and a cleared table forgets them all.
+    let mut t = hier::PcTable::default();
+    for (pc, n) in [
+        (0x10u32, 3u64),
+        (0x0, 1),
+        (0x12, 2),
+        (0x40_0000, 4),
+        (0x10, 1),
+    ] {
+        t.entry(pc).requests += n;
+    }
+    let mut got: Vec<(u32, u64)> = t.iter().map(|(pc, c)| (pc, c.requests)).collect();
+    got.sort_unstable();
+    assert_eq!(got, [(0x0, 1), (0x10, 4), (0x12, 2), (0x40_0000, 4)]);
+    t.clear();
+    assert_eq!(t.iter().count(), 0);
+}

@@ -252,14 +252,21 @@ impl SmMemory {
             }
             _ => {
                 let lb = self.l1.line_bytes();
-                let bank = ((r.addr / lb) % self.banks as u64) as u32;
+                let bank = if self.banks.is_power_of_two() {
+                    ((r.addr >> lb.trailing_zeros()) & (self.banks as u64 - 1)) as u32
+                } else {
+                    ((r.addr / lb) % self.banks as u64) as u32
+                };
                 if *banks_used & (1 << bank) != 0 {
                     self.stats.l1.bank_conflicts += 1;
                     return false;
                 }
                 let write = r.kind.is_write();
                 let line = self.l1.line_addr(r.addr);
-                let fetch = self.l1.would_fetch(r.addr, r.sectors, write);
+                // One tag lookup serves the check and the access (nothing changes the L1 in
+                // between).
+                let slot = self.l1.probe(line);
+                let fetch = self.l1.would_fetch_at(slot, r.sectors, write);
                 let pending = if write {
                     0
                 } else {
@@ -278,13 +285,13 @@ impl SmMemory {
                 }
                 *banks_used |= 1 << bank;
                 if port {
-                    self.port_credit -=
-                        r.sectors.count_ones() as i64 * self.l1.geometry().sector_bytes as i64;
+                    self.port_credit -= crate::mem::cache::sector_count(r.sectors) as i64
+                        * self.l1.geometry().sector_bytes as i64;
                 }
                 let o = if r.kind == AccessKind::Store {
-                    self.l1.store(r.addr, r.sectors, r.full)
+                    self.l1.store_at(r.addr, r.sectors, r.full, slot)
                 } else {
-                    self.l1.access(r.addr, r.sectors, write)
+                    self.l1.access_at(r.addr, r.sectors, write, slot)
                 };
                 if let Some(log) = &mut self.l1_log {
                     log.push(L1Event::Access {
@@ -347,6 +354,12 @@ impl SmMemory {
     /// One core cycle: serves queued requests; packets for the L2 go to `outbox`.
     pub fn tick(&mut self, now: Cycle, outbox: &mut Vec<NocPacket>) {
         self.now = now;
+        if self.inq.is_empty() {
+            // Nothing to serve; `handle` leaves nothing in `out` between ticks. The port's
+            // credit refills lazily at the next tick that serves (the same credit).
+            debug_assert!(self.out.is_empty());
+            return;
+        }
         if self.port_bytes > 0 {
             // Skipped idle cycles refill the port as ticked ones would (same results).
             let gain = now.saturating_sub(self.port_at).min(1 << 20) as i64 * self.port_bytes;
