@@ -15,9 +15,9 @@
 
 use std::collections::VecDeque;
 
-use crate::mem::coalesce::{coalesce as line_coalesce, shmem_access, LineReq};
+use crate::mem::coalesce::{coalesce_access, shmem_access, LineReq, WarpAccess};
 use crate::mem::{AccessKind, MemRequest};
-use crate::trace::{KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
+use crate::trace::{AddrShape, KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
 use crate::Cycle;
 
 /// In-flight memory instructions per pipeline.
@@ -248,7 +248,15 @@ pub fn coalesce(
             .then_some(first)
     };
     match uniform {
-        Some(sp) => group(inst, sp, kind, p, tag, mask, addrs, out, lines),
+        Some(sp) => {
+            // The shape describes all the instruction's addresses (a truncated list has none).
+            let shape = if addrs.len() == n {
+                inst.shape
+            } else {
+                AddrShape::NONE
+            };
+            group(inst, sp, kind, p, tag, (mask, addrs, shape), out, lines)
+        }
         None => {
             // Mixed generic access: one group per space, shared last.
             let mut sub = [0u64; 32];
@@ -265,7 +273,8 @@ pub fn coalesce(
                 }
                 if cnt > 0 {
                     let mut part = Vec::new();
-                    group(inst, sp, kind, p, tag, m, &sub[..cnt], &mut part, lines);
+                    let lanes = (m, &sub[..cnt], AddrShape::NONE);
+                    group(inst, sp, kind, p, tag, lanes, &mut part, lines);
                     out.extend_from_slice(&part);
                 }
             }
@@ -279,7 +288,8 @@ pub fn coalesce(
     }
 }
 
-/// The requests of lanes `mask` (addresses `addrs`) that all resolve to space `sp`.
+/// The requests of lanes `mask` (addresses `addrs`, of shape `shape`) that all resolve to
+/// space `sp`.
 #[allow(clippy::too_many_arguments)]
 fn group(
     inst: &TraceInst,
@@ -287,8 +297,7 @@ fn group(
     kind: OpKind,
     p: &CoalesceParams,
     tag: u64,
-    mask: u32,
-    addrs: &[u64],
+    (mask, addrs, shape): (u32, &[u64], AddrShape),
     out: &mut Vec<MemRequest>,
     lines: &mut Vec<LineReq>,
 ) {
@@ -323,7 +332,14 @@ fn group(
     } else {
         p.line_bytes
     };
-    line_coalesce(mask, addrs, width, lb as u32, p.sector_bytes as u32, lines);
+    let access = WarpAccess {
+        mask,
+        addrs,
+        width,
+        shape,
+        store: kind == OpKind::Store,
+    };
+    coalesce_access(&access, lb as u32, p.sector_bytes as u32, lines);
     for l in lines.iter() {
         out.push(MemRequest {
             tag,
