@@ -22,29 +22,16 @@ struct LaneMap {
     /// The mask is one run of set bits from bit `tz`.
     contiguous: bool,
     tz: u32,
-    /// `low[j]`: the lowest j set bits of the mask (filled only for masks with holes).
-    low: [u32; 33],
 }
 
 impl LaneMap {
     fn new(mask: u32) -> Self {
         let tz = mask.trailing_zeros().min(31);
         let contiguous = ((mask >> tz) as u64 + 1).is_power_of_two();
-        let mut low = [0u32; 33];
-        if !contiguous {
-            let mut m = mask;
-            let mut j = 1;
-            while m != 0 {
-                low[j] = low[j - 1] | (m & m.wrapping_neg());
-                m &= m - 1;
-                j += 1;
-            }
-        }
         LaneMap {
             mask,
             contiguous,
             tz,
-            low,
         }
     }
 
@@ -52,9 +39,19 @@ impl LaneMap {
     #[inline]
     fn bits(&self, j0: u32, j1: u32) -> u32 {
         if self.contiguous {
-            ((((2u64 << j1) - (1u64 << j0)) << self.tz) as u32) & self.mask
+            (((2u64 << j1) - (1u64 << j0)) << self.tz) as u32
         } else {
-            self.low[j1 as usize + 1] & !self.low[j0 as usize]
+            // A mask with holes (divergent lanes): drop the lowest j0 set bits, keep the
+            // next j1 - j0 + 1.
+            let mut m = self.mask;
+            for _ in 0..j0 {
+                m &= m - 1;
+            }
+            let mut rest = m;
+            for _ in j0..=j1 {
+                rest &= rest.wrapping_sub(1);
+            }
+            m & !rest
         }
     }
 }
@@ -262,14 +259,14 @@ pub(super) fn by_shape<const C: bool>(
         return false;
     }
     let run = (shape.run as u32).clamp(1, 32);
-    // Every address and access end inside the 64-bit space (no wrapping).
-    let fits = |g: u32, len: u32| {
-        let first = base as i128 + g as i128 * s2 as i128;
-        let last = first + (len - 1) as i128 * s as i128;
-        first.min(last) >= 0 && first.max(last) + (w + lb) as i128 <= u64::MAX as i128
-    };
     let groups = n.div_ceil(run);
-    if !(0..groups).all(|g| fits(g, run.min(n - g * run))) {
+    // Every address, and its line's end, inside the 64-bit space (no wrapping): the corners
+    // of the grid of runs x lanes bound them.
+    let span_g = (groups - 1) as i64 * s2;
+    let span_k = (run.min(n) - 1) as i64 * s;
+    let lo = base as i128 + span_g.min(0) as i128 + span_k.min(0) as i128;
+    let hi = base as i128 + span_g.max(0) as i128 + span_k.max(0) as i128 + (w + lb) as i128;
+    if lo < 0 || hi > u64::MAX as i128 {
         return false;
     }
     let mut cx = Ctx {
