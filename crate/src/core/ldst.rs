@@ -200,9 +200,11 @@ pub fn resolve_space(space: MemSpace, addr: u64, k: &KernelInfo) -> MemSpace {
 /// line with the touched sectors for cached spaces, one per instruction for shared memory with
 /// the bank-conflict degree (most distinct 4-byte words in one bank; a broadcast is free).
 ///
-/// One coalescer for the whole simulator: the lines come from [`crate::mem::coalesce::coalesce`]
-/// (the functional mode's, with its unit-stride fast path) and the bank conflicts from
-/// [`crate::mem::coalesce::shmem_access`]; `lines` is scratch space. A generic access whose
+/// One coalescer for the whole simulator: the lines come from
+/// [`crate::mem::coalesce::coalesce_access`] (the functional mode's, from the instruction's
+/// [`AddrShape`] when it has one, byte covers for stores only) and the bank conflicts from
+/// [`crate::mem::coalesce::shmem_access`] (on the distinct addresses the shape names);
+/// `lines` is scratch space. A generic access whose
 /// lanes resolve to different spaces is split by space (global, local, then shared last).
 #[allow(clippy::too_many_arguments)]
 pub fn coalesce(

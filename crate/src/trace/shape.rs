@@ -65,12 +65,13 @@ impl AddrShape {
         let Some(s) = step32(addrs[1].wrapping_sub(a0)) else {
             return AddrShape::NONE;
         };
-        let mut run = n;
-        for j in 2..n {
-            if addrs[j].wrapping_sub(addrs[j - 1]) != s as i64 as u64 {
-                run = j;
-                break;
-            }
+        let su = s as i64 as u64;
+        // The first run: as long as the step stays `s`.
+        let mut run = 2;
+        let mut a = addrs[1];
+        while run < n && addrs[run] == a.wrapping_add(su) {
+            a = addrs[run];
+            run += 1;
         }
         if run == n {
             return AddrShape::strided(s);
@@ -78,15 +79,23 @@ impl AddrShape {
         let Some(s2) = step32(addrs[run].wrapping_sub(a0)) else {
             return AddrShape::NONE;
         };
-        let shape = AddrShape {
+        // The other runs, in one pass: each starts `s2` after the previous one's start.
+        let s2u = s2 as i64 as u64;
+        let mut first = a0;
+        for r in addrs[run..].chunks(run) {
+            first = first.wrapping_add(s2u);
+            let mut a = first;
+            for &x in r {
+                if x != a {
+                    return AddrShape::NONE;
+                }
+                a = a.wrapping_add(su);
+            }
+        }
+        AddrShape {
             run: run as u8,
             stride: s,
             stride2: s2,
-        };
-        if shape.matches(addrs) {
-            shape
-        } else {
-            AddrShape::NONE
         }
     }
 
