@@ -225,7 +225,7 @@ fn slow(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, cover: bool) -> Vec<
 
 #[test]
 fn shape_path_equals_the_lane_by_lane_path() {
-    let mut x = 0x5eed_0f_5a_9e5u64;
+    let mut x = 0x05ee_d0f5_a9e5_u64;
     let mut next = move || {
         x = x
             .wrapping_mul(6364136223846793005)
