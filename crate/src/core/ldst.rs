@@ -15,9 +15,9 @@
 
 use std::collections::VecDeque;
 
-use crate::mem::coalesce::{coalesce as line_coalesce, shmem_access, LineReq};
+use crate::mem::coalesce::{coalesce_access, shmem_access, LineReq, WarpAccess};
 use crate::mem::{AccessKind, MemRequest};
-use crate::trace::{KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
+use crate::trace::{AddrShape, KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
 use crate::Cycle;
 
 /// In-flight memory instructions per pipeline.
@@ -226,9 +226,11 @@ pub fn resolve_space(space: MemSpace, addr: u64, k: &KernelInfo) -> MemSpace {
 /// line with the touched sectors for cached spaces, one per instruction for shared memory with
 /// the bank-conflict degree (most distinct 4-byte words in one bank; a broadcast is free).
 ///
-/// One coalescer for the whole simulator: the lines come from [`crate::mem::coalesce::coalesce`]
-/// (the functional mode's, with its unit-stride fast path) and the bank conflicts from
-/// [`crate::mem::coalesce::shmem_access`]; `lines` is scratch space. A generic access whose
+/// One coalescer for the whole simulator: the lines come from
+/// [`crate::mem::coalesce::coalesce_access`] (the functional mode's, from the instruction's
+/// [`AddrShape`] when it has one, byte covers for stores only) and the bank conflicts from
+/// [`crate::mem::coalesce::shmem_access`] (on the distinct addresses the shape names);
+/// `lines` is scratch space. A generic access whose
 /// lanes resolve to different spaces is split by space (global, local, then shared last).
 #[allow(clippy::too_many_arguments)]
 pub fn coalesce(
@@ -274,7 +276,15 @@ pub fn coalesce(
             .then_some(first)
     };
     match uniform {
-        Some(sp) => group(inst, sp, kind, p, tag, mask, addrs, out, lines),
+        Some(sp) => {
+            // The shape describes all the instruction's addresses (a truncated list has none).
+            let shape = if addrs.len() == n {
+                inst.shape
+            } else {
+                AddrShape::NONE
+            };
+            group(inst, sp, kind, p, tag, (mask, addrs, shape), out, lines)
+        }
         None => {
             // Mixed generic access: one group per space, shared last.
             let mut sub = [0u64; 32];
@@ -291,7 +301,8 @@ pub fn coalesce(
                 }
                 if cnt > 0 {
                     let mut part = Vec::new();
-                    group(inst, sp, kind, p, tag, m, &sub[..cnt], &mut part, lines);
+                    let lanes = (m, &sub[..cnt], AddrShape::NONE);
+                    group(inst, sp, kind, p, tag, lanes, &mut part, lines);
                     out.extend_from_slice(&part);
                 }
             }
@@ -305,7 +316,8 @@ pub fn coalesce(
     }
 }
 
-/// The requests of lanes `mask` (addresses `addrs`) that all resolve to space `sp`.
+/// The requests of lanes `mask` (addresses `addrs`, of shape `shape`) that all resolve to
+/// space `sp`.
 #[allow(clippy::too_many_arguments)]
 fn group(
     inst: &TraceInst,
@@ -313,21 +325,17 @@ fn group(
     kind: OpKind,
     p: &CoalesceParams,
     tag: u64,
-    mask: u32,
-    addrs: &[u64],
+    (mask, addrs, shape): (u32, &[u64], AddrShape),
     out: &mut Vec<MemRequest>,
     lines: &mut Vec<LineReq>,
 ) {
     let akind = access_kind(kind);
     let width = inst.mem_width.max(1) as u32;
     if sp == MemSpace::Shared {
-        let (wavefronts, words) = shmem_access(
-            mask,
-            addrs,
-            width,
-            p.shmem_banks as u32,
-            p.shmem_bank_bytes as u32,
-        );
+        let mut few = [0u64; 32];
+        let (m, a) = distinct_lanes(mask, addrs, shape, &mut few);
+        let (wavefronts, words) =
+            shmem_access(m, a, width, p.shmem_banks as u32, p.shmem_bank_bytes as u32);
         out.push(MemRequest {
             tag,
             kind: akind,
@@ -349,7 +357,14 @@ fn group(
     } else {
         p.line_bytes
     };
-    line_coalesce(mask, addrs, width, lb as u32, p.sector_bytes as u32, lines);
+    let access = WarpAccess {
+        mask,
+        addrs,
+        width,
+        shape,
+        store: kind == OpKind::Store,
+    };
+    coalesce_access(&access, lb as u32, p.sector_bytes as u32, lines);
     for l in lines.iter() {
         out.push(MemRequest {
             tag,
@@ -364,6 +379,32 @@ fn group(
             pc: inst.pc,
             last: false,
         });
+    }
+}
+
+/// Lanes whose addresses make the same set as all of `addrs` (bank conflicts depend on the
+/// set alone): by the shape, runs that repeat the first run (`stride2 = 0`) or runs that each
+/// broadcast one address (`stride = 0`) shrink to their distinct addresses.
+fn distinct_lanes<'a>(
+    mask: u32,
+    addrs: &'a [u64],
+    shape: AddrShape,
+    few: &'a mut [u64; 32],
+) -> (u32, &'a [u64]) {
+    let (n, run) = (addrs.len(), shape.run as usize);
+    let low = |k: usize| ((1u64 << k) - 1) as u32;
+    if !shape.is_regular() || n != mask.count_ones() as usize || n == 0 {
+        (mask, addrs)
+    } else if shape.stride2 == 0 && run < n {
+        (low(run), &addrs[..run])
+    } else if shape.stride == 0 {
+        let g = n.div_ceil(run);
+        for (k, f) in few.iter_mut().take(g).enumerate() {
+            *f = addrs[k * run];
+        }
+        (low(g), &few[..g])
+    } else {
+        (mask, addrs)
     }
 }
 
@@ -440,6 +481,40 @@ mod tests {
             out.iter().map(|r| (r.addr, r.sectors)).collect::<Vec<_>>(),
             [(0x1000, 0b1000), (0x1080, 0b1)]
         );
+    }
+
+    #[test]
+    fn shape_reduced_lanes_give_the_same_bank_conflicts() {
+        let mut x = 0x0dd_ba11u64;
+        let mut few = [0u64; 32];
+        let mut reduced = 0;
+        for _ in 0..3000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let run = [2u8, 4, 8, 16, 32, 3][(x >> 60) as usize % 6];
+            let stride = [0i32, 4, 8, 16, 128, -4][(x >> 50) as usize % 6];
+            let stride2 = [0i32, 64, 512, 4, -60, 132][(x >> 40) as usize % 6];
+            let n = 1 + (x >> 20) as usize % 32;
+            let mask = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+            let width = [4u32, 8, 16][(x >> 10) as usize % 3];
+            let shape = AddrShape {
+                run,
+                stride,
+                stride2,
+            };
+            let mut addrs = Vec::new();
+            shape.expand(0x4000 + (x >> 32) % 64 * 4, n, &mut addrs);
+            let canon = AddrShape::of(&addrs);
+            let (m, a) = distinct_lanes(mask, &addrs, canon, &mut few);
+            reduced += (a.len() < n) as u32;
+            assert_eq!(
+                shmem_access(m, a, width, 32, 4),
+                shmem_access(mask, &addrs, width, 32, 4),
+                "{canon:?} n {n} width {width}"
+            );
+        }
+        assert!(reduced > 500, "{reduced}");
     }
 
     #[test]

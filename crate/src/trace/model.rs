@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Result;
 
+pub use super::shape::AddrShape;
+
 /// Threads per warp; every NVIDIA GPU we model has 32.
 pub const WARP_SIZE: u32 = 32;
 /// Most destination registers one trace instruction may carry.
@@ -323,6 +325,9 @@ pub struct TraceInst {
     pub imm: u64,
     /// Source line number (lineinfo traces), 0 when absent.
     pub line: u32,
+    /// The regular shape of the addresses ([`AddrShape::of`] of them), filled by every reader
+    /// while it expands them; [`AddrShape::NONE`] when irregular or unknown.
+    pub shape: AddrShape,
 }
 
 impl TraceInst {
@@ -363,6 +368,20 @@ impl WarpTrace {
         let mask = inst.mask;
         let lanes = (0..32u32).filter(move |l| mask & (1 << l) != 0);
         lanes.zip(slice.iter().copied())
+    }
+}
+
+impl WarpTrace {
+    /// Sets every memory instruction's [`TraceInst::shape`] from its addresses, as the readers
+    /// do (for warps built by hand).
+    pub fn fill_shapes(&mut self) {
+        for i in &mut self.insts {
+            let (at, n) = (i.addr_start as usize, i.mask.count_ones() as usize);
+            i.shape = match self.addrs.get(at..at.saturating_add(n)) {
+                Some(a) if i.mem_width > 0 => AddrShape::of(a),
+                _ => AddrShape::NONE,
+            };
+        }
     }
 }
 

@@ -36,7 +36,7 @@ use crate::trace::model::{
     CtaTrace, Dim3, KernelInfo, KernelTrace, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST,
     MAX_SRC, REG_RZ, UR_BASE, WARP_SIZE,
 };
-use crate::trace::{inst_flags, Command, MemTrace};
+use crate::trace::{inst_flags, AddrShape, Command, MemTrace};
 
 use super::ops;
 
@@ -424,11 +424,16 @@ impl WarpBuilder<'_> {
         let ctx = self.ctx();
         let m = self.active & pred;
         self.push(name, m, dst, src).mem_width = if m == 0 { 0 } else { width };
+        let start = self.warp.addrs.len();
         let mut rest = m;
         while rest != 0 {
             let l = rest.trailing_zeros();
             self.warp.addrs.push(addr(&ctx.thread(l)));
             rest &= rest - 1;
+        }
+        let shape = AddrShape::of(&self.warp.addrs[start..]);
+        if let Some(i) = self.warp.insts.last_mut() {
+            i.shape = shape;
         }
         self
     }

@@ -21,7 +21,9 @@ use std::collections::VecDeque;
 
 use crate::config::GpuConfig;
 use crate::mem::carveout;
-use crate::mem::coalesce::{access_kind, bypasses_l1, coalesce, shmem_wavefronts, LineReq};
+use crate::mem::coalesce::{
+    access_kind, bypasses_l1, coalesce_access, shmem_wavefronts, LineReq, WarpAccess,
+};
 use crate::mem::iface::AccessKind;
 use crate::mem::reuse::{window_for, ReuseProfile, SdcmReport};
 use crate::trace::{Command, CtaTrace, KernelStream, MemSpace, OpTable, TraceInst, TraceSource};
@@ -284,14 +286,14 @@ impl KernelRun<'_> {
         }
         self.mem_insts += 1;
         let c = &self.cfg.l1d.cache;
-        coalesce(
+        let access = WarpAccess {
             mask,
             addrs,
             width,
-            c.line_bytes,
-            c.sector_bytes,
-            &mut self.lines,
-        );
+            shape: inst.shape,
+            store: op.kind == AccessKind::Store,
+        };
+        coalesce_access(&access, c.line_bytes, c.sector_bytes, &mut self.lines);
         let sb = c.sector_bytes.max(1) as u64;
         for k in 0..self.lines.len() {
             let l = self.lines[k];

@@ -17,7 +17,7 @@
 //! versions before 3 prepend `cta_x cta_y cta_z warp` (skipped here).
 
 use crate::trace::model::{
-    inst_flags, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST, MAX_SRC, UR_BASE,
+    inst_flags, AddrShape, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST, MAX_SRC, UR_BASE,
 };
 use crate::trace::opcodes::{classify, Arch};
 use crate::Result;
@@ -149,7 +149,7 @@ pub fn parse_inst(
     )? as u16;
     inst.addr_start = warp.addrs.len() as u32;
     if inst.mem_width > 0 {
-        parse_addrs(toks, inst.mask, ctx, &mut warp.addrs)?;
+        inst.shape = parse_addrs(toks, inst.mask, ctx, &mut warp.addrs)?;
     }
     if let Some(t) = toks.next_tok() {
         if !fmt.imm {
@@ -174,10 +174,12 @@ pub fn parse_inst(
     Ok(())
 }
 
-/// Decodes the address list of a memory instruction into `out`, one per active lane.
+/// Decodes the address list of a memory instruction into `out`, one per active lane, and
+/// returns its shape.
 #[inline]
-fn parse_addrs(toks: &mut Toks, mask: u32, ctx: &Ctx, out: &mut Vec<u64>) -> Result<()> {
+fn parse_addrs(toks: &mut Toks, mask: u32, ctx: &Ctx, out: &mut Vec<u64>) -> Result<AddrShape> {
     let n = mask.count_ones() as usize;
+    let start = out.len();
     let mode = dec_max(toks.req(ctx, "address_mode")?, ctx, "address_mode", 2)?;
     match mode {
         0 => {
@@ -193,6 +195,12 @@ fn parse_addrs(toks: &mut Toks, mask: u32, ctx: &Ctx, out: &mut Vec<u64>) -> Res
                 out.push(a);
                 a = a.wrapping_add(stride as u64);
             }
+            return Ok(match (n, i32::try_from(stride)) {
+                (0, _) => AddrShape::NONE,
+                (1, _) => AddrShape::strided(0),
+                (_, Ok(s)) => AddrShape::strided(s),
+                (_, Err(_)) => AddrShape::NONE,
+            });
         }
         _ => {
             let base = hex(toks.req(ctx, "base_address")?, ctx, "base_address")?;
@@ -207,5 +215,5 @@ fn parse_addrs(toks: &mut Toks, mask: u32, ctx: &Ctx, out: &mut Vec<u64>) -> Res
             }
         }
     }
-    Ok(())
+    Ok(AddrShape::of(&out[start..]))
 }

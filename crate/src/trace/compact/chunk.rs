@@ -18,8 +18,9 @@
 //!      bit 1  static fields (op, registers, width, flags, imm, line) = last time at this PC
 //!      bit 2-3 mask: 0 = previous instruction's, 1 = last at this PC, 2 = full, 3 = explicit
 //!      bit 4-5 lane addresses: 0 = base + j*stride, 1 = base + (lane_j - lane_0)*stride,
-//!              2 = irregular (LANE stream)
-//!      bit 6  stride = last stride at this PC
+//!              2 = irregular (LANE stream), 3 = runs: base + (j%run)*stride + (j/run)*stride2
+//!              (format 1.1; STRIDE holds run, stride, stride2)
+//!      bit 6  stride (kind 3: run, stride, stride2) = last at this PC
 //!      bit 7  base = last base at this PC + last base delta at this PC
 //! ```
 //!
@@ -33,7 +34,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::bytes::{put_svarint, put_varint, Cur};
-use crate::trace::model::{CtaTrace, Dim3, OpId, TraceInst, WarpTrace, MAX_DST, MAX_SRC};
+use crate::trace::model::{
+    AddrShape, CtaTrace, Dim3, OpId, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
+};
 use crate::{Error, Result};
 
 const S_HDR: usize = 0;
@@ -68,6 +71,8 @@ const MASK_EXPLICIT: u8 = 3;
 const KIND_INDEX: u8 = 0;
 const KIND_LANE: u8 = 1;
 const KIND_IRREGULAR: u8 = 2;
+/// Runs of lanes (format 1.1): the shape of [`AddrShape`] with `run < n`.
+const KIND_RUNS: u8 = 3;
 
 /// `addr_start` of every instruction is the running address count.
 const AMODE_CURSOR: u8 = 0;
@@ -114,6 +119,8 @@ struct Slot {
     bdelta: u64,
     has_base: bool,
     stride: u64,
+    /// The last kind-3 shape at this PC.
+    runs: AddrShape,
 }
 
 impl Slot {
@@ -128,6 +135,7 @@ impl Slot {
             bdelta: 0,
             has_base: false,
             stride: 0,
+            runs: AddrShape::NONE,
         }
     }
 }
@@ -356,8 +364,15 @@ impl ChunkEncoder {
             .iter()
             .enumerate()
             .all(|(j, &x)| x == base.wrapping_add((j as u64).wrapping_mul(st)));
+        let shape = if by_index {
+            AddrShape::NONE
+        } else {
+            AddrShape::of(a)
+        };
         let (kind, stride) = if by_index {
             (KIND_INDEX, Some(st))
+        } else if shape.is_regular() {
+            (KIND_RUNS, None)
         } else {
             let lane0 = mask.trailing_zeros();
             let lane1 = (mask & !(1u32 << lane0)).trailing_zeros();
@@ -378,6 +393,19 @@ impl ChunkEncoder {
             }
         };
         ctrl |= kind << KIND_SHIFT;
+        if kind == KIND_RUNS {
+            let sl = &mut self.model.slots[slot as usize];
+            if shape == sl.runs {
+                ctrl |= STRIDE_HIT;
+            } else {
+                let st = &mut self.s[S_STRIDE];
+                put_varint(st, shape.run as u64);
+                put_svarint(st, shape.stride as i64);
+                put_svarint(st, shape.stride2 as i64);
+                sl.runs = shape;
+            }
+            return ctrl;
+        }
         match stride {
             Some(st) => {
                 let sl = &mut self.model.slots[slot as usize];
@@ -430,6 +458,9 @@ pub struct ChunkCtx<'a> {
     pub what: &'a str,
     /// Number of opcodes in the kernel's table: larger ids are corrupt.
     pub n_ops: usize,
+    /// The file's minor format version: from 1.1 on, writers code every address list that
+    /// has a shape ([`AddrShape::of`]) as kind 0 or 3, so kinds 1 and 2 need no shape search.
+    pub minor: u16,
 }
 
 impl ChunkDecoder {
@@ -593,7 +624,7 @@ impl ChunkDecoder {
                     at as u32
                 };
                 if n > 0 {
-                    self.addrs(cur, slot, ctrl, inst.mask, n, &mut addrs)?;
+                    inst.shape = self.addrs(cur, slot, ctrl, inst.mask, n, &mut addrs, ctx)?;
                 } else if ctrl & 0xf0 != 0 {
                     return Err(cur[S_CTRL].err(
                         "control byte",
@@ -607,6 +638,12 @@ impl ChunkDecoder {
         }
         if mode == AMODE_RAW {
             cur[S_RAW].svarint_sums(n_raw as usize, 0, &mut addrs, "raw address")?;
+            for i in &mut insts {
+                let (at, n) = (i.addr_start as usize, naddr(i));
+                if let Some(a) = addrs.get(at..at.saturating_add(n)) {
+                    i.shape = AddrShape::of(a);
+                }
+            }
         }
         self.addr_hint = addrs.len();
         Ok(WarpTrace {
@@ -616,6 +653,8 @@ impl ChunkDecoder {
         })
     }
 
+    /// Decodes one instruction's lane addresses into `out`; returns their shape.
+    #[allow(clippy::too_many_arguments)]
     fn addrs(
         &mut self,
         cur: &mut [Cur<'_>; NSTREAMS],
@@ -624,7 +663,8 @@ impl ChunkDecoder {
         mask: u32,
         n: usize,
         out: &mut Vec<u64>,
-    ) -> Result<()> {
+        ctx: &ChunkCtx<'_>,
+    ) -> Result<AddrShape> {
         let pred = self.model.predict_base(slot);
         let base = if ctrl & BASE_HIT != 0 {
             pred
@@ -641,9 +681,10 @@ impl ChunkDecoder {
                 ));
             }
             out.push(base);
-            return Ok(());
+            return Ok(AddrShape::strided(0));
         }
-        match kind {
+        let at = out.len();
+        let shape = match kind {
             KIND_INDEX | KIND_LANE => {
                 let sl = &mut self.model.slots[slot as usize];
                 if ctrl & STRIDE_HIT == 0 {
@@ -652,12 +693,18 @@ impl ChunkDecoder {
                 let st = sl.stride;
                 if kind == KIND_INDEX {
                     out.extend((0..n as u64).map(|j| base.wrapping_add(j.wrapping_mul(st))));
+                    i32::try_from(st as i64).map_or(AddrShape::NONE, AddrShape::strided)
                 } else {
                     let lane0 = mask.trailing_zeros();
                     out.extend(
                         lanes(mask)
                             .map(|l| base.wrapping_add(((l - lane0) as u64).wrapping_mul(st))),
                     );
+                    if ctx.minor >= 1 {
+                        AddrShape::NONE
+                    } else {
+                        AddrShape::of(&out[at..])
+                    }
                 }
             }
             KIND_IRREGULAR => {
@@ -673,10 +720,49 @@ impl ChunkDecoder {
                 }
                 out.push(base);
                 cur[S_LANE].svarint_sums(n - 1, base, out, "lane delta")?;
+                if ctx.minor >= 1 {
+                    AddrShape::NONE
+                } else {
+                    AddrShape::of(&out[at..])
+                }
             }
-            _ => return Err(cur[S_CTRL].err("control byte", "address kind 3 is reserved")),
-        }
-        Ok(())
+            _ => {
+                let sl = &mut self.model.slots[slot as usize];
+                if ctrl & STRIDE_HIT == 0 {
+                    let c = &mut cur[S_STRIDE];
+                    let run = c.var_max("address run", 31)? as u8;
+                    let mut st = [0i32; 2];
+                    for v in &mut st {
+                        let x = c.svarint("address stride")?;
+                        *v = i32::try_from(x)
+                            .map_err(|_| c.err("address stride", format!("{x} exceeds 32 bits")))?;
+                    }
+                    sl.runs = AddrShape {
+                        run,
+                        stride: st[0],
+                        stride2: st[1],
+                    };
+                }
+                let sh = sl.runs;
+                // Canonical only ([`AddrShape::of`]): 2 <= run < n, and the step after the
+                // first run differs from the stride.
+                if sh.run < 2
+                    || sh.run as usize >= n
+                    || sh.stride2 as i64 == sh.run as i64 * sh.stride as i64
+                {
+                    return Err(cur[S_CTRL].err(
+                        "control byte",
+                        format!(
+                            "address runs (run {}, stride {}, stride2 {}) do not fit {n} lanes",
+                            sh.run, sh.stride, sh.stride2
+                        ),
+                    ));
+                }
+                sh.expand(base, n, out);
+                sh
+            }
+        };
+        Ok(shape)
     }
 }
 

@@ -11,8 +11,9 @@ pub const MAGIC: [u8; 8] = *b"\x89WWTRC\r\n";
 pub const END_MAGIC: [u8; 8] = *b"WWTREND\n";
 /// Major version: readers refuse any other. Bumped on every incompatible layout change.
 pub const VERSION_MAJOR: u16 = 1;
-/// Minor version: additions old readers may ignore; readers accept any minor of their major.
-pub const VERSION_MINOR: u16 = 0;
+/// Minor version: writer choices within the major's rules; readers accept any minor of their
+/// major. 1.1: address kind 3 (runs of lanes), and kinds 1/2 only for lists without a shape.
+pub const VERSION_MINOR: u16 = 1;
 /// magic + major + minor + flags.
 pub const HEADER_LEN: u64 = 16;
 /// dir offset + dir compressed length + dir uncompressed length + dir hash + end magic.

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! ┌ header: magic, version ┐┌ chunk ┐┌ chunk ┐ ... ┌ directory (zstd) ────────────────────┐┌ trailer ┐
-//! │ "\x89WWTRC\r\n" 1.0    ││ zstd  ││ zstd  │     │ commands, per kernel: header, opcodes, ││ dir pos │
+//! │ "\x89WWTRC\r\n" 1.1    ││ zstd  ││ zstd  │     │ commands, per kernel: header, opcodes, ││ dir pos │
 //! └────────────────────────┘└───────┘└───────┘     │ chunk index (len, CTAs, insts, hash)   ││ END     │
 //!                                                  └────────────────────────────────────────┘└─────────┘
 //! chunk = consecutive CTAs split into homogeneous streams (control bytes, PC deltas, opcodes,
@@ -45,6 +45,7 @@ pub fn fuzz_compact(data: &[u8]) {
         file: "fuzz",
         what: "chunk",
         n_ops: 16,
+        minor: dir::VERSION_MINOR,
     };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
     // The bytes as an uncompressed directory: reaches the index parser behind its checksum.

@@ -290,7 +290,7 @@ impl<R: Read + Seek> CompactReader<R> {
             e,
             &self.name,
             (k, c),
-            self.kernels[k].ops.len(),
+            (self.kernels[k].ops.len(), self.version.1),
         )
     }
 
@@ -343,7 +343,7 @@ fn decode_chunk_with(
     e: &ChunkEntry,
     file: &str,
     (k, c): (usize, usize),
-    n_ops: usize,
+    (n_ops, minor): (usize, u16),
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
     let mut data = dec.take_buf();
@@ -370,6 +370,7 @@ fn decode_chunk_with(
                 file,
                 what: &what,
                 n_ops,
+                minor,
             },
         )
         .map_err(|err| with_chunk_pos(err, e.offset));
@@ -416,7 +417,7 @@ pub fn decode_chunk<R>(
         e,
         &rd.name,
         (k, c),
-        kern.ops.len(),
+        (kern.ops.len(), rd.version.1),
     )
 }
 
@@ -458,6 +459,8 @@ pub struct OwnedCompactStream {
     info: KernelInfo,
     ops: OpTable,
     entries: Vec<ChunkEntry>,
+    /// The file's minor format version.
+    minor: u16,
     raw: std::vec::IntoIter<Vec<u8>>,
     next_chunk: usize,
     dec: ChunkDecoder,
@@ -480,7 +483,7 @@ impl OwnedCompactStream {
             &self.entries[c],
             &self.name,
             (self.k, c),
-            self.ops.len(),
+            (self.ops.len(), self.minor),
         ))
     }
 }
@@ -549,6 +552,7 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
             info,
             ops,
             entries,
+            minor: self.version.1,
             raw: raw.into_iter(),
             next_chunk: 0,
             dec: ChunkDecoder::new(),

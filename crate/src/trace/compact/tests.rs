@@ -183,6 +183,11 @@ fn warp(rng: &mut Rng, cta: u64, w: u32, iters: u32) -> WarpTrace {
         // Memory instruction with no active lane; all-zero stride (broadcast).
         push(inst(0x50, 0, 9, 4), &none);
         push(inst(0x60, 0xffff, 1, 4), &|_, _| base);
+        // Runs of lanes (format 1.1's kind 3): matmul's B row read by two C rows (the same
+        // shape every time), and half-warp broadcasts whose step changes every third time.
+        push(inst(0x64, u32::MAX, 1, 4), &|_, j| ib + 4 * (j % 16) as u64);
+        let step = 512 + 64 * (it / 3) as u64;
+        push(inst(0x68, m, 1, 4), &move |_, j| ib + step * (j / 4) as u64);
         // Tensor op with full register lists, junk beyond the counts.
         let mut t = inst(0x70, u32::MAX, 5, 0);
         t.ndst = 4;
@@ -285,6 +290,14 @@ pub(super) fn crafted() -> MemTrace {
         bytes: u64::MAX,
     });
     t.commands.push(Command::Kernel { index: 0 });
+    for w in t
+        .kernels
+        .iter_mut()
+        .flat_map(|k| &mut k.ctas)
+        .flat_map(|c| &mut c.warps)
+    {
+        w.fill_shapes();
+    }
     t
 }
 
@@ -316,12 +329,46 @@ fn encode(t: &MemTrace, chunk_insts: u64) -> Vec<u8> {
 }
 
 #[test]
+fn shapes_of_old_and_new_files_are_canonical() {
+    // A format 1.0 file (sample-traces/matmul_naive-64.wwt as the 1.0 writer made it), whose
+    // runs of lanes are coded as irregular lists: the reader finds their shape; re-encoded as
+    // 1.1 they become kind 3 and read back equal.
+    let v10 = include_bytes!("testdata/matmul_naive-64-v1.0.wwt");
+    let mut rd = CompactReader::from_slice(v10, "matmul_naive-64-v1.0.wwt").unwrap();
+    assert_eq!(rd.version(), (1, 0));
+    let old = MemTrace::collect(&mut rd).unwrap();
+    let mut runs = 0;
+    for w in old
+        .kernels
+        .iter()
+        .flat_map(|k| &k.ctas)
+        .flat_map(|c| &c.warps)
+    {
+        for i in &w.insts {
+            let (at, n) = (i.addr_start as usize, i.mask.count_ones() as usize);
+            let want = if i.mem_width > 0 {
+                AddrShape::of(&w.addrs[at..at + n])
+            } else {
+                AddrShape::NONE
+            };
+            assert_eq!(i.shape, want);
+            runs += (i.shape.run > 1 && i.shape.run < 32) as u32;
+        }
+    }
+    assert!(runs > 1000, "{runs} instructions with runs");
+    let new = encode(&old, 32768);
+    let mut rd2 = CompactReader::from_bytes(new, "mem").unwrap();
+    assert_eq!(rd2.version(), (1, 1));
+    assert_same(&old, &MemTrace::collect(&mut rd2).unwrap());
+}
+
+#[test]
 fn round_trip_crafted_every_chunking() {
     let t = crafted();
     for chunk in [1, 100, 1 << 20] {
         let bytes = encode(&t, chunk);
         let mut rd = CompactReader::from_bytes(bytes, "mem").unwrap();
-        assert_eq!(rd.version(), (1, 0));
+        assert_eq!(rd.version(), (1, 1));
         assert_eq!(rd.source_name(), "crafted");
         let back = MemTrace::collect(&mut rd).unwrap();
         assert_same(&t, &back);
@@ -500,7 +547,7 @@ fn version_and_magic_mismatch() {
         .to_string();
     assert_eq!(
         e,
-        "t.wwt: version at byte 8: format version 2.0; this reader reads version 1.x only"
+        "t.wwt: version at byte 8: format version 2.1; this reader reads version 1.x only"
     );
     let mut b = bytes.clone();
     b[10] = 7; // a newer minor version is still read

@@ -20,8 +20,8 @@ use super::path::PathFinder;
 use super::records::{KernelRecords, Kind, Record, Space};
 use super::sass::SassFunction;
 use crate::trace::model::{
-    CtaTrace, KernelInfo, KernelTrace, OpTable, TraceInst, WarpTrace, MAX_DST, MAX_SRC, UR_BASE,
-    WARP_SIZE,
+    AddrShape, CtaTrace, KernelInfo, KernelTrace, OpTable, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
+    UR_BASE, WARP_SIZE,
 };
 use crate::trace::opcodes::{classify, Arch};
 use crate::workload::builder::{LOCAL_BASE, SHMEM_BASE};
@@ -395,7 +395,11 @@ impl Emit<'_> {
         for (k, &r) in s.src.iter().take(MAX_SRC).enumerate() {
             t.src[k] = r;
         }
+        let start = wt.addrs.len();
         wt.addrs.extend(addrs.iter().map(|&(_, a)| a));
+        if t.mem_width > 0 {
+            t.shape = AddrShape::of(&wt.addrs[start..]);
+        }
         wt.insts.push(t);
     }
 }

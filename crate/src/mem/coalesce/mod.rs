@@ -9,15 +9,23 @@
 //!  seed 004 Figure 2: 4 lanes, 64 B stride, 8 B each, 128 B lines, 32 B sectors
 //!    -> 2 line requests, 4 sectors (128 B) instead of 2 lines (256 B) without sectors
 //! ```
-//! Cost (issue 5: the coalescer was a sixth of a run): three paths with identical results
-//! (tests compare them on random patterns): unit stride (the lines follow from one range),
-//! aligned lanes (each lane adds to the line of the previous lane, or a search), and lane by
-//! lane with straddling accesses. Bank conflicts: one pass when no bank holds two distinct
-//! words, else a sort.
+//! Cost (issues 5 and 6: the coalescer was a quarter of a `fast` run): four paths with
+//! identical results (tests compare them on random and edge patterns):
+//! - by shape ([`runs`]): the trace reader recorded the addresses' [`AddrShape`] (a stride, or
+//!   runs of lanes with a stride and a step between runs), so the lines follow from
+//!   (base, shape, width, mask) in O(lines), without looking at the lanes;
+//! - unit stride (the lines follow from one range), aligned lanes (each lane adds to the line
+//!   of the previous lane, or a search), and lane by lane with straddling accesses.
+//!
+//! The byte cover of each line ([`LineReq::cover`], [`LineReq::full`]) is computed for stores
+//! only ([`WarpAccess::store`]): only a store's whole sectors matter (L2 write-validate).
+//! Bank conflicts: one pass when no bank holds two distinct words, else a sort.
+
+mod runs;
 
 use crate::config::L1dConfig;
 use crate::mem::iface::{AccessKind, MemRequest};
-use crate::trace::{MemSpace, OpInfo, OpKind};
+use crate::trace::{AddrShape, MemSpace, OpInfo, OpKind};
 
 /// One coalesced access to one line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,11 +38,11 @@ pub struct LineReq {
     pub bytes: u32,
     /// Lanes that touch this line.
     pub lanes: u32,
-    /// Bytes of the line the lanes touch (bit i = byte i), for lines of at most 128 bytes
-    /// (0 for longer lines); `full` is derived from it.
+    /// Bytes of the line the lanes touch (bit i = byte i), for stores to lines of at most 128
+    /// bytes (0 for loads and longer lines); `full` is derived from it.
     pub cover: u128,
-    /// Sectors every byte of which the lanes touch: a store writes them whole, so an L2 with
-    /// lazy fetch-on-read never has to fetch them.
+    /// Sectors every byte of which the lanes touch (stores only, else 0): a store writes them
+    /// whole, so an L2 with lazy fetch-on-read never has to fetch them.
     pub full: u8,
 }
 
@@ -79,8 +87,26 @@ impl LineReq {
     }
 }
 
+/// One warp memory instruction as the coalescer sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct WarpAccess<'a> {
+    /// Active lanes.
+    pub mask: u32,
+    /// `addrs[k]` belongs to the k-th set bit of `mask`, as in
+    /// [`crate::trace::WarpTrace::addrs`] (lanes beyond `addrs` are ignored).
+    pub addrs: &'a [u64],
+    /// Bytes per lane.
+    pub width: u32,
+    /// The addresses' shape ([`crate::trace::TraceInst::shape`]); [`AddrShape::NONE`] when
+    /// unknown.
+    pub shape: AddrShape,
+    /// Compute [`LineReq::cover`] and [`LineReq::full`] (a store); loads leave them 0.
+    pub store: bool,
+}
+
 /// Coalesces the active lanes' addresses (`addrs[k]` belongs to the k-th set bit of `mask`, as in
-/// [`crate::trace::WarpTrace::addrs`]) into line requests, appended to `out` after clearing it.
+/// [`crate::trace::WarpTrace::addrs`]) into line requests, appended to `out` after clearing it,
+/// with the byte cover of a store: [`coalesce_access`] of an access without a known shape.
 pub fn coalesce(
     mask: u32,
     addrs: &[u64],
@@ -89,15 +115,61 @@ pub fn coalesce(
     sector_bytes: u32,
     out: &mut Vec<LineReq>,
 ) {
+    let a = WarpAccess {
+        mask,
+        addrs,
+        width,
+        shape: AddrShape::NONE,
+        store: true,
+    };
+    coalesce_access(&a, line_bytes, sector_bytes, out);
+}
+
+/// Coalesces one access into line requests (first-touch order), appended to `out` after
+/// clearing it: from its shape when known, else from the lanes.
+pub fn coalesce_access(
+    a: &WarpAccess<'_>,
+    line_bytes: u32,
+    sector_bytes: u32,
+    out: &mut Vec<LineReq>,
+) {
+    if a.store {
+        lines::<true>(a, line_bytes, sector_bytes, out);
+    } else {
+        lines::<false>(a, line_bytes, sector_bytes, out);
+    }
+}
+
+/// [`coalesce_access`] with the byte cover computed (`C`) or not.
+fn lines<const C: bool>(
+    a: &WarpAccess<'_>,
+    line_bytes: u32,
+    sector_bytes: u32,
+    out: &mut Vec<LineReq>,
+) {
     out.clear();
-    let w = width.max(1) as u64;
+    let w = a.width.max(1) as u64;
     let lb = line_bytes as u64;
     let sb = sector_bytes.max(1) as u64;
-    if !contiguous(mask, addrs, w, lb, sb, out) && !within_lines(mask, addrs, w, lb, sb, out) {
+    let (mask, addrs) = (a.mask, a.addrs);
+    let n = mask.count_ones() as usize;
+    let shaped = a.shape.is_regular() && addrs.len() >= n && n > 0 && {
+        debug_assert!(
+            a.shape.matches(&addrs[..n]),
+            "{:?} does not describe {:x?}",
+            a.shape,
+            &addrs[..n]
+        );
+        runs::by_shape::<C>(mask, addrs[0], a.shape, w, lb, sb, out)
+    };
+    if !shaped
+        && !contiguous::<C>(mask, addrs, w, lb, sb, out)
+        && !within_lines::<C>(mask, addrs, w, lb, sb, out)
+    {
         out.clear();
-        by_lane(mask, addrs, w, lb, sb, out);
+        by_lane::<C>(mask, addrs, w, lb, sb, out);
     }
-    if lb <= 128 {
+    if C && lb <= 128 {
         for r in out.iter_mut() {
             r.full = full_sectors(r.cover, lb, sb);
         }
@@ -110,7 +182,7 @@ pub fn coalesce(
 /// changes) and a lane repeating the previous lane's address adds only its bytes and lane bit
 /// (broadcasts, half-warps reading the same row). Returns false (with `out` partly written)
 /// when a lane straddles.
-fn within_lines(
+fn within_lines<const C: bool>(
     mask: u32,
     addrs: &[u64],
     w: u64,
@@ -131,7 +203,7 @@ fn within_lines(
     let mut prev = u64::MAX;
     let (mut secs, mut bytes, mut lanes, mut cover) = (0u8, 0u32, 0u32, 0u128);
     // One lane's bytes at offset 0, shifted to each lane's offset (`off + w <= lb <= 128`).
-    let lane_cover = if lb <= 128 { range_cover(0, w) } else { 0 };
+    let lane_cover = if C && lb <= 128 { range_cover(0, w) } else { 0 };
     for &a in &addrs[..n] {
         let bit = m & m.wrapping_neg();
         m &= m - 1;
@@ -163,7 +235,9 @@ fn within_lines(
             (secs, bytes, lanes, cover) = (r.sectors, r.bytes, r.lanes, r.cover);
             cur_line = line;
         }
-        cover |= lane_cover << off;
+        if C && lb <= 128 {
+            cover |= lane_cover << off;
+        }
         let (s0, s1) = ((off >> ss) as u32, ((off + w - 1) >> ss) as u32);
         secs |= if s0 == s1 {
             1u32.wrapping_shl(s0) as u8
@@ -181,7 +255,14 @@ fn within_lines(
 }
 
 /// The general path of [`coalesce`]: lane by lane, lines in first-touch order.
-fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) {
+fn by_lane<const C: bool>(
+    mask: u32,
+    addrs: &[u64],
+    w: u64,
+    lb: u64,
+    sb: u64,
+    out: &mut Vec<LineReq>,
+) {
     let mut m = mask;
     // Sector index by shift when the sector size is a power of two (config validation
     // checks it); the entry of the line touched last is tried first (neighbouring lanes
@@ -204,7 +285,7 @@ fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<Lin
             let s1 = sector(seg_end - 1 - line);
             let secs = ((((1u32 << (s1 + 1)) - 1) & !((1u32 << s0) - 1)) & 0xff) as u8;
             let bytes = (seg_end - p) as u32;
-            let cover = if lb <= 128 {
+            let cover = if C && lb <= 128 {
                 range_cover(p - line, seg_end - line)
             } else {
                 0
@@ -246,7 +327,14 @@ fn by_lane(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<Lin
 /// The fast path of [`coalesce`]: the active lanes (a contiguous run of mask bits) access one
 /// contiguous range, lane k at `addrs[0] + k * width` (unit stride, the common case). The
 /// lines follow from the range in one pass. Returns false (nothing written) otherwise.
-fn contiguous(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<LineReq>) -> bool {
+fn contiguous<const C: bool>(
+    mask: u32,
+    addrs: &[u64],
+    w: u64,
+    lb: u64,
+    sb: u64,
+    out: &mut Vec<LineReq>,
+) -> bool {
     let n = (mask.count_ones() as usize).min(addrs.len());
     if n < 2 || !lb.is_power_of_two() || !sb.is_power_of_two() {
         return false;
@@ -286,7 +374,7 @@ fn contiguous(mask: u32, addrs: &[u64], w: u64, lb: u64, sb: u64, out: &mut Vec<
             sectors: secs,
             bytes: (seg_end - p) as u32,
             lanes,
-            cover: if lb <= 128 {
+            cover: if C && lb <= 128 {
                 range_cover(p - line, seg_end - line)
             } else {
                 0
@@ -422,209 +510,4 @@ pub fn access_kind(k: OpKind) -> AccessKind {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seed004_figure2_sectors_vs_lines() {
-        // 4 threads, 64 B stride, 8 B each.
-        let addrs = [0x1000u64, 0x1040, 0x1080, 0x10c0];
-        let mut out = Vec::new();
-        coalesce(0b1111, &addrs, 8, 128, 32, &mut out);
-        assert_eq!(out.len(), 2);
-        assert_eq!(
-            out[0],
-            LineReq {
-                addr: 0x1000,
-                sectors: 0b0101,
-                bytes: 16,
-                lanes: 0b0011,
-                cover: 0xff | 0xff << 64,
-                full: 0,
-            }
-        );
-        assert_eq!(
-            out[1],
-            LineReq {
-                addr: 0x1080,
-                sectors: 0b0101,
-                bytes: 16,
-                lanes: 0b1100,
-                cover: 0xff | 0xff << 64,
-                full: 0,
-            }
-        );
-        let sectors: u32 = out.iter().map(|r| r.sectors.count_ones()).sum();
-        assert_eq!(sectors * 32, 128);
-        // Without sectors (sector = line): 2 lines, 256 B.
-        coalesce(0b1111, &addrs, 8, 128, 128, &mut out);
-        let bytes: u32 = out.iter().map(|r| r.sectors.count_ones() * 128).sum();
-        assert_eq!((out.len(), bytes), (2, 256));
-    }
-
-    #[test]
-    fn unit_stride_and_straddling_lanes() {
-        let addrs: Vec<u64> = (0..32).map(|i| 0x2000 + 4 * i).collect();
-        let mut out = Vec::new();
-        coalesce(u32::MAX, &addrs, 4, 128, 32, &mut out);
-        assert_eq!(
-            out,
-            vec![LineReq {
-                addr: 0x2000,
-                sectors: 0xf,
-                bytes: 128,
-                lanes: u32::MAX,
-                cover: u128::MAX,
-                full: 0xf,
-            }]
-        );
-        // A 16 B access starting 8 B before a line boundary touches two lines; sparse mask.
-        coalesce(0b100, &[0x207f8], 16, 128, 32, &mut out);
-        assert_eq!(
-            out,
-            vec![
-                LineReq {
-                    addr: 0x20780,
-                    sectors: 0b1000,
-                    bytes: 8,
-                    lanes: 0b100,
-                    cover: 0xff << 120,
-                    full: 0,
-                },
-                LineReq {
-                    addr: 0x20800,
-                    sectors: 0b0001,
-                    bytes: 8,
-                    lanes: 0b100,
-                    cover: 0xff,
-                    full: 0,
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn full_sectors_need_every_byte() {
-        let mut out = Vec::new();
-        // 8 lanes x 4 B fill sector 0; a ninth lane writes 4 B of sector 1.
-        let addrs: Vec<u64> = (0..9).map(|i| 0x3000 + 4 * i).collect();
-        coalesce(0x1ff, &addrs, 4, 128, 32, &mut out);
-        assert_eq!((out[0].sectors, out[0].full), (0b11, 0b01));
-        // The same lanes scattered (not unit stride): the same answer from the other paths.
-        let mut rev = addrs.clone();
-        rev.reverse();
-        coalesce(0x1ff, &rev, 4, 128, 32, &mut out);
-        assert_eq!((out[0].sectors, out[0].full), (0b11, 0b01));
-        // 32 lanes storing to one word: 128 bytes counted, 4 bytes covered, nothing whole.
-        coalesce(u32::MAX, &[0x4010; 32], 4, 128, 32, &mut out);
-        assert_eq!((out[0].sectors, out[0].bytes, out[0].full), (0b1, 128, 0));
-        // Stride 8 with 4 B each: half of every sector.
-        let addrs: Vec<u64> = (0..16).map(|i| 0x5000 + 8 * i).collect();
-        coalesce(0xffff, &addrs, 4, 128, 32, &mut out);
-        assert_eq!((out[0].sectors, out[0].full), (0xf, 0));
-        // 256 B lines: no byte mask, so no sector counts as whole.
-        let addrs: Vec<u64> = (0..32).map(|i| 0x6000 + 4 * i).collect();
-        coalesce(u32::MAX, &addrs, 4, 256, 32, &mut out);
-        assert_eq!((out[0].sectors, out[0].full), (0xf, 0));
-    }
-
-    #[test]
-    fn unit_stride_fast_path_equals_the_lane_by_lane_path() {
-        let mut x = 0x1234_5678_9abc_def0u64;
-        let (mut fast, mut slow) = (Vec::new(), Vec::new());
-        let mut taken = 0;
-        for _ in 0..400 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let w = [1u64, 2, 4, 8, 16][(x >> 59) as usize % 5];
-            let n = 2 + (x >> 40) as u32 % 31;
-            let tz = (x >> 30) as u32 % (33 - n);
-            let mask = (((1u64 << n) - 1) << tz) as u32;
-            let a0 = 0x8000 + ((x >> 8) & 0x3ff) * w;
-            let addrs: Vec<u64> = (0..n as u64).map(|k| a0 + k * w).collect();
-            assert!(contiguous(mask, &addrs, w, 128, 32, &mut fast));
-            taken += 1;
-            by_lane(mask, &addrs, w, 128, 32, &mut slow);
-            assert_eq!(fast, slow, "w {w} mask {mask:#x} a0 {a0:#x}");
-            fast.clear();
-            slow.clear();
-            // Aligned, any order with repeats (matmul's broadcast rows): the second path.
-            let shuffled: Vec<u64> = (0..n as u64)
-                .map(|k| a0 + ((k * 7 + (x >> 20)) % 48) * w * (1 + (x >> 33) % 3))
-                .collect();
-            assert!(within_lines(mask, &shuffled, w, 128, 32, &mut fast));
-            by_lane(mask, &shuffled, w, 128, 32, &mut slow);
-            assert_eq!(fast, slow, "within lines: w {w} mask {mask:#x}");
-            fast.clear();
-            slow.clear();
-            // Runs of lanes on one address (broadcasts, half-warps on one row), and lanes
-            // alternating between lines: the repeat shortcut and the line write-back.
-            let run = [1u64, 2, 4, 16][(x >> 13) as usize % 4];
-            let stride = w * (1 + (x >> 45) % 40);
-            let runs: Vec<u64> = (0..n as u64)
-                .map(|k| {
-                    if (x >> 7) & 1 == 0 {
-                        a0 + (k / run) * stride
-                    } else {
-                        a0 + (k % 2) * 1024 + (k / run) * w
-                    }
-                })
-                .collect();
-            assert!(within_lines(mask, &runs, w, 128, 32, &mut fast));
-            by_lane(mask, &runs, w, 128, 32, &mut slow);
-            assert_eq!(fast, slow, "runs: w {w} mask {mask:#x} run {run}");
-            fast.clear();
-            slow.clear();
-        }
-        assert_eq!(taken, 400);
-        // Not unit stride, or a mask with holes: the fast path declines.
-        assert!(!contiguous(0b11, &[0, 8], 4, 128, 32, &mut fast));
-        assert!(!contiguous(0b101, &[0, 4], 4, 128, 32, &mut fast));
-        assert!(fast.is_empty());
-    }
-
-    #[test]
-    fn conflict_free_path_equals_the_sorting_path() {
-        let mut x = 0x0bad_cafe_f00d_d00du64;
-        let mut fast = 0;
-        for _ in 0..500 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let w = [1u32, 4, 8, 16][(x >> 61) as usize % 4];
-            let stride = [0u64, 4, 8, 12, 16, 128, 132][(x >> 50) as usize % 7];
-            let mask = if x & 1 == 0 {
-                u32::MAX
-            } else {
-                (x >> 8) as u32 | 1
-            };
-            let base = (x >> 20) & 0xffc;
-            // Runs of lanes on one address (a half-warp reading one row) as well.
-            let run = [1u64, 1, 2, 16][(x >> 40) as usize % 4];
-            let addrs: Vec<u64> = (0..32u64).map(|k| base + (k / run) * stride).collect();
-            let want = shmem_sorted(mask, &addrs, w, 32, 4);
-            if let Some(got) = conflict_free(mask, &addrs, w, 32, 4) {
-                assert_eq!(got, want, "w {w} stride {stride} mask {mask:#x}");
-                fast += 1;
-            }
-            assert_eq!(shmem_access(mask, &addrs, w, 32, 4), want);
-        }
-        assert!(fast > 100, "fast path taken {fast} times");
-    }
-
-    #[test]
-    fn shared_bank_conflicts() {
-        let m = u32::MAX;
-        let lin: Vec<u64> = (0..32).map(|i| 4 * i).collect();
-        assert_eq!(shmem_wavefronts(m, &lin, 4, 32, 4), 1);
-        let bcast = vec![0x40u64; 32];
-        assert_eq!(shmem_wavefronts(m, &bcast, 4, 32, 4), 1);
-        let stride2: Vec<u64> = (0..32).map(|i| 8 * i).collect();
-        assert_eq!(shmem_wavefronts(m, &stride2, 4, 32, 4), 2);
-        let col: Vec<u64> = (0..32).map(|i| 128 * i).collect();
-        assert_eq!(shmem_wavefronts(m, &col, 4, 32, 4), 32);
-        let wide: Vec<u64> = (0..32).map(|i| 8 * i).collect();
-        assert_eq!(shmem_wavefronts(m, &wide, 8, 32, 4), 2);
-    }
-}
+mod tests;
