@@ -81,7 +81,7 @@ pub struct MemPipe {
     pub gen_pos: usize,
     pub buf: Vec<MemRequest>,
     pub buf_cap: usize,
-    /// What the buffered requests need (kept by the SM's arbiter, `core::sm::pipes`): bit
+    /// What the buffered requests need ([`Self::note_needs`], [`Self::take_buffered`]): bit
     /// b < 64 for L1D bank b, and in `buf_ports` bit 0 for shared memory, bit 1 for the
     /// constant cache; a superset of the buffer's needs, exact when it is empty. A pipeline
     /// all of whose needs are taken this cycle is passed over without a scan.
@@ -131,6 +131,28 @@ impl MemPipe {
         self.used_mask |= 1 << i;
         self.table[i] = MemInst { used: true, ..e };
         self.dispatch = Some((i as u8, now + latency.max(1) as u64));
+    }
+
+    /// Adds the needs of the requests buffered from `from` on (just pushed) to `buf_banks` /
+    /// `buf_ports`; `bank_of` maps an address to its L1D bank.
+    pub fn note_needs(&mut self, from: usize, bank_of: impl Fn(u64) -> usize) {
+        for r in &self.buf[from..] {
+            match r.space {
+                MemSpace::Shared => self.buf_ports |= 1,
+                MemSpace::Constant => self.buf_ports |= 2,
+                _ => self.buf_banks |= 1 << (bank_of(r.addr) & 63),
+            }
+        }
+    }
+
+    /// Removes buffered request `i` (granted). The needs stay a superset of the buffer's until
+    /// it empties (a superset only costs a scan).
+    pub fn take_buffered(&mut self, i: usize) {
+        self.buf.remove(i);
+        if self.buf.is_empty() {
+            self.buf_banks = 0;
+            self.buf_ports = 0;
+        }
     }
 
     /// Frees table entry `e` (its instruction completed).

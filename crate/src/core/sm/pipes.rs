@@ -42,9 +42,6 @@ impl Sm {
         let mut ch = false;
         for p in 0..self.sh.pipes.len() {
             let pipe = &self.sh.pipes[p];
-            if pipe.wb.is_empty() {
-                continue;
-            }
             let Some(&e) = pipe.wb.front() else {
                 continue;
             };
@@ -93,14 +90,7 @@ impl Sm {
             ch |= c;
             if sh.pipes[p].buf.len() != before {
                 let bank_of = bank_fn(sh.p.coalesce.line_bytes, sh.p.l1d_banks);
-                let pipe = &mut sh.pipes[p];
-                for r in &pipe.buf[before..] {
-                    match r.space {
-                        MemSpace::Shared => pipe.buf_ports |= 1,
-                        MemSpace::Constant => pipe.buf_ports |= 2,
-                        _ => pipe.buf_banks |= 1 << (bank_of(r.addr) & 63),
-                    }
-                }
+                sh.pipes[p].note_needs(before, bank_of);
             }
             if let Some(e) = empty {
                 let e = e as usize;
@@ -195,13 +185,7 @@ impl Sm {
                             MemSpace::Constant => const_used = true,
                             _ => l1d_used |= bit,
                         }
-                        pipe.buf.remove(i);
-                        // The needs stay a superset of the buffer's until it empties (a
-                        // superset only costs a scan).
-                        if pipe.buf.is_empty() {
-                            pipe.buf_banks = 0;
-                            pipe.buf_ports = 0;
-                        }
+                        pipe.take_buffered(i);
                         sh.stats.mem.count_request(&req);
                         first_grant.get_or_insert(p);
                         ch = true;
