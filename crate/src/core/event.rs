@@ -62,6 +62,8 @@ use crate::Cycle;
 
 pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
 
+#[path = "event_ahead.rs"]
+mod ahead;
 #[path = "event_stall.rs"]
 mod stall;
 use super::event_warp::{W_MEM_DATA, W_MEM_STRUCT, W_NONE};
@@ -140,9 +142,17 @@ pub struct EvSched {
     /// (`event_fetch`): that line is the most recently used, so probing it again changes no
     /// LRU order and gives that cycle (or the fetch's own, if later).
     pub(super) l0_last: Option<(u64, Cycle)>,
+    /// `fast`'s issue and unit calendars (`event_ahead`).
+    ahead: ahead::Ahead,
 }
 
 impl EvSched {
+    /// The SM's clock for this cycle (`fast`: before its wakes are filed, see `event_ahead`).
+    #[inline]
+    pub fn set_now(&mut self, now: Cycle) {
+        self.now_hint = now;
+    }
+
     /// Files a next-issue entry of warp slot `w` at `t`.
     #[inline]
     fn push_ready(&mut self, t: Cycle, w: u16) {
@@ -255,6 +265,15 @@ enum Pick {
     UnitUsed,
 }
 
+/// A warp's head instruction and its earliest issue time ([`SubCore::ev_head`]).
+pub(super) struct Head {
+    pub t: Cycle,
+    pub reason: StallKind,
+    pub op: super::ctx::OpClass,
+    pub kernel: u32,
+    pub inst: crate::trace::TraceInst,
+}
+
 impl SubCore {
     /// The pipelines of unit `u` (the SM-wide pool for shared FP64), mutable.
     #[inline]
@@ -278,13 +297,34 @@ impl SubCore {
     }
 
     /// Computes warp `wi`'s next-issue time (no earlier than `earliest`) and files it: in the
-    /// heap, blocked, or (nothing left to issue) retiring.
+    /// heap, blocked, or (nothing left to issue) retiring. With the analytical memory (`fast`)
+    /// the warp runs ahead instead (`event_ahead`).
     pub fn ev_eval(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, earliest: Cycle) {
+        if is_direct(sh) {
+            self.ev_run(sh, ctx, wi, earliest);
+            return;
+        }
+        if let Some(h) = self.ev_head(sh, ctx, wi, earliest) {
+            sh.warps[wi].ev.op = h.op;
+            self.ev_file(sh, wi, h.t, h.reason, h.kernel, h.inst.pc);
+        }
+    }
+
+    /// Takes warp `wi` out of where it is filed and computes its head instruction's earliest
+    /// issue time (no earlier than `earliest`); `None` when it blocked (filed as such) or has
+    /// nothing left to issue.
+    pub(super) fn ev_head(
+        &mut self,
+        sh: &mut SmShared,
+        ctx: &StepCtx,
+        wi: usize,
+        earliest: Cycle,
+    ) -> Option<Head> {
         let n = sh.p.subcores;
         let local = div_pow2(wi, n);
         let w = &sh.warps[wi];
         if !w.active {
-            return;
+            return None;
         }
         self.ev.stale = true;
         match w.ev.state {
@@ -297,7 +337,7 @@ impl SubCore {
         let w = &sh.warps[wi];
         if w.ib.head >= w.n_insts {
             sh.warps[wi].ev.state = EvState::Idle;
-            return;
+            return None;
         }
         let inst = sh.inst(wi, w.ib.head);
         let kernel = w.kernel;
@@ -310,7 +350,7 @@ impl SubCore {
         if w.at_barrier {
             block(sh, EvState::BlockedBar, StallKind::Barrier);
             self.ev.blocked_bar += 1;
-            return;
+            return None;
         }
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
         let mut t = earliest.max(w.ev.not_before);
@@ -338,7 +378,7 @@ impl SubCore {
                 block(sh, EvState::BlockedMem, StallKind::MemData);
                 self.ev.blocked_mem += 1;
                 self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
-                return;
+                return None;
             }
             if rt & !MEM_BIT > latest & !MEM_BIT {
                 latest = rt;
@@ -356,7 +396,7 @@ impl SubCore {
             if w.mem_inflight > 0 {
                 block(sh, EvState::BlockedMem, StallKind::Barrier);
                 self.ev.blocked_mem += 1;
-                return;
+                return None;
             }
             if w.ev.mem_done > t {
                 t = w.ev.mem_done;
@@ -378,8 +418,13 @@ impl SubCore {
                 reason = StallKind::CompStructural;
             }
         }
-        sh.warps[wi].ev.op = op;
-        self.ev_file(sh, wi, t, reason, kernel, inst.pc);
+        Some(Head {
+            t,
+            reason,
+            op,
+            kernel,
+            inst,
+        })
     }
 
     /// The memory pipeline this sub-core's memory instructions use.
@@ -523,6 +568,9 @@ impl SubCore {
     /// [`Self::ev_step`] when something is due or changed.
     #[inline(never)]
     fn ev_step_due(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        if is_direct(sh) {
+            return self.ev_step_ahead(now, sh, ctx);
+        }
         let n = sh.p.subcores;
         let mut changed = false;
         let soon_due = !self.ev.soon.is_empty() && self.ev.soon_at <= now;

@@ -31,6 +31,7 @@ impl SubCore {
         let mut warp_free = w.ev.fetch_free;
         let base = ctx.kernels[w.kernel as usize].code_base;
         let fp = sh.p.fetch;
+        let direct = super::mem_direct::is_direct(sh);
         let line_bytes = if fp.subcore {
             self.fetch.l0.line_bytes()
         } else {
@@ -50,7 +51,9 @@ impl SubCore {
                 super::fetch::fetch_group(insts, fetched as usize, max, line_bytes, &fp, base)
             };
             let addr = base + insts[fetched as usize].pc as u64;
-            let f = t.max(warp_free).max(self.ev.fetch_free);
+            // `fast` (run-ahead, `event_ahead`): each warp fetches for itself.
+            let unit_free = if direct { 0 } else { self.ev.fetch_free };
+            let f = t.max(warp_free).max(unit_free);
             // An access to the SM's L1I (on an L0 miss, or as the only level), counted.
             let l1 = |sh: &mut SmShared, lat: u32| {
                 let (r, hit) = super::fetch::l1_access(&mut sh.l1i, addr, f, lat, fp.miss_penalty);

@@ -142,6 +142,9 @@ pub struct SmShared {
     /// Event front end: warps to (re-)evaluate and the earliest cycle they may issue (memory
     /// completions, barrier releases, launches).
     pub ev_wake: Vec<(u16, Cycle)>,
+    /// Per sub-core: issue cycles `fast`'s run-ahead counted before they came
+    /// (`core::event_ahead`); the next accounted cycles pay them back.
+    pub ahead_debt: Vec<u64>,
     /// Warps whose issue-check inputs may have changed since the issue stage cached their
     /// check in `wchk` (set by [`SmShared::touch`] wherever a warp's state changes).
     pub chk_dirty: SlotBits,
@@ -187,6 +190,13 @@ impl SmShared {
 
     /// Adds `n` cycles of `kind` to sub-core `s`'s stall stack and to the PC it blames.
     pub fn account_stall(&mut self, s: usize, kind: StallKind, pc: Option<(u32, u32)>, n: u64) {
+        let d = &mut self.ahead_debt[s];
+        let paid = (*d).min(n);
+        *d -= paid;
+        let n = n - paid;
+        if n == 0 {
+            return;
+        }
         self.stats.subcores[s].stalls.add(kind, n);
         if let Some((k, slot)) = pc {
             if let Some(p) = self
@@ -299,6 +309,7 @@ impl Sm {
             done_ctas: Vec::with_capacity(p.max_ctas),
             outbox: Vec::new(),
             ev_wake: Vec::with_capacity(p.max_warps),
+            ahead_debt: vec![0; p.subcores],
             chk_dirty: SlotBits::new(p.max_warps, true),
             wchk: vec![WarpCheck::Skip; p.max_warps],
             fetch_dirty: SlotBits::new(p.max_warps, true),

@@ -18,6 +18,12 @@ impl Sm {
     /// cycle front end, then each sub-core's due heap entries and issues.
     pub(super) fn step_events(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let n = self.subcores.len();
+        if super::mem_direct::is_direct(&self.sh) {
+            // Run-ahead (`event_ahead`) issues wakes from this cycle on.
+            for sc in &mut self.subcores {
+                sc.ev.set_now(now);
+            }
+        }
         let mut ch = self.mem_responses(now);
         // Idle pipelines (always so in `fast`, whose memory instructions go straight to the
         // twin): neither write-back nor the request stages have anything to do.
