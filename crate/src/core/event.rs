@@ -411,7 +411,8 @@ impl SubCore {
                     reason = StallKind::MemStructural;
                 }
             }
-        } else if !op.acts_at_issue() {
+        } else if !op.acts_at_issue() && !is_direct(sh) {
+            // (`fast` books its units in calendars: `event_ahead`.)
             let f = self.pool_free(sh, op.unit as usize);
             if f > t + 1 {
                 t = f - 1;

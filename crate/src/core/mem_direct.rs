@@ -38,7 +38,9 @@ use super::ctx::StepCtx;
 use super::ldst::{coalesce, MEM_TABLE};
 use super::mem_port::SmMem;
 use super::sm::SmShared;
-use crate::trace::TraceInst;
+use crate::mem::functional::memo::{Memo, MemoKey};
+use crate::mem::iface::MemRequest;
+use crate::trace::{MemSpace, TraceInst};
 use crate::Cycle;
 
 /// Accept times remembered per pipeline (the request buffer is at most this deep).
@@ -61,6 +63,8 @@ pub struct DirectPipe {
     pub table: [Cycle; MEM_TABLE],
     /// The earliest of `table` (kept by [`issue`], so [`DirectPipe::free_at`] scans nothing).
     pub table_min: Cycle,
+    /// Coalescer results by PC, moved by whole lines (`mem::functional::memo`).
+    pub memo: Memo<MemRequest>,
 }
 
 impl Default for DirectPipe {
@@ -73,6 +77,7 @@ impl Default for DirectPipe {
             ring: [0; RING],
             table: [0; MEM_TABLE],
             table_min: 0,
+            memo: Memo::default(),
         }
     }
 }
@@ -110,17 +115,42 @@ pub fn issue(
     let wt = &sh.ctas[w.cta as usize].trace.warps[w.widx as usize];
     let pipe = &mut sh.pipes[p];
     let mut gen = std::mem::take(&mut pipe.gen);
-    coalesce(
-        inst,
-        wt,
-        op.space,
-        op.kind,
-        &kctx.info,
-        &sh.p.coalesce,
-        0,
-        &mut gen,
-        &mut pipe.lines,
-    );
+    // Global and local accesses of a regular shape: the memo (`mem::functional::memo`).
+    let key = if matches!(op.space, MemSpace::Global | MemSpace::Local) && inst.mem_width > 0 {
+        let n = inst.mask.count_ones() as usize;
+        let start = (inst.addr_start as usize).min(wt.addrs.len());
+        let addrs = &wt.addrs[start..(start + n).min(wt.addrs.len())];
+        let bits = op.kind as u64 | (op.space as u64) << 8;
+        let lb = sh.p.coalesce.line_bytes;
+        MemoKey::of(
+            inst.pc,
+            bits,
+            inst.mask,
+            inst.mem_width as u32,
+            inst.shape,
+            addrs,
+            lb,
+        )
+    } else {
+        None
+    };
+    let hit = key.is_some_and(|(k, a0)| pipe.direct.memo.get(&k, a0, &mut gen));
+    if !hit {
+        coalesce(
+            inst,
+            wt,
+            op.space,
+            op.kind,
+            &kctx.info,
+            &sh.p.coalesce,
+            0,
+            &mut gen,
+            &mut pipe.lines,
+        );
+        if let Some((k, a0)) = key {
+            pipe.direct.memo.put(k, a0, &gen);
+        }
+    }
     let d = &mut pipe.direct;
     let per = sh.p.coalesce_per_cycle.max(1) as u64;
     let cap = pipe.buf_cap.clamp(1, RING) as u64;

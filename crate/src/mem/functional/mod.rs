@@ -15,6 +15,7 @@
 //! (`REUSE_BUDGET`, `mem::reuse::window_for`).
 
 pub mod hier;
+pub mod memo;
 pub mod report;
 
 use std::collections::VecDeque;
@@ -121,6 +122,8 @@ struct KernelRun<'a> {
     peak_held: usize,
     exhausted: bool,
     lines: Vec<LineReq>,
+    /// Coalescer results by PC, moved by whole lines (`memo`).
+    memo: memo::Memo<LineReq>,
     shared: SharedReport,
     mem_insts: u64,
     requests: u64,
@@ -293,7 +296,17 @@ impl KernelRun<'_> {
             shape: inst.shape,
             store: op.kind == AccessKind::Store,
         };
-        coalesce_access(&access, c.line_bytes, c.sector_bytes, &mut self.lines);
+        let store = access.store as u64;
+        let lb = c.line_bytes as u64;
+        match memo::MemoKey::of(pc, store, mask, width, inst.shape, addrs, lb) {
+            Some((key, a0)) if addrs.len() == mask.count_ones() as usize => {
+                if !self.memo.get(&key, a0, &mut self.lines) {
+                    coalesce_access(&access, c.line_bytes, c.sector_bytes, &mut self.lines);
+                    self.memo.put(key, a0, &self.lines);
+                }
+            }
+            _ => coalesce_access(&access, c.line_bytes, c.sector_bytes, &mut self.lines),
+        }
         let sb = c.sector_bytes.max(1) as u64;
         for k in 0..self.lines.len() {
             let l = self.lines[k];
@@ -371,6 +384,7 @@ fn run_kernel(
         peak_held: 0,
         exhausted: false,
         lines: Vec::with_capacity(64),
+        memo: memo::Memo::default(),
         shared: SharedReport::default(),
         mem_insts: 0,
         requests: 0,
