@@ -27,6 +27,12 @@
 //! due the cycle after a step (most re-evaluations after an issue) go to a one-time bucket
 //! beside the heap (`soon`): the same order, without the heap's cost.
 //!
+//! In `fast` (analytical memory) a warp taken from the heap does not go through the ready set
+//! and the scheduler: it runs ahead, issuing its following instructions in a loop up to
+//! `event_ahead::HORIZON` cycles ahead, with issue slots and units booked in per-sub-core
+//! calendars (`core::event_ahead`: the model and what it approximates). What follows
+//! describes `hybrid`.
+//!
 //! With one warp (or warps on different sub-cores) and no contention it gives the cycle model
 //! with the ALU twin and perfect instruction caches exactly (tests in `engine::tests::hybrid`).
 //! Approximated (see also `ModelChoice`'s docs):

@@ -3,7 +3,9 @@
 //! buffer right after each issue (see the approximations in `event`'s docs). A sub-core's
 //! fetches come in time order, so a probe of the line it probed last (its L0's most recently
 //! used line) is answered from a memo (`EvSched::l0_last`) with the cycle the probe would give
-//! and no change to the LRU order: the same results, without the tag walk.
+//! and no change to the LRU order: the same results, without the tag walk. In `fast`
+//! (`event_ahead`) warps issue out of time order, so the sub-core's fetch unit is not shared:
+//! each warp's fetches wait only for its own previous fetch.
 
 use super::ctx::StepCtx;
 use super::event::IBUF;

@@ -18,6 +18,9 @@
 //!  then. The dispatch latch is free again at L, the address latch at p_last, the table entry
 //!  (at most `MEM_TABLE` instructions per pipeline) at done.
 //! ```
+//! The coalescer's output is remembered per PC (`mem::functional::memo`): the next warp's
+//! access of the same shape, a whole number of lines away, takes it moved (exact).
+//!
 //! With one request at a time and no queueing this is the cycle path's exact timing (test
 //! `engine::tests::hybrid::memory_twin_equals_cycle_model_without_contention`).
 //!
