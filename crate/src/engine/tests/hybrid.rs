@@ -390,3 +390,27 @@ fn direct_memory_issue_times_by_hand() {
     assert_eq!(piped_at, vec![t0, t0 + 1, at[2], at[3]]);
     assert_eq!(rp.cycles, r.cycles);
 }
+
+/// `fast` runs warps ahead (`core::event_ahead`): on one sub-core with two warps of 4
+/// independent IADDs (INT interval 1), each warp fetches for itself, so both are ready at 2;
+/// warp 0 (first in heap order) issues all four at once for 2, 3, 4, 5, booking those issue
+/// slots and INT cycles 3..6, and warp 1 takes the next free slots, 6..9: GTO's order, under
+/// either policy (the run-ahead books first come, first served). The stall stack still sums
+/// to the cycles simulated (issue cycles counted when booked, paid back later).
+#[test]
+fn fast_runs_ahead_and_books_issue_slots() {
+    use crate::config::SchedPolicy;
+    let o = ops();
+    let mut c = one_wide_int_subcore();
+    let k = || vec![two_iadd_warps(&o)];
+    let fast = ModelChoice::named("fast").unwrap();
+    for policy in [SchedPolicy::Gto, SchedPolicy::Lrr] {
+        c.scheduler.policy = policy;
+        let (r, log) = run_model(&c, fast, k());
+        assert_eq!(cycles_of(&log), GTO_ORDER, "{policy:?}");
+        let s = &r.stall_stack;
+        assert_eq!(s.get(StallKind::Issued), 8);
+        let lanes = c.gpu.num_sms as u64 * c.sm.subcores as u64;
+        assert_eq!(s.total(), r.cycles * lanes, "{policy:?}");
+    }
+}
