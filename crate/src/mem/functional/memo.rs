@@ -6,7 +6,7 @@
 //! ```text
 //!  access (pc, op, mask, width, shape, addr0)        regular shape, non-negative strides,
 //!      │                                             all lanes' addresses present
-//!      ├─ key = (pc, op, mask, width, shape, addr0 % line) ──> slot hash(pc) % SLOTS
+//!      ├─ key = (pc, op, mask, width, shape, addr0 % line) ──> slot (pc / 8) % SLOTS
 //!      │      hit:  the remembered lines, each address + (addr0 - remembered addr0)
 //!      └──────────  miss: the coalescer, remembered in the slot
 //! ```
@@ -20,8 +20,8 @@ use crate::mem::coalesce::LineReq;
 use crate::mem::iface::MemRequest;
 use crate::trace::AddrShape;
 
-/// Memo slots (direct-mapped by a hash of the PC).
-pub const SLOTS: usize = 32;
+/// Memo slots (direct-mapped by `pc / 8`: instructions up to 512 B apart never share one).
+pub const SLOTS: usize = 64;
 
 /// A coalescer output whose addresses can be moved by a whole number of lines.
 pub trait Shift: Copy {
@@ -116,7 +116,7 @@ impl<T> Default for Memo<T> {
 impl<T: Shift> Memo<T> {
     #[inline]
     fn slot(pc: u32) -> usize {
-        ((pc as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) as usize % SLOTS
+        (pc as usize / 8) % SLOTS
     }
 
     /// The remembered output for `key` moved to `a0`, into `out` (cleared); false on a miss.
