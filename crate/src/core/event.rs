@@ -54,11 +54,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::barrier;
-use super::ctx::{StepCtx, NUM_UNITS, U_DP, U_MEM};
-use super::exec::completion;
-use super::ldst::MemInst;
-use super::mem_direct::{self, is_direct};
+use super::ctx::{StepCtx, NUM_UNITS, U_DP};
+use super::mem_direct::is_direct;
 use super::subcore::SubCore;
 use super::SmShared;
 use crate::config::SchedPolicy;
@@ -70,6 +67,8 @@ pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
 
 #[path = "event_ahead.rs"]
 mod ahead;
+#[path = "event_issue.rs"]
+mod issue;
 #[path = "event_stall.rs"]
 mod stall;
 use super::event_warp::{W_MEM_DATA, W_MEM_STRUCT, W_NONE};
@@ -700,139 +699,6 @@ impl SubCore {
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
         changed
-    }
-
-    /// Issues ready warp `wi`'s head instruction at `now`; files the warp's next instruction.
-    /// Returns the unit index.
-    fn ev_issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> u8 {
-        let n = sh.p.subcores;
-        let local = div_pow2(wi, n);
-        if sh.warps[wi].ev.state == EvState::Heap {
-            // A parked warp of an open unit.
-            let u = sh.warps[wi].ev.op.unit as usize;
-            self.ev.parked[u] &= !(1u64 << local);
-            if self.ev.parked[u] == 0 {
-                self.ev.open &= !(1u32 << u);
-            }
-        } else {
-            self.ev.clear_ready(local);
-        }
-        sh.warps[wi].ev.state = EvState::Idle;
-        let kernel = sh.warps[wi].kernel;
-        let idx = sh.warps[wi].ib.head;
-        sh.warps[wi].ib.head += 1;
-        let inst = sh.inst(wi, idx);
-        // The head instruction's class, set by the evaluation that filed the warp.
-        let op = sh.warps[wi].ev.op;
-        debug_assert_eq!(op, ctx.kernels[kernel as usize].ops[inst.op.0 as usize]);
-        self.ev.last = Some(local as u16);
-        super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
-        let mut next = now + 1;
-        match op.kind {
-            OpKind::Barrier => {
-                let cta = sh.warps[wi].cta as usize;
-                if barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi) {
-                    wake_cta(sh, cta, wi, now + 1);
-                }
-            }
-            OpKind::Exit => {
-                let w = &mut sh.warps[wi];
-                if idx + 1 >= w.n_insts {
-                    w.n_insts = idx + 1;
-                }
-            }
-            _ => {}
-        }
-        if op.is_mem() && is_direct(sh) {
-            let p = self.mem_pipe(sh);
-            let done = mem_direct::issue(now, sh, ctx, wi, p, &inst, op);
-            let writes = mem_direct::writes_regs(&inst, op);
-            let uc = sh.stats.units.get_mut(U_MEM);
-            uc.dispatches += 1;
-            uc.busy_cycles += 1;
-            let w = &mut sh.warps[wi];
-            w.ev.mem_done = w.ev.mem_done.max(done);
-            w.ev.done_at = w.ev.done_at.max(done);
-            if writes {
-                for &r in inst.dsts() {
-                    w.ev.set(r, done | MEM_BIT);
-                }
-            }
-        } else if op.is_mem() {
-            let p = self.mem_pipe(sh);
-            let e = MemInst {
-                used: true,
-                warp: wi as u16,
-                subcore: self.id as u8,
-                idx,
-                kind: op.kind,
-                ndst: inst.ndst.min(4),
-                dst: inst.dst,
-                pc: inst.pc,
-                remaining: 0,
-            };
-            // The cycle model's collector reads the operands at t + 1 and dispatches then.
-            sh.pipes[p].accept(now + 1, sh.p.mem_dispatch_latency, e);
-            let uc = sh.stats.units.get_mut(U_MEM);
-            uc.dispatches += 1;
-            uc.busy_cycles += 1;
-            let w = &mut sh.warps[wi];
-            w.inflight += 1;
-            w.mem_inflight += 1;
-            if e.writes_regs() {
-                for &r in inst.dsts() {
-                    w.ev.set(r, PENDING);
-                }
-            }
-        } else if !op.acts_at_issue() {
-            let u = op.unit as usize;
-            let start = now + 1;
-            {
-                let pool = self.pool_mut(sh, u);
-                let mut best = 0;
-                for (i, &r) in pool.iter().enumerate() {
-                    if r < pool[best] {
-                        best = i;
-                    }
-                }
-                if let Some(b) = pool.get_mut(best) {
-                    *b = start + op.interval.max(1) as u64;
-                }
-            }
-            let c = completion(start, op.latency);
-            let uc = sh.stats.units.get_mut(u);
-            uc.dispatches += 1;
-            uc.busy_cycles += op.interval as u64;
-            let w = &mut sh.warps[wi];
-            for &r in inst.dsts() {
-                w.ev.set(r, c);
-            }
-            w.ev.done_at = w.ev.done_at.max(c);
-            if op.kind == OpKind::Branch {
-                next = next.max(c);
-            }
-        }
-        self.ev_fetch(sh, ctx, wi, now);
-        let w = &mut sh.warps[wi];
-        w.ev.not_before = next;
-        w.ev.nb_reason = if next > now + 1 {
-            StallKind::Control
-        } else {
-            StallKind::CompData
-        };
-        if w.ib.head >= w.n_insts {
-            // Last instruction issued: the warp retires with its last ALU result.
-            if w.ev.done_at > now {
-                w.inflight += 1;
-                self.ev
-                    .heap
-                    .push(Reverse((w.ev.done_at, wi as u16, K_RETIRE)));
-            }
-            sh.note_maybe_done(wi as u16);
-        } else {
-            self.ev_eval(sh, ctx, wi, now + 1);
-        }
-        op.unit
     }
 }
 
