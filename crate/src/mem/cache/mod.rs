@@ -436,10 +436,16 @@ impl SectorCache {
 
     /// [`Self::would_fetch`] for a [`Self::store`]: nothing under lazy fetch-on-read.
     pub fn would_fetch_store(&self, addr: u64, sectors: u8) -> u8 {
+        self.would_fetch_store_at(self.lookup(self.line_addr(addr)), sectors)
+    }
+
+    /// [`Self::would_fetch_store`] of a line whose slot [`Self::probe`] found.
+    #[inline]
+    pub fn would_fetch_store_at(&self, slot: Option<u32>, sectors: u8) -> u8 {
         if self.lazy && self.g.sets > 0 {
             0
         } else {
-            self.would_fetch(addr, sectors, true)
+            self.would_fetch_at(slot, sectors, true)
         }
     }
 

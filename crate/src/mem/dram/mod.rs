@@ -127,7 +127,29 @@ pub struct DramChannel {
     last_read_col: Option<u64>,
     /// Completed reads: (DRAM cycle the data is complete, request), in completion order.
     done: std::collections::VecDeque<(u64, DramReq)>,
+    /// No command can issue from the queue `wake.writes` names before DRAM cycle `wake.d` or
+    /// before core cycle `wake.core` (see [`Wake`]).
+    wake: Wake,
+    /// Whether `step` may use `wake` (off: every step schedules in full; the tests compare).
+    pub skip: bool,
     pub stats: DramStats,
+}
+
+/// A lower bound on the next command, kept between steps so a cycle in which nothing can
+/// issue costs a comparison instead of a scan of the queue.
+///
+/// Every condition of a command is a threshold in the DRAM cycle `d` (bank `col_ok` and
+/// `pre_ok`, tCCD(L) since the last column, the data bus, the turnarounds) or in the core
+/// cycle (the request's `ready`), as long as no command changes the banks and the bus. So
+/// after a step that issued nothing, the least threshold over the served queue's requests
+/// bounds the next command; a push lowers it by the new request's own thresholds and a
+/// command resets it. Both are monotone in `d`, so a skipped cycle is exactly a cycle in
+/// which the full scan would have found nothing.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wake {
+    d: u64,
+    core: Cycle,
+    writes: bool,
 }
 
 impl DramChannel {
@@ -158,6 +180,8 @@ impl DramChannel {
             last_write_end: 0,
             last_read_col: None,
             done: Default::default(),
+            wake: Wake::default(),
+            skip: true,
             stats: DramStats::default(),
         }
     }
@@ -207,12 +231,67 @@ impl DramChannel {
             seq: self.seq,
         };
         self.seq += 1;
+        if r.write == self.wake.writes || self.wcap == 0 {
+            // The served queue may be this one: its bound now includes the new request.
+            let t = self.earliest(&e);
+            self.wake.d = self.wake.d.min(t);
+            self.wake.core = self.wake.core.min(r.ready);
+        }
         if sep {
             self.wq.push(e);
         } else {
             self.rq.push(e);
         }
         Ok(())
+    }
+
+    /// The first DRAM cycle at which `e` could take a command with the banks and the bus as
+    /// they are (its `ready` aside): a column command on its open row, else a row command
+    /// (an open row must have met tRAS / tWR first).
+    fn earliest(&self, e: &Queued) -> u64 {
+        let b = &self.banks[e.bank as usize];
+        match b.row {
+            None => 0,
+            Some(open) if open != e.row => b.pre_ok,
+            Some(_) => {
+                let mut t = b.col_ok;
+                if let Some((lc, lbg)) = self.last_col {
+                    let gap = if lbg == e.bank % self.bgs {
+                        self.t.t_ccdl.max(self.t.t_ccd)
+                    } else {
+                        self.t.t_ccd
+                    } as u64;
+                    t = t.max(lc + gap.max(1));
+                }
+                let lat = if e.r.write { self.t.t_cwl } else { self.t.t_cl } as u64;
+                t = t.max(self.bus_free.saturating_sub(lat));
+                if e.r.write {
+                    if let Some(c) = self.last_read_col {
+                        t = t.max(c + self.t.t_rtw as u64);
+                    }
+                } else if self.last_write_end != 0 {
+                    t = t.max(self.last_write_end + self.t.t_wtr as u64);
+                }
+                t
+            }
+        }
+    }
+
+    /// The bound of [`Wake`] over the queue `writes` names, from DRAM cycle `d` on.
+    fn compute_wake(&mut self, writes: bool, d: u64) {
+        let q = if writes { &self.wq } else { &self.rq };
+        let (mut td, mut tc) = (u64::MAX, Cycle::MAX);
+        for b in q.busy_banks() {
+            for e in q.bank(b) {
+                td = td.min(self.earliest(e));
+                tc = tc.min(e.r.ready);
+            }
+        }
+        self.wake = Wake {
+            d: td.max(d + 1),
+            core: tc,
+            writes,
+        };
     }
 
     /// Read mode / write mode (Accel-Sim's watermarks); true when this cycle serves the
@@ -270,6 +349,10 @@ impl DramChannel {
         }
         self.stats.active_cycles += 1;
         let writes = self.serve_writes();
+        if self.skip && writes == self.wake.writes && (d < self.wake.d || core_d < self.wake.core)
+        {
+            return;
+        }
         let q = if writes { &self.wq } else { &self.rq };
         let avail = |e: &Queued| e.r.ready <= core_d;
         let banks = &self.banks;
@@ -290,6 +373,7 @@ impl DramChannel {
                 self.rq.take(bank, i)
             };
             self.column(e, d);
+            self.wake = Wake::default();
             return;
         }
         // Row command for the oldest ready request whose bank has no ready hit on its open row
@@ -311,6 +395,9 @@ impl DramChannel {
             })
         };
         let Some((bi, i)) = row else {
+            if self.skip {
+                self.compute_wake(writes, d);
+            }
             return;
         };
         let row = q.get(bi, i).row;
@@ -331,11 +418,36 @@ impl DramChannel {
         bank.col_ok = act + self.t.t_rcd as u64;
         bank.pre_ok = act + self.t.t_ras as u64;
         self.last_act = Some(act);
+        self.wake = Wake::default();
         if writes {
             self.wq.mark_opened(bi, i);
         } else {
             self.rq.mark_opened(bi, i);
         }
+    }
+
+    /// Steps DRAM cycles `ds` (the last starting at core cycle `core_last`) at once when none
+    /// of them could issue a command or complete a read, as stepping them one by one would
+    /// find (only `active_cycles` counts them); false (nothing done) otherwise.
+    pub fn skip_steps(&mut self, ds: std::ops::Range<u64>, core_last: Cycle) -> bool {
+        let last = ds.end - 1;
+        if self.done.front().is_some_and(|(e, _)| *e <= last) {
+            return false;
+        }
+        if self.queued() == 0 {
+            return true;
+        }
+        // With write_low above write_high the mode could flip at every step: step them.
+        if !self.skip || (self.wcap > 0 && self.low > self.high) {
+            return false;
+        }
+        // Idempotent from here on: the queue lengths do not change in skipped cycles.
+        let writes = self.serve_writes();
+        if writes != self.wake.writes || (last >= self.wake.d && core_last >= self.wake.core) {
+            return false;
+        }
+        self.stats.active_cycles += ds.end - ds.start;
+        true
     }
 
     /// Issues the column command of `e` in DRAM cycle `d`.
