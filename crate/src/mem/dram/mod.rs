@@ -349,8 +349,7 @@ impl DramChannel {
         }
         self.stats.active_cycles += 1;
         let writes = self.serve_writes();
-        if self.skip && writes == self.wake.writes && (d < self.wake.d || core_d < self.wake.core)
-        {
+        if self.skip && writes == self.wake.writes && (d < self.wake.d || core_d < self.wake.core) {
             return;
         }
         let q = if writes { &self.wq } else { &self.rq };

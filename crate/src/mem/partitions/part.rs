@@ -124,7 +124,11 @@ impl Partition {
             return;
         }
         let ds = x.dram.clone();
-        if ds.is_empty() || self.chan.skip_steps(ds.clone(), x.dramd.core_of(ds.end - 1)) {
+        if ds.is_empty()
+            || self
+                .chan
+                .skip_steps(ds.clone(), x.dramd.core_of(ds.end - 1))
+        {
             return;
         }
         for d in ds {
