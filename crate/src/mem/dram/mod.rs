@@ -145,16 +145,22 @@ pub struct DramChannel {
 /// bounds the next command; a push lowers it by the new request's own thresholds and a
 /// command resets it. Both are monotone in `d`, so a skipped cycle is exactly a cycle in
 /// which the full scan would have found nothing.
+///
+/// Under FR-FCFS a bank whose open row has a ready request in the served queue takes no row
+/// command until that request is served (the hit goes first): its other requests do not
+/// lower the bound (`blocked`, by bank).
 #[derive(Clone, Copy, Debug, Default)]
 struct Wake {
     d: u64,
     core: Cycle,
     writes: bool,
+    blocked: [u64; 4],
 }
 
 impl DramChannel {
     pub fn new(c: &DramConfig, sector_bytes: u32) -> Self {
-        let banks = c.banks.max(1);
+        // Bank bitmasks (`Wake::blocked`) hold 256 banks, the most `dram.banks` allows.
+        let banks = c.banks.clamp(1, 256);
         DramChannel {
             t: c.timing.clone(),
             frfcfs: c.scheduler != "fifo",
@@ -233,9 +239,10 @@ impl DramChannel {
         self.seq += 1;
         if r.write == self.wake.writes || self.wcap == 0 {
             // The served queue may be this one: its bound now includes the new request.
-            let t = self.earliest(&e);
-            self.wake.d = self.wake.d.min(t);
-            self.wake.core = self.wake.core.min(r.ready);
+            if let Some(t) = self.earliest(&e, &self.wake.blocked) {
+                self.wake.d = self.wake.d.min(t);
+                self.wake.core = self.wake.core.min(r.ready);
+            }
         }
         if sep {
             self.wq.push(e);
@@ -247,51 +254,150 @@ impl DramChannel {
 
     /// The first DRAM cycle at which `e` could take a command with the banks and the bus as
     /// they are (its `ready` aside): a column command on its open row, else a row command
-    /// (an open row must have met tRAS / tWR first).
-    fn earliest(&self, e: &Queued) -> u64 {
-        let b = &self.banks[e.bank as usize];
+    /// (an open row must have met tRAS / tWR first, and its bank must not be `blocked`).
+    fn earliest(&self, e: &Queued, blocked: &[u64; 4]) -> Option<u64> {
+        let k = e.bank as usize;
+        let b = &self.banks[k];
         match b.row {
-            None => 0,
-            Some(open) if open != e.row => b.pre_ok,
-            Some(_) => {
-                let mut t = b.col_ok;
-                if let Some((lc, lbg)) = self.last_col {
-                    let gap = if lbg == e.bank % self.bgs {
-                        self.t.t_ccdl.max(self.t.t_ccd)
-                    } else {
-                        self.t.t_ccd
-                    } as u64;
-                    t = t.max(lc + gap.max(1));
-                }
-                let lat = if e.r.write { self.t.t_cwl } else { self.t.t_cl } as u64;
-                t = t.max(self.bus_free.saturating_sub(lat));
-                if e.r.write {
-                    if let Some(c) = self.last_read_col {
-                        t = t.max(c + self.t.t_rtw as u64);
-                    }
-                } else if self.last_write_end != 0 {
-                    t = t.max(self.last_write_end + self.t.t_wtr as u64);
-                }
-                t
+            None => Some(0),
+            Some(open) if open != e.row => {
+                (blocked[k / 64] & (1 << (k % 64)) == 0).then_some(b.pre_ok)
             }
+            Some(_) => Some(self.col_from(k, e.r.write)),
         }
     }
 
-    /// The bound of [`Wake`] over the queue `writes` names, from DRAM cycle `d` on.
-    fn compute_wake(&mut self, writes: bool, d: u64) {
+    /// The first DRAM cycle at which a column command for a read (`write` false) or a write
+    /// could go to bank `k`'s open row: the bank's tRCD / tCCDL, tCCD(L) since the last column
+    /// command, the data bus at +tCL / +tCWL, and the turnarounds.
+    fn col_from(&self, k: usize, write: bool) -> u64 {
+        let mut t = self.banks[k].col_ok;
+        if let Some((lc, lbg)) = self.last_col {
+            let gap = if lbg == k as u32 % self.bgs {
+                self.t.t_ccdl.max(self.t.t_ccd)
+            } else {
+                self.t.t_ccd
+            } as u64;
+            t = t.max(lc + gap.max(1));
+        }
+        let lat = if write { self.t.t_cwl } else { self.t.t_cl } as u64;
+        t = t.max(self.bus_free.saturating_sub(lat));
+        if write {
+            if let Some(c) = self.last_read_col {
+                t = t.max(c + self.t.t_rtw as u64);
+            }
+        } else if self.last_write_end != 0 {
+            t = t.max(self.last_write_end + self.t.t_wtr as u64);
+        }
+        t
+    }
+
+    /// The bound of [`Wake`] over the queue `writes` names, from DRAM cycle `d` + 1 on (core
+    /// cycle `core_d` is the current one), one pass per bank.
+    fn compute_wake(&mut self, writes: bool, d: u64, core_d: Cycle) {
         let q = if writes { &self.wq } else { &self.rq };
+        let mut blocked = [0u64; 4];
         let (mut td, mut tc) = (u64::MAX, Cycle::MAX);
         for b in q.busy_banks() {
+            let bk = &self.banks[b];
+            let Some(open) = bk.row else {
+                // A row command may go as soon as a request is ready.
+                td = 0;
+                for e in q.bank(b) {
+                    tc = tc.min(e.r.ready);
+                }
+                continue;
+            };
+            // Hits: their column bound (by kind, computed once); others: tRAS / tWR, unless
+            // a ready hit blocks the bank's row commands.
+            let (mut col_r, mut col_w) = (None, None);
+            let (mut miss_ready, mut block) = (Cycle::MAX, false);
             for e in q.bank(b) {
-                td = td.min(self.earliest(e));
-                tc = tc.min(e.r.ready);
+                if e.row == open {
+                    let slot = if e.r.write { &mut col_w } else { &mut col_r };
+                    let t = *slot.get_or_insert_with(|| self.col_from(b, e.r.write));
+                    td = td.min(t);
+                    tc = tc.min(e.r.ready);
+                    block |= e.r.ready <= core_d;
+                } else {
+                    miss_ready = miss_ready.min(e.r.ready);
+                }
+            }
+            if block && self.frfcfs {
+                blocked[b / 64] |= 1 << (b % 64);
+            } else if miss_ready != Cycle::MAX {
+                td = td.min(bk.pre_ok);
+                tc = tc.min(miss_ready);
             }
         }
         self.wake = Wake {
             d: td.max(d + 1),
             core: tc,
             writes,
+            blocked,
         };
+    }
+
+    /// FR-FCFS in one pass over the busy banks of the served queue: the oldest ready row hit
+    /// whose column command can go now (`(true, bank, index)`), else the oldest ready request
+    /// of a bank whose row may change (no ready hit on its open row, tRAS / tWR met, or no
+    /// row open) for a row command (`(false, bank, index)`).
+    fn frfcfs_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
+        let q = if writes { &self.wq } else { &self.rq };
+        let t = &self.t;
+        let rd_ok = d + t.t_cl as u64 >= self.bus_free
+            && (d >= self.last_write_end + t.t_wtr as u64 || self.last_write_end == 0);
+        let wr_ok = d + t.t_cwl as u64 >= self.bus_free
+            && self.last_read_col.is_none_or(|c| d >= c + t.t_rtw as u64);
+        let gap_ok = |bg: u32| match self.last_col {
+            Some((lc, lbg)) => {
+                let gap = if lbg == bg { t.t_ccdl.max(t.t_ccd) } else { t.t_ccd } as u64;
+                d >= lc + gap.max(1)
+            }
+            None => true,
+        };
+        let mut col: Option<(u64, usize, usize)> = None;
+        let mut row: Option<(u64, usize, usize)> = None;
+        for b in q.busy_banks() {
+            let bk = &self.banks[b];
+            let es = q.bank(b);
+            let Some(open) = bk.row else {
+                if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
+                    if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                        row = Some((es[i].seq, b, i));
+                    }
+                }
+                continue;
+            };
+            let bank_col = (rd_ok || wr_ok) && bk.col_ok <= d && gap_ok(b as u32 % self.bgs);
+            let (mut hit, mut first) = (false, None);
+            for (i, e) in es.iter().enumerate() {
+                if e.r.ready > core_d {
+                    continue;
+                }
+                if e.row == open {
+                    hit = true;
+                    if bank_col && if e.r.write { wr_ok } else { rd_ok } {
+                        if col.is_none_or(|(s, _, _)| e.seq < s) {
+                            col = Some((e.seq, b, i));
+                        }
+                        break;
+                    }
+                    if !bank_col {
+                        break;
+                    }
+                } else if first.is_none() {
+                    first = Some(i);
+                }
+            }
+            if let (false, Some(i), true) = (hit, first, d >= bk.pre_ok) {
+                if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                    row = Some((es[i].seq, b, i));
+                }
+            }
+        }
+        col.map(|(_, b, i)| (true, b, i))
+            .or(row.map(|(_, b, i)| (false, b, i)))
     }
 
     /// Read mode / write mode (Accel-Sim's watermarks); true when this cycle serves the
@@ -352,53 +458,46 @@ impl DramChannel {
         if self.skip && writes == self.wake.writes && (d < self.wake.d || core_d < self.wake.core) {
             return;
         }
-        let q = if writes { &self.wq } else { &self.rq };
-        let avail = |e: &Queued| e.r.ready <= core_d;
-        let banks = &self.banks;
-        // Column command: the oldest ready row hit (FIFO: only the oldest request).
-        let col = if self.frfcfs {
-            q.oldest_where(
-                |b| banks[b].row.is_some() && banks[b].col_ok <= d,
-                |e| avail(e) && self.col_ok(e, d),
-            )
+        let pick = if self.frfcfs {
+            self.frfcfs_pick(writes, d, core_d)
         } else {
-            q.oldest()
-                .filter(|&(b, i)| avail(q.get(b, i)) && self.col_ok(q.get(b, i), d))
+            self.fifo_pick(writes, d, core_d)
         };
-        if let Some((bank, i)) = col {
-            let e = if writes {
-                self.wq.take(bank, i)
-            } else {
-                self.rq.take(bank, i)
-            };
-            self.column(e, d);
-            self.wake = Wake::default();
-            return;
-        }
-        // Row command for the oldest ready request whose bank has no ready hit on its open row
-        // (FIFO: the oldest request, when it is ready and misses).
-        let row = if self.frfcfs {
-            q.oldest_where(
-                |b| match banks[b].row {
-                    Some(open) => {
-                        d >= banks[b].pre_ok && !q.bank(b).iter().any(|o| o.row == open && avail(o))
-                    }
-                    None => true,
-                },
-                avail,
-            )
-        } else {
-            q.oldest().filter(|&(b, i)| {
-                let (e, bk) = (q.get(b, i), &banks[b]);
-                avail(e) && bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)
-            })
-        };
-        let Some((bi, i)) = row else {
-            if self.skip {
-                self.compute_wake(writes, d);
+        match pick {
+            Some((true, bank, i)) => {
+                let e = if writes {
+                    self.wq.take(bank, i)
+                } else {
+                    self.rq.take(bank, i)
+                };
+                self.column(e, d);
             }
-            return;
-        };
+            Some((false, bi, i)) => self.row_command(writes, bi, i, d),
+            None => {}
+        }
+        if self.skip {
+            self.compute_wake(writes, d, core_d);
+        }
+    }
+
+    /// FIFO: the oldest request only, a column command when it is ready and hits, a row
+    /// command when it is ready and misses.
+    fn fifo_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
+        let q = if writes { &self.wq } else { &self.rq };
+        let (b, i) = q.oldest()?;
+        let (e, bk) = (q.get(b, i), &self.banks[b]);
+        if e.r.ready > core_d {
+            return None;
+        }
+        if self.col_ok(e, d) {
+            return Some((true, b, i));
+        }
+        (bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)).then_some((false, b, i))
+    }
+
+    /// Row command (precharge if a row is open, then activate) for request `i` of bank `bi`.
+    fn row_command(&mut self, writes: bool, bi: usize, i: usize, d: u64) {
+        let q = if writes { &self.wq } else { &self.rq };
         let row = q.get(bi, i).row;
         let b = self.banks[bi];
         let mut act = d;
@@ -417,7 +516,6 @@ impl DramChannel {
         bank.col_ok = act + self.t.t_rcd as u64;
         bank.pre_ok = act + self.t.t_ras as u64;
         self.last_act = Some(act);
-        self.wake = Wake::default();
         if writes {
             self.wq.mark_opened(bi, i);
         } else {

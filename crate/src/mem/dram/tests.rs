@@ -1,3 +1,4 @@
+use super::queue::Queued;
 use super::*;
 
 /// Saturated channel: 40 sequential streams of 128 B requests; the data bus should be
@@ -288,6 +289,16 @@ fn wake_skipping_matches_full_scheduling() {
                 }
             }
             for e in ds {
+                let mut c = full.clone();
+                if c.queued() > 0 {
+                    let w = c.serve_writes();
+                    let pick = if c.frfcfs {
+                        c.frfcfs_pick(w, e, core(e))
+                    } else {
+                        c.fifo_pick(w, e, core(e))
+                    };
+                    assert_eq!(pick, c.reference_pick(w, e, core(e)), "{sched} wq {wq} at {e}");
+                }
                 full.step(e, core(e));
                 while let Some(r) = full.pop_done(e) {
                     got_full.push((r.addr, e));
@@ -302,5 +313,44 @@ fn wake_skipping_matches_full_scheduling() {
         assert!(st.reads + st.writes > 100, "{sched} wq {wq}: {st:?}");
         // The bulk skip was taken (not with write_low above write_high, where it never is).
         assert_eq!(skipped > 0, lo <= hi, "{sched} wq {wq}: {skipped}");
+    }
+}
+
+impl DramChannel {
+    /// The scheduler as first written (per-bank `oldest_where` scans with `col_ok` per
+    /// request), which the one-pass picks must equal.
+    fn reference_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
+        let q = if writes { &self.wq } else { &self.rq };
+        let avail = |e: &Queued| e.r.ready <= core_d;
+        let banks = &self.banks;
+        let col = if self.frfcfs {
+            q.oldest_where(
+                |b| banks[b].row.is_some() && banks[b].col_ok <= d,
+                |e| avail(e) && self.col_ok(e, d),
+            )
+        } else {
+            q.oldest()
+                .filter(|&(b, i)| avail(q.get(b, i)) && self.col_ok(q.get(b, i), d))
+        };
+        if let Some((b, i)) = col {
+            return Some((true, b, i));
+        }
+        let row = if self.frfcfs {
+            q.oldest_where(
+                |b| match banks[b].row {
+                    Some(open) => {
+                        d >= banks[b].pre_ok && !q.bank(b).iter().any(|o| o.row == open && avail(o))
+                    }
+                    None => true,
+                },
+                avail,
+            )
+        } else {
+            q.oldest().filter(|&(b, i)| {
+                let (e, bk) = (q.get(b, i), &banks[b]);
+                avail(e) && bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)
+            })
+        };
+        row.map(|(b, i)| (false, b, i))
     }
 }
