@@ -351,7 +351,11 @@ impl DramChannel {
             && self.last_read_col.is_none_or(|c| d >= c + t.t_rtw as u64);
         let gap_ok = |bg: u32| match self.last_col {
             Some((lc, lbg)) => {
-                let gap = if lbg == bg { t.t_ccdl.max(t.t_ccd) } else { t.t_ccd } as u64;
+                let gap = if lbg == bg {
+                    t.t_ccdl.max(t.t_ccd)
+                } else {
+                    t.t_ccd
+                } as u64;
                 d >= lc + gap.max(1)
             }
             None => true,

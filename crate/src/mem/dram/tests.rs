@@ -297,7 +297,11 @@ fn wake_skipping_matches_full_scheduling() {
                     } else {
                         c.fifo_pick(w, e, core(e))
                     };
-                    assert_eq!(pick, c.reference_pick(w, e, core(e)), "{sched} wq {wq} at {e}");
+                    assert_eq!(
+                        pick,
+                        c.reference_pick(w, e, core(e)),
+                        "{sched} wq {wq} at {e}"
+                    );
                 }
                 full.step(e, core(e));
                 while let Some(r) = full.pop_done(e) {
