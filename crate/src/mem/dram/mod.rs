@@ -318,7 +318,16 @@ impl DramChannel {
                     let t = *slot.get_or_insert_with(|| self.col_from(b, e.r.write));
                     td = td.min(t);
                     tc = tc.min(e.r.ready);
-                    block |= e.r.ready <= core_d;
+                    if e.r.ready <= core_d {
+                        block = true;
+                        // With a separate write queue every request here is of one kind, so
+                        // the rest of the bank can lower neither bound: this hit's column
+                        // bound is theirs, it is ready already (the core bound is moot), and
+                        // the bank's row commands are blocked.
+                        if self.wcap > 0 && self.frfcfs {
+                            break;
+                        }
+                    }
                 } else {
                     miss_ready = miss_ready.min(e.r.ready);
                 }
