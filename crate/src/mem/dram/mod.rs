@@ -132,6 +132,9 @@ pub struct DramChannel {
     wake: Wake,
     /// Whether `step` may use `wake` (off: every step schedules in full; the tests compare).
     pub skip: bool,
+    /// Per bank: requests of the read / write queue on the bank's open row (kept on push,
+    /// column and row commands), so banks without a hit are passed over without a scan.
+    hits: [Vec<u32>; 2],
     pub stats: DramStats,
 }
 
@@ -188,6 +191,7 @@ impl DramChannel {
             done: Default::default(),
             wake: Wake::default(),
             skip: true,
+            hits: [vec![0; banks as usize], vec![0; banks as usize]],
             stats: DramStats::default(),
         }
     }
@@ -237,6 +241,9 @@ impl DramChannel {
             seq: self.seq,
         };
         self.seq += 1;
+        if self.banks[e.bank as usize].row == Some(e.row) {
+            self.hits[sep as usize][e.bank as usize] += 1;
+        }
         if r.write == self.wake.writes || self.wcap == 0 {
             // The served queue may be this one: its bound now includes the new request.
             if let Some(t) = self.earliest(&e, &self.wake.blocked) {
@@ -308,6 +315,18 @@ impl DramChannel {
                 }
                 continue;
             };
+            if self.hits[writes as usize][b] == 0 {
+                // No hit: a row command after tRAS / tWR, once a request is ready (a ready one
+                // makes the core bound moot: stop there).
+                td = td.min(bk.pre_ok);
+                for e in q.bank(b) {
+                    tc = tc.min(e.r.ready);
+                    if e.r.ready <= core_d {
+                        break;
+                    }
+                }
+                continue;
+            }
             // Hits: their column bound (by kind, computed once); others: tRAS / tWR, unless
             // a ready hit blocks the bank's row commands.
             let (mut col_r, mut col_w) = (None, None);
@@ -382,6 +401,17 @@ impl DramChannel {
                 }
                 continue;
             };
+            if self.hits[writes as usize][b] == 0 {
+                // No request on the open row: its oldest ready one may reopen it.
+                if d >= bk.pre_ok {
+                    if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
+                        if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                            row = Some((es[i].seq, b, i));
+                        }
+                    }
+                }
+                continue;
+            }
             let bank_col = (rd_ok || wr_ok) && bk.col_ok <= d && gap_ok(b as u32 % self.bgs);
             let (mut hit, mut first) = (false, None);
             for (i, e) in es.iter().enumerate() {
@@ -483,6 +513,8 @@ impl DramChannel {
                 } else {
                     self.rq.take(bank, i)
                 };
+                // A column command serves a request on the open row.
+                self.hits[(e.r.write && self.wcap > 0) as usize][bank] -= 1;
                 self.column(e, d);
             }
             Some((false, bi, i)) => self.row_command(writes, bi, i, d),
@@ -529,6 +561,9 @@ impl DramChannel {
         bank.col_ok = act + self.t.t_rcd as u64;
         bank.pre_ok = act + self.t.t_ras as u64;
         self.last_act = Some(act);
+        // The open row changed: recount both queues' requests on it.
+        self.hits[0][bi] = self.rq.bank(bi).iter().filter(|e| e.row == row).count() as u32;
+        self.hits[1][bi] = self.wq.bank(bi).iter().filter(|e| e.row == row).count() as u32;
         if writes {
             self.wq.mark_opened(bi, i);
         } else {

@@ -309,6 +309,8 @@ fn wake_skipping_matches_full_scheduling() {
                 }
             }
             d += n;
+            fast.assert_hits();
+            full.assert_hits();
             assert_eq!(got_fast, got_full, "{sched} wq {wq} at {d}");
             assert_eq!(fast.stats, full.stats, "{sched} wq {wq} at {d}");
             assert_eq!(fast.write_drains(), full.write_drains());
@@ -321,6 +323,16 @@ fn wake_skipping_matches_full_scheduling() {
 }
 
 impl DramChannel {
+    /// The per-bank hit counts equal a recount.
+    fn assert_hits(&self) {
+        for (k, q) in [&self.rq, &self.wq].into_iter().enumerate() {
+            for (b, bank) in self.banks.iter().enumerate() {
+                let n = q.bank(b).iter().filter(|e| Some(e.row) == bank.row).count();
+                assert_eq!(self.hits[k][b] as usize, n, "queue {k} bank {b}");
+            }
+        }
+    }
+
     /// The scheduler as first written (per-bank `oldest_where` scans with `col_ok` per
     /// request), which the one-pass picks must equal.
     fn reference_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
