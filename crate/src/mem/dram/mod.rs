@@ -27,7 +27,11 @@
 //! reach DRAM).
 //!
 //! The queues are kept per bank (`queue.rs`): FR-FCFS looks only at banks that hold
-//! requests and, per bank, only until its first candidate.
+//! requests, checks the bank and bus conditions once per bank, and scans a bank only when
+//! it holds a request on its open row (per-bank hit counts); otherwise only its first ready
+//! request matters. Between commands the channel keeps a lower bound on the next one
+//! (`Wake`), so the cycles in which nothing can issue cost a comparison, and a partition
+//! counts runs of them at once ([`DramChannel::skip_steps`]).
 
 use serde::Serialize;
 
