@@ -25,14 +25,20 @@ impl Domain {
         };
         Domain { ratio: r, next: 0 }
     }
-    /// The last own cycle that has started by core cycle `now`.
+    /// The last own cycle that has started by core cycle `now`. (The product is never
+    /// negative, so the conversion's truncation is the floor, without a call to `floor`.)
     #[inline]
     pub fn own(&self, now: Cycle) -> u64 {
-        (now as f64 * self.ratio).floor() as u64
+        (now as f64 * self.ratio) as u64
     }
     /// The core cycle in which own cycle `d` is stepped.
+    #[inline]
     pub fn core_of(&self, d: u64) -> Cycle {
-        let mut c = (d as f64 / self.ratio).ceil() as u64;
+        if self.ratio == 1.0 {
+            return d;
+        }
+        // A first guess (truncated, not rounded up: the loops below settle it either way).
+        let mut c = (d as f64 / self.ratio) as u64;
         while self.own(c) < d {
             c += 1;
         }

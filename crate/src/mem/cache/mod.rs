@@ -36,6 +36,7 @@
 
 pub mod fx;
 pub mod index;
+pub mod lineidx;
 pub mod mshr;
 pub mod stats;
 #[cfg(test)]
@@ -45,6 +46,7 @@ use crate::config::{CacheConfig, IndexFn, Replacement, WritePolicy};
 use crate::{Error, Result};
 pub use fx::{FxHasher, FxMap};
 pub use index::set_index;
+pub use lineidx::LineIndex;
 pub use mshr::Mshr;
 pub use stats::{ratio, CacheStats};
 
@@ -184,7 +186,8 @@ pub struct SectorCache {
     next: Vec<u32>,
     head: Vec<u32>,
     tail: Vec<u32>,
-    map: FxMap<u64, u32>,
+    /// Line address -> slot of every valid line.
+    map: LineIndex,
     rng: u64,
     pub stats: CacheStats,
 }
@@ -219,11 +222,10 @@ impl SectorCache {
             next: vec![NIL; n],
             head: vec![NIL; g.sets as usize],
             tail: vec![NIL; g.sets as usize],
-            map: FxMap::default(),
+            map: LineIndex::new(n),
             rng: cfg.seed | 1,
             stats: CacheStats::default(),
         };
-        c.map.reserve(n);
         c.reset_lists();
         Ok(c)
     }
@@ -281,7 +283,7 @@ impl SectorCache {
         if self.g.sets == 0 {
             return None;
         }
-        self.map.get(&line).copied()
+        self.map.get(line)
     }
 
     fn unlink(&mut self, set: usize, i: u32) {
@@ -353,7 +355,7 @@ impl SectorCache {
         let mut ev = None;
         if self.tag[v] != INVALID {
             self.stats.evictions += 1;
-            self.map.remove(&self.tag[v]);
+            self.map.remove(self.tag[v]);
             if self.dirty[v] != 0 {
                 ev = Some(Evicted {
                     addr: self.tag[v],
@@ -397,7 +399,7 @@ impl SectorCache {
 
     fn invalidate_slot(&mut self, i: u32) {
         let set = (i / self.g.assoc) as usize;
-        self.map.remove(&self.tag[i as usize]);
+        self.map.remove(self.tag[i as usize]);
         self.tag[i as usize] = INVALID;
         self.valid[i as usize] = 0;
         self.dirty[i as usize] = 0;
@@ -436,10 +438,16 @@ impl SectorCache {
 
     /// [`Self::would_fetch`] for a [`Self::store`]: nothing under lazy fetch-on-read.
     pub fn would_fetch_store(&self, addr: u64, sectors: u8) -> u8 {
+        self.would_fetch_store_at(self.lookup(self.line_addr(addr)), sectors)
+    }
+
+    /// [`Self::would_fetch_store`] of a line whose slot [`Self::probe`] found.
+    #[inline]
+    pub fn would_fetch_store_at(&self, slot: Option<u32>, sectors: u8) -> u8 {
         if self.lazy && self.g.sets > 0 {
             0
         } else {
-            self.would_fetch(addr, sectors, true)
+            self.would_fetch_at(slot, sectors, true)
         }
     }
 

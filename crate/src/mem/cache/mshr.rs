@@ -3,10 +3,12 @@
 //! allocated once; a full table or a full entry is a reservation failure (back-pressure).
 //!
 //! ```text
-//!  line ──hash──> index (open addressing, linear probing, 2x entries, power of two)
+//!  line ──LineIndex──> (open addressing, linear probing, 2x entries, power of two)
 //!                   └─> entry slot ──> {pending sectors, waiters}      free slots: a stack
 //! ```
 //! Lookups are O(1) (the L2's 192-256 entries were scanned linearly per request before).
+
+use super::LineIndex;
 
 /// Why a miss could not be reserved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,19 +33,10 @@ pub struct Mshr<W> {
     entries: Vec<Entry<W>>,
     merge: usize,
     used: usize,
-    /// Open-addressing index line -> entry (`EMPTY`: free bucket); `mask + 1` buckets.
-    index: Vec<(u64, u32)>,
-    mask: usize,
+    /// Line -> entry slot of the busy entries.
+    index: LineIndex,
     /// Free entry slots (a stack).
     free: Vec<u32>,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-#[inline]
-fn bucket(line: u64, mask: usize) -> usize {
-    // Line addresses are multiples of the line size: mix the high bits down (Fibonacci hashing).
-    (line.wrapping_mul(crate::mem::cache::index::GOLDEN) >> 32) as usize & mask
 }
 
 impl<W: Copy> Mshr<W> {
@@ -58,70 +51,18 @@ impl<W: Copy> Mshr<W> {
             })
             .collect();
         let n = entries.max(1) as usize;
-        let buckets = (2 * n).next_power_of_two();
         Mshr {
             entries: e,
             merge,
             used: 0,
-            index: vec![(0, EMPTY); buckets],
-            mask: buckets - 1,
+            index: LineIndex::new(n),
             free: (0..n as u32).rev().collect(),
         }
     }
 
+    #[inline]
     fn find(&self, line: u64) -> Option<usize> {
-        if self.used == 0 {
-            return None;
-        }
-        let mut b = bucket(line, self.mask);
-        loop {
-            let (l, i) = self.index[b];
-            if i == EMPTY {
-                return None;
-            }
-            if l == line {
-                return Some(i as usize);
-            }
-            b = (b + 1) & self.mask;
-        }
-    }
-
-    fn index_insert(&mut self, line: u64, slot: u32) {
-        let mut b = bucket(line, self.mask);
-        while self.index[b].1 != EMPTY {
-            b = (b + 1) & self.mask;
-        }
-        self.index[b] = (line, slot);
-    }
-
-    /// Removes `line` from the index (backward-shift deletion keeps probe chains intact).
-    fn index_remove(&mut self, line: u64) {
-        let m = self.mask;
-        let mut b = bucket(line, m);
-        while self.index[b].0 != line || self.index[b].1 == EMPTY {
-            b = (b + 1) & m;
-        }
-        let mut hole = b;
-        let mut j = b;
-        loop {
-            j = (j + 1) & m;
-            let (l, i) = self.index[j];
-            if i == EMPTY {
-                break;
-            }
-            let home = bucket(l, m);
-            // Move j back into the hole unless its home lies cyclically in (hole, j].
-            let stays = if hole <= j {
-                hole < home && home <= j
-            } else {
-                hole < home || home <= j
-            };
-            if !stays {
-                self.index[hole] = self.index[j];
-                hole = j;
-            }
-        }
-        self.index[hole] = (0, EMPTY);
+        self.index.get(line).map(|i| i as usize)
     }
 
     /// Sectors of `line` still in flight (0 when none).
@@ -156,7 +97,7 @@ impl<W: Copy> Mshr<W> {
             Some(i) => (i, true),
             None => {
                 let i = self.free.pop().expect("can_reserve checked") as usize;
-                self.index_insert(line, i as u32);
+                self.index.insert(line, i as u32);
                 let e = &mut self.entries[i];
                 e.busy = true;
                 e.line = line;
@@ -192,7 +133,7 @@ impl<W: Copy> Mshr<W> {
         e.busy = false;
         self.used -= 1;
         self.free.push(i as u32);
-        self.index_remove(line);
+        self.index.remove(line);
         true
     }
 }

@@ -27,7 +27,11 @@
 //! reach DRAM).
 //!
 //! The queues are kept per bank (`queue.rs`): FR-FCFS looks only at banks that hold
-//! requests and, per bank, only until its first candidate.
+//! requests, checks the bank and bus conditions once per bank, and scans a bank only when
+//! it holds a request on its open row (per-bank hit counts); otherwise only its first ready
+//! request matters. Between commands the channel keeps a lower bound on the next one
+//! (`Wake`), so the cycles in which nothing can issue cost a comparison, and a partition
+//! counts runs of them at once ([`DramChannel::skip_steps`]).
 
 use serde::Serialize;
 
@@ -127,12 +131,43 @@ pub struct DramChannel {
     last_read_col: Option<u64>,
     /// Completed reads: (DRAM cycle the data is complete, request), in completion order.
     done: std::collections::VecDeque<(u64, DramReq)>,
+    /// No command can issue from the queue `wake.writes` names before DRAM cycle `wake.d` or
+    /// before core cycle `wake.core` (see [`Wake`]).
+    wake: Wake,
+    /// Whether `step` may use `wake` (off: every step schedules in full; the tests compare).
+    pub skip: bool,
+    /// Per bank: requests of the read / write queue on the bank's open row (kept on push,
+    /// column and row commands), so banks without a hit are passed over without a scan.
+    hits: [Vec<u32>; 2],
     pub stats: DramStats,
+}
+
+/// A lower bound on the next command, kept between steps so a cycle in which nothing can
+/// issue costs a comparison instead of a scan of the queue.
+///
+/// Every condition of a command is a threshold in the DRAM cycle `d` (bank `col_ok` and
+/// `pre_ok`, tCCD(L) since the last column, the data bus, the turnarounds) or in the core
+/// cycle (the request's `ready`), as long as no command changes the banks and the bus. So
+/// after a step that issued nothing, the least threshold over the served queue's requests
+/// bounds the next command; a push lowers it by the new request's own thresholds and a
+/// command resets it. Both are monotone in `d`, so a skipped cycle is exactly a cycle in
+/// which the full scan would have found nothing.
+///
+/// Under FR-FCFS a bank whose open row has a ready request in the served queue takes no row
+/// command until that request is served (the hit goes first): its other requests do not
+/// lower the bound (`blocked`, by bank).
+#[derive(Clone, Copy, Debug, Default)]
+struct Wake {
+    d: u64,
+    core: Cycle,
+    writes: bool,
+    blocked: [u64; 4],
 }
 
 impl DramChannel {
     pub fn new(c: &DramConfig, sector_bytes: u32) -> Self {
-        let banks = c.banks.max(1);
+        // Bank bitmasks (`Wake::blocked`) hold 256 banks, the most `dram.banks` allows.
+        let banks = c.banks.clamp(1, 256);
         DramChannel {
             t: c.timing.clone(),
             frfcfs: c.scheduler != "fifo",
@@ -158,6 +193,9 @@ impl DramChannel {
             last_write_end: 0,
             last_read_col: None,
             done: Default::default(),
+            wake: Wake::default(),
+            skip: true,
+            hits: [vec![0; banks as usize], vec![0; banks as usize]],
             stats: DramStats::default(),
         }
     }
@@ -207,12 +245,206 @@ impl DramChannel {
             seq: self.seq,
         };
         self.seq += 1;
+        if self.banks[e.bank as usize].row == Some(e.row) {
+            self.hits[sep as usize][e.bank as usize] += 1;
+        }
+        if r.write == self.wake.writes || self.wcap == 0 {
+            // The served queue may be this one: its bound now includes the new request.
+            if let Some(t) = self.earliest(&e, &self.wake.blocked) {
+                self.wake.d = self.wake.d.min(t);
+                self.wake.core = self.wake.core.min(r.ready);
+            }
+        }
         if sep {
             self.wq.push(e);
         } else {
             self.rq.push(e);
         }
         Ok(())
+    }
+
+    /// The first DRAM cycle at which `e` could take a command with the banks and the bus as
+    /// they are (its `ready` aside): a column command on its open row, else a row command
+    /// (an open row must have met tRAS / tWR first, and its bank must not be `blocked`).
+    fn earliest(&self, e: &Queued, blocked: &[u64; 4]) -> Option<u64> {
+        let k = e.bank as usize;
+        let b = &self.banks[k];
+        match b.row {
+            None => Some(0),
+            Some(open) if open != e.row => {
+                (blocked[k / 64] & (1 << (k % 64)) == 0).then_some(b.pre_ok)
+            }
+            Some(_) => Some(self.col_from(k, e.r.write)),
+        }
+    }
+
+    /// The first DRAM cycle at which a column command for a read (`write` false) or a write
+    /// could go to bank `k`'s open row: the bank's tRCD / tCCDL, tCCD(L) since the last column
+    /// command, the data bus at +tCL / +tCWL, and the turnarounds.
+    fn col_from(&self, k: usize, write: bool) -> u64 {
+        let mut t = self.banks[k].col_ok;
+        if let Some((lc, lbg)) = self.last_col {
+            let gap = if lbg == k as u32 % self.bgs {
+                self.t.t_ccdl.max(self.t.t_ccd)
+            } else {
+                self.t.t_ccd
+            } as u64;
+            t = t.max(lc + gap.max(1));
+        }
+        let lat = if write { self.t.t_cwl } else { self.t.t_cl } as u64;
+        t = t.max(self.bus_free.saturating_sub(lat));
+        if write {
+            if let Some(c) = self.last_read_col {
+                t = t.max(c + self.t.t_rtw as u64);
+            }
+        } else if self.last_write_end != 0 {
+            t = t.max(self.last_write_end + self.t.t_wtr as u64);
+        }
+        t
+    }
+
+    /// The bound of [`Wake`] over the queue `writes` names, from DRAM cycle `d` + 1 on (core
+    /// cycle `core_d` is the current one), one pass per bank.
+    fn compute_wake(&mut self, writes: bool, d: u64, core_d: Cycle) {
+        let q = if writes { &self.wq } else { &self.rq };
+        let mut blocked = [0u64; 4];
+        let (mut td, mut tc) = (u64::MAX, Cycle::MAX);
+        for b in q.busy_banks() {
+            let bk = &self.banks[b];
+            let Some(open) = bk.row else {
+                // A row command may go as soon as a request is ready.
+                td = 0;
+                for e in q.bank(b) {
+                    tc = tc.min(e.r.ready);
+                }
+                continue;
+            };
+            if self.hits[writes as usize][b] == 0 {
+                // No hit: a row command after tRAS / tWR, once a request is ready (a ready one
+                // makes the core bound moot: stop there).
+                td = td.min(bk.pre_ok);
+                for e in q.bank(b) {
+                    tc = tc.min(e.r.ready);
+                    if e.r.ready <= core_d {
+                        break;
+                    }
+                }
+                continue;
+            }
+            // Hits: their column bound (by kind, computed once); others: tRAS / tWR, unless
+            // a ready hit blocks the bank's row commands.
+            let (mut col_r, mut col_w) = (None, None);
+            let (mut miss_ready, mut block) = (Cycle::MAX, false);
+            for e in q.bank(b) {
+                if e.row == open {
+                    let slot = if e.r.write { &mut col_w } else { &mut col_r };
+                    let t = *slot.get_or_insert_with(|| self.col_from(b, e.r.write));
+                    td = td.min(t);
+                    tc = tc.min(e.r.ready);
+                    if e.r.ready <= core_d {
+                        block = true;
+                        // With a separate write queue every request here is of one kind, so
+                        // the rest of the bank can lower neither bound: this hit's column
+                        // bound is theirs, it is ready already (the core bound is moot), and
+                        // the bank's row commands are blocked.
+                        if self.wcap > 0 && self.frfcfs {
+                            break;
+                        }
+                    }
+                } else {
+                    miss_ready = miss_ready.min(e.r.ready);
+                }
+            }
+            if block && self.frfcfs {
+                blocked[b / 64] |= 1 << (b % 64);
+            } else if miss_ready != Cycle::MAX {
+                td = td.min(bk.pre_ok);
+                tc = tc.min(miss_ready);
+            }
+        }
+        self.wake = Wake {
+            d: td.max(d + 1),
+            core: tc,
+            writes,
+            blocked,
+        };
+    }
+
+    /// FR-FCFS in one pass over the busy banks of the served queue: the oldest ready row hit
+    /// whose column command can go now (`(true, bank, index)`), else the oldest ready request
+    /// of a bank whose row may change (no ready hit on its open row, tRAS / tWR met, or no
+    /// row open) for a row command (`(false, bank, index)`).
+    fn frfcfs_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
+        let q = if writes { &self.wq } else { &self.rq };
+        let t = &self.t;
+        let rd_ok = d + t.t_cl as u64 >= self.bus_free
+            && (d >= self.last_write_end + t.t_wtr as u64 || self.last_write_end == 0);
+        let wr_ok = d + t.t_cwl as u64 >= self.bus_free
+            && self.last_read_col.is_none_or(|c| d >= c + t.t_rtw as u64);
+        let gap_ok = |bg: u32| match self.last_col {
+            Some((lc, lbg)) => {
+                let gap = if lbg == bg {
+                    t.t_ccdl.max(t.t_ccd)
+                } else {
+                    t.t_ccd
+                } as u64;
+                d >= lc + gap.max(1)
+            }
+            None => true,
+        };
+        let mut col: Option<(u64, usize, usize)> = None;
+        let mut row: Option<(u64, usize, usize)> = None;
+        for b in q.busy_banks() {
+            let bk = &self.banks[b];
+            let es = q.bank(b);
+            let Some(open) = bk.row else {
+                if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
+                    if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                        row = Some((es[i].seq, b, i));
+                    }
+                }
+                continue;
+            };
+            if self.hits[writes as usize][b] == 0 {
+                // No request on the open row: its oldest ready one may reopen it.
+                if d >= bk.pre_ok {
+                    if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
+                        if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                            row = Some((es[i].seq, b, i));
+                        }
+                    }
+                }
+                continue;
+            }
+            let bank_col = (rd_ok || wr_ok) && bk.col_ok <= d && gap_ok(b as u32 % self.bgs);
+            let (mut hit, mut first) = (false, None);
+            for (i, e) in es.iter().enumerate() {
+                if e.r.ready > core_d {
+                    continue;
+                }
+                if e.row == open {
+                    hit = true;
+                    if bank_col && if e.r.write { wr_ok } else { rd_ok } {
+                        if col.is_none_or(|(s, _, _)| e.seq < s) {
+                            col = Some((e.seq, b, i));
+                        }
+                        break;
+                    }
+                    if !bank_col {
+                        break;
+                    }
+                } else if first.is_none() {
+                    first = Some(i);
+                }
+            }
+            if let (false, Some(i), true) = (hit, first, d >= bk.pre_ok) {
+                if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                    row = Some((es[i].seq, b, i));
+                }
+            }
+        }
+        col.map(|(_, b, i)| (true, b, i))
+            .or(row.map(|(_, b, i)| (false, b, i)))
     }
 
     /// Read mode / write mode (Accel-Sim's watermarks); true when this cycle serves the
@@ -270,49 +502,51 @@ impl DramChannel {
         }
         self.stats.active_cycles += 1;
         let writes = self.serve_writes();
-        let q = if writes { &self.wq } else { &self.rq };
-        let avail = |e: &Queued| e.r.ready <= core_d;
-        let banks = &self.banks;
-        // Column command: the oldest ready row hit (FIFO: only the oldest request).
-        let col = if self.frfcfs {
-            q.oldest_where(
-                |b| banks[b].row.is_some() && banks[b].col_ok <= d,
-                |e| avail(e) && self.col_ok(e, d),
-            )
-        } else {
-            q.oldest()
-                .filter(|&(b, i)| avail(q.get(b, i)) && self.col_ok(q.get(b, i), d))
-        };
-        if let Some((bank, i)) = col {
-            let e = if writes {
-                self.wq.take(bank, i)
-            } else {
-                self.rq.take(bank, i)
-            };
-            self.column(e, d);
+        if self.skip && writes == self.wake.writes && (d < self.wake.d || core_d < self.wake.core) {
             return;
         }
-        // Row command for the oldest ready request whose bank has no ready hit on its open row
-        // (FIFO: the oldest request, when it is ready and misses).
-        let row = if self.frfcfs {
-            q.oldest_where(
-                |b| match banks[b].row {
-                    Some(open) => {
-                        d >= banks[b].pre_ok && !q.bank(b).iter().any(|o| o.row == open && avail(o))
-                    }
-                    None => true,
-                },
-                avail,
-            )
+        let pick = if self.frfcfs {
+            self.frfcfs_pick(writes, d, core_d)
         } else {
-            q.oldest().filter(|&(b, i)| {
-                let (e, bk) = (q.get(b, i), &banks[b]);
-                avail(e) && bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)
-            })
+            self.fifo_pick(writes, d, core_d)
         };
-        let Some((bi, i)) = row else {
-            return;
-        };
+        match pick {
+            Some((true, bank, i)) => {
+                let e = if writes {
+                    self.wq.take(bank, i)
+                } else {
+                    self.rq.take(bank, i)
+                };
+                // A column command serves a request on the open row.
+                self.hits[(e.r.write && self.wcap > 0) as usize][bank] -= 1;
+                self.column(e, d);
+            }
+            Some((false, bi, i)) => self.row_command(writes, bi, i, d),
+            None => {}
+        }
+        if self.skip {
+            self.compute_wake(writes, d, core_d);
+        }
+    }
+
+    /// FIFO: the oldest request only, a column command when it is ready and hits, a row
+    /// command when it is ready and misses.
+    fn fifo_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
+        let q = if writes { &self.wq } else { &self.rq };
+        let (b, i) = q.oldest()?;
+        let (e, bk) = (q.get(b, i), &self.banks[b]);
+        if e.r.ready > core_d {
+            return None;
+        }
+        if self.col_ok(e, d) {
+            return Some((true, b, i));
+        }
+        (bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)).then_some((false, b, i))
+    }
+
+    /// Row command (precharge if a row is open, then activate) for request `i` of bank `bi`.
+    fn row_command(&mut self, writes: bool, bi: usize, i: usize, d: u64) {
+        let q = if writes { &self.wq } else { &self.rq };
         let row = q.get(bi, i).row;
         let b = self.banks[bi];
         let mut act = d;
@@ -331,11 +565,38 @@ impl DramChannel {
         bank.col_ok = act + self.t.t_rcd as u64;
         bank.pre_ok = act + self.t.t_ras as u64;
         self.last_act = Some(act);
+        // The open row changed: recount both queues' requests on it.
+        self.hits[0][bi] = self.rq.bank(bi).iter().filter(|e| e.row == row).count() as u32;
+        self.hits[1][bi] = self.wq.bank(bi).iter().filter(|e| e.row == row).count() as u32;
         if writes {
             self.wq.mark_opened(bi, i);
         } else {
             self.rq.mark_opened(bi, i);
         }
+    }
+
+    /// Steps DRAM cycles `ds` (the last starting at core cycle `core_last`) at once when none
+    /// of them could issue a command or complete a read, as stepping them one by one would
+    /// find (only `active_cycles` counts them); false (nothing done) otherwise.
+    pub fn skip_steps(&mut self, ds: std::ops::Range<u64>, core_last: Cycle) -> bool {
+        let last = ds.end - 1;
+        if self.done.front().is_some_and(|(e, _)| *e <= last) {
+            return false;
+        }
+        if self.queued() == 0 {
+            return true;
+        }
+        // With write_low above write_high the mode could flip at every step: step them.
+        if !self.skip || (self.wcap > 0 && self.low > self.high) {
+            return false;
+        }
+        // Idempotent from here on: the queue lengths do not change in skipped cycles.
+        let writes = self.serve_writes();
+        if writes != self.wake.writes || (last >= self.wake.d && core_last >= self.wake.core) {
+            return false;
+        }
+        self.stats.active_cycles += ds.end - ds.start;
+        true
     }
 
     /// Issues the column command of `e` in DRAM cycle `d`.

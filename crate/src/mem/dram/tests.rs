@@ -1,3 +1,4 @@
+use super::queue::Queued;
 use super::*;
 
 /// Saturated channel: 40 sequential streams of 128 B requests; the data bus should be
@@ -214,4 +215,158 @@ fn write_batches_cut_row_conflicts() {
         256 / 41,
         "{sep_miss} {shared_miss} {sep_d} {shared_d}"
     );
+}
+
+/// The wake bound and the bulk skip change nothing: a channel stepped the way a partition
+/// steps it (`skip_steps` over 1-3 DRAM cycles at a time, then `step` per cycle) against one
+/// that schedules in full every cycle, under seeded random traffic (reads and writes over few
+/// banks and rows, requests that become ready later, both schedulers, a shared queue, a write
+/// queue with watermarks and one with write_low above write_high): the same completions, in
+/// the same cycles, and the same counters.
+#[test]
+fn wake_skipping_matches_full_scheduling() {
+    let base = DramConfig {
+        banks: 4,
+        bank_groups: 2,
+        queue: 6,
+        ..DramConfig::default()
+    };
+    let cfgs = [
+        (base.clone(), "frfcfs", 0, 0, 0),
+        (base.clone(), "frfcfs", 16, 12, 4),
+        (base.clone(), "fifo", 16, 12, 4),
+        (base.clone(), "fifo", 0, 0, 0),
+        (base.clone(), "frfcfs", 8, 2, 6),
+    ];
+    for (c0, sched, wq, hi, lo) in cfgs {
+        let c = DramConfig {
+            scheduler: sched.into(),
+            write_queue: wq,
+            write_high: hi,
+            write_low: lo,
+            ..c0
+        };
+        let mut fast = DramChannel::new(&c, 32);
+        let mut full = DramChannel::new(&c, 32);
+        full.skip = false;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ wq as u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // DRAM cycle d starts at core cycle d * 10 / 7 (a slower DRAM clock).
+        let core = |d: u64| d * 10 / 7;
+        let (mut d, mut got_fast, mut got_full) = (0u64, Vec::new(), Vec::new());
+        let (mut k, mut skipped) = (0u64, 0u32);
+        while d < 6000 {
+            let burst = if (d / 700) % 2 == 0 { 3 } else { 1 };
+            for _ in 0..rnd() % (burst + 1) {
+                let r = rnd();
+                let req = DramReq {
+                    addr: k,
+                    caddr: (r % 4) * 2048 + ((r >> 8) % 3) * 8192 + ((r >> 16) % 16) * 64,
+                    sectors: ((r >> 24) % 15 + 1) as u8,
+                    write: (r >> 32) % 3 == 0,
+                    slice: 0,
+                    ready: core(d) + (r >> 40) % 5,
+                };
+                let a = fast.push(req).is_ok();
+                assert_eq!(a, full.push(req).is_ok());
+                k += a as u64;
+            }
+            let n = 1 + rnd() % 3;
+            let ds = d..d + n;
+            if fast.skip_steps(ds.clone(), core(ds.end - 1)) {
+                skipped += (fast.queued() > 0) as u32;
+            } else {
+                for e in ds.clone() {
+                    fast.step(e, core(e));
+                    while let Some(r) = fast.pop_done(e) {
+                        got_fast.push((r.addr, e));
+                    }
+                }
+            }
+            for e in ds {
+                let mut c = full.clone();
+                if c.queued() > 0 {
+                    let w = c.serve_writes();
+                    let pick = if c.frfcfs {
+                        c.frfcfs_pick(w, e, core(e))
+                    } else {
+                        c.fifo_pick(w, e, core(e))
+                    };
+                    assert_eq!(
+                        pick,
+                        c.reference_pick(w, e, core(e)),
+                        "{sched} wq {wq} at {e}"
+                    );
+                }
+                full.step(e, core(e));
+                while let Some(r) = full.pop_done(e) {
+                    got_full.push((r.addr, e));
+                }
+            }
+            d += n;
+            fast.assert_hits();
+            full.assert_hits();
+            assert_eq!(got_fast, got_full, "{sched} wq {wq} at {d}");
+            assert_eq!(fast.stats, full.stats, "{sched} wq {wq} at {d}");
+            assert_eq!(fast.write_drains(), full.write_drains());
+        }
+        let st = full.stats;
+        assert!(st.reads + st.writes > 100, "{sched} wq {wq}: {st:?}");
+        // The bulk skip was taken (not with write_low above write_high, where it never is).
+        assert_eq!(skipped > 0, lo <= hi, "{sched} wq {wq}: {skipped}");
+    }
+}
+
+impl DramChannel {
+    /// The per-bank hit counts equal a recount.
+    fn assert_hits(&self) {
+        for (k, q) in [&self.rq, &self.wq].into_iter().enumerate() {
+            for (b, bank) in self.banks.iter().enumerate() {
+                let n = q.bank(b).iter().filter(|e| Some(e.row) == bank.row).count();
+                assert_eq!(self.hits[k][b] as usize, n, "queue {k} bank {b}");
+            }
+        }
+    }
+
+    /// The scheduler as first written (per-bank `oldest_where` scans with `col_ok` per
+    /// request), which the one-pass picks must equal.
+    fn reference_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
+        let q = if writes { &self.wq } else { &self.rq };
+        let avail = |e: &Queued| e.r.ready <= core_d;
+        let banks = &self.banks;
+        let col = if self.frfcfs {
+            q.oldest_where(
+                |b| banks[b].row.is_some() && banks[b].col_ok <= d,
+                |e| avail(e) && self.col_ok(e, d),
+            )
+        } else {
+            q.oldest()
+                .filter(|&(b, i)| avail(q.get(b, i)) && self.col_ok(q.get(b, i), d))
+        };
+        if let Some((b, i)) = col {
+            return Some((true, b, i));
+        }
+        let row = if self.frfcfs {
+            q.oldest_where(
+                |b| match banks[b].row {
+                    Some(open) => {
+                        d >= banks[b].pre_ok && !q.bank(b).iter().any(|o| o.row == open && avail(o))
+                    }
+                    None => true,
+                },
+                avail,
+            )
+        } else {
+            q.oldest().filter(|&(b, i)| {
+                let (e, bk) = (q.get(b, i), &banks[b]);
+                avail(e) && bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)
+            })
+        };
+        row.map(|(b, i)| (false, b, i))
+    }
 }

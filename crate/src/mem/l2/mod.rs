@@ -67,6 +67,14 @@ impl L2Slice {
         }
     }
 
+    /// Whether a fill arrives or a reply is ready by core cycle `now` (a tick without them
+    /// and without a request does nothing).
+    #[inline]
+    pub fn due(&self, now: Cycle) -> bool {
+        self.fills.next_time().is_some_and(|t| t <= now)
+            || self.replies.next_time().is_some_and(|t| t <= now)
+    }
+
     /// A DRAM read of `sectors` of `line` arrives at core cycle `at`.
     pub fn fill_at(&mut self, at: Cycle, line: u64, sectors: u8) {
         self.fills.push(at, (line, sectors));
@@ -106,15 +114,24 @@ impl L2Slice {
         caddr: impl Fn(u64) -> u64,
     ) -> Handled {
         let r = &p.req;
+        // A full DRAM queue stalls whatever the request is: checked first, as it is the
+        // usual stall of a saturated channel (the checks below change nothing, so the order
+        // of the two refusals is not observable).
+        if dram.free_slots() < 2 {
+            self.cache.stats.reservation_fails += 1;
+            return Handled::Stalled;
+        }
         let write = r.kind.is_write();
         let atomic = matches!(r.kind, AccessKind::Atomic | AccessKind::Reduction);
         let line = self.cache.line_addr(r.addr);
+        // One tag lookup serves the check and the access (nothing changes the cache between).
+        let slot = self.cache.probe(line);
         // Stores may allocate without reading (lazy fetch-on-read); atomics read their data.
         let store = r.kind == AccessKind::Store;
         let fetch = if store {
-            self.cache.would_fetch_store(r.addr, r.sectors)
+            self.cache.would_fetch_store_at(slot, r.sectors)
         } else {
-            self.cache.would_fetch(r.addr, r.sectors, write)
+            self.cache.would_fetch_at(slot, r.sectors, write)
         };
         let pending = self.mshr.pending(line) & r.sectors;
         // Loads and atomics wait for their data; stores are acknowledged at once.
@@ -123,14 +140,10 @@ impl L2Slice {
             self.cache.stats.reservation_fails += 1;
             return Handled::Stalled;
         }
-        if dram.free_slots() < 2 {
-            self.cache.stats.reservation_fails += 1;
-            return Handled::Stalled;
-        }
         let o = if store {
-            self.cache.store(r.addr, r.sectors, r.full)
+            self.cache.store_at(r.addr, r.sectors, r.full, slot)
         } else {
-            self.cache.access(r.addr, r.sectors, write)
+            self.cache.access_at(r.addr, r.sectors, write, slot)
         };
         // The tag latency of a miss is charged on the fill path (MemPartitions), so the DRAM
         // queue holds only requests it can schedule.

@@ -72,25 +72,40 @@ impl Partition {
 
     /// One core cycle: the L2 ticks of `x.l2` for every slice (in slice order), then the DRAM
     /// ticks of `x.dram`. `inq`: the request crossbar's arrival queues of this partition's
-    /// slices.
+    /// slices. A slice with no fill, request or reply due in an L2 tick is passed over (what
+    /// its tick would do: nothing), and DRAM ticks in which the channel can neither issue nor
+    /// complete are counted in one go ([`DramChannel::skip_steps`]).
     pub fn step(&mut self, inq: &mut [VecDeque<(Cycle, NocPacket)>], x: &CycleIn<'_>) {
         if !self.busy(inq) {
             return;
         }
-        for (j, h) in self.held.iter_mut().enumerate() {
-            *h = x.rep.in_flits(self.first + j);
-        }
+        // Reply-crossbar input occupancy, read when a slice first has a reply due.
+        let mut held_read = false;
         let map = x.map;
         for d in x.l2.clone() {
             let core_d = x.l2d.core_of(d);
             for (j, sl) in self.slices.iter_mut().enumerate() {
-                sl.apply_fills(core_d);
                 let q = &mut inq[j];
-                if let Some(&(_, p)) = q.front().filter(|(c, _)| *c <= core_d) {
+                let arrived = q.front().is_some_and(|(c, _)| *c <= core_d);
+                if !arrived && !sl.due(core_d) {
+                    continue;
+                }
+                sl.apply_fills(core_d);
+                if arrived {
+                    let p = q.front().expect("arrived").1;
                     let ch = &mut self.chan;
                     if sl.handle(&p, d, x.l2d, ch, |a| map.channel_addr(a)) == Handled::Done {
                         q.pop_front();
                         self.taken += 1;
+                    }
+                }
+                if sl.replies.peek_ready(core_d).is_none() {
+                    continue;
+                }
+                if !held_read {
+                    held_read = true;
+                    for (k, h) in self.held.iter_mut().enumerate() {
+                        *h = x.rep.in_flits(self.first + k);
                     }
                 }
                 while let Some(r) = sl.replies.peek_ready(core_d).copied() {
@@ -108,7 +123,15 @@ impl Partition {
         if self.chan.is_idle() {
             return;
         }
-        for d in x.dram.clone() {
+        let ds = x.dram.clone();
+        if ds.is_empty()
+            || self
+                .chan
+                .skip_steps(ds.clone(), x.dramd.core_of(ds.end - 1))
+        {
+            return;
+        }
+        for d in ds {
             let core_d = x.dramd.core_of(d);
             self.chan.step(d, core_d);
             while let Some(r) = self.chan.pop_done(d) {
