@@ -55,6 +55,11 @@ pub struct BlockScheduler {
     /// Earliest cycle the issuing kernel may issue (kernel launch latency).
     pub ready_at: Cycle,
     rr: usize,
+    /// Per SM: a CTA of launch `full_for` did not fit for want of resources (not launch
+    /// latency). Resources only free when a CTA finishes there ([`BlockScheduler::freed`]), so
+    /// until then `Sm::can_launch` need not be asked again.
+    full: Vec<bool>,
+    full_for: Option<u32>,
 }
 
 impl BlockScheduler {
@@ -98,18 +103,32 @@ impl BlockScheduler {
         }
         let k = &kernels[l as usize];
         let n = sms.len();
+        if self.full_for != Some(l) || self.full.len() != n {
+            self.full.clear();
+            self.full.resize(n, false);
+            self.full_for = Some(l);
+        }
         let mut issued = 0;
         let mut last = None;
         for i in 0..n {
             if self.ctas.is_empty() {
                 break;
             }
-            let s = (self.rr + i) % n;
+            let s = if self.rr + i >= n {
+                self.rr + i - n
+            } else {
+                self.rr + i
+            };
+            if self.full[s] || now < sms[s].cta_ready_at {
+                continue;
+            }
             if sms[s].can_launch(k, now) {
                 let cta = self.ctas.pop_front().expect("not empty");
                 sms[s].launch_cta(now, k, cta, cta_latency, cfg);
                 issued += 1;
                 last = Some(s);
+            } else {
+                self.full[s] = true;
             }
         }
         if let Some(s) = last {
@@ -124,6 +143,14 @@ impl BlockScheduler {
             self.issuing = None;
         }
         issued
+    }
+
+    /// A CTA finished on SM `sm`: its resources may take another one.
+    #[inline]
+    pub fn freed(&mut self, sm: usize) {
+        if let Some(f) = self.full.get_mut(sm) {
+            *f = false;
+        }
     }
 
     /// All launches started and finished.

@@ -95,12 +95,14 @@ fn sms_epoch(
     #[cfg(feature = "parallel")]
     if par {
         use rayon::prelude::*;
-        // A few chunks per thread: balanced enough, and cheap to split.
-        let min_len = (sms.len() / (rayon::current_num_threads().max(1) * 4)).max(1);
+        // Small pieces (an SM-epoch of K >= 8 cycles is microseconds of work, a split a
+        // fraction of one): the thread that ran the memory side beside this half steals the
+        // rest in pieces small enough that neither waits long for the other at the join.
+        let max_len = (8 / k as usize).max(1);
         return sms
             .par_iter_mut()
             .zip(marks.par_iter_mut())
-            .with_min_len(min_len)
+            .with_max_len(max_len)
             .map(|(sm, m)| sm_epoch(sm, m, &ctx, t0, k))
             .reduce(|| false, |a, b| a | b);
     }
@@ -195,6 +197,9 @@ impl Gpu {
                     self.staged.pkts.push((c, *p));
                 }
                 let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
+                if m.done[j] as usize > from {
+                    self.sched.freed(s as usize);
+                }
                 for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
                     let run = &mut self.sched.runs[kl as usize];
                     run.ctas_done += 1;
