@@ -55,11 +55,13 @@ pub struct BlockScheduler {
     /// Earliest cycle the issuing kernel may issue (kernel launch latency).
     pub ready_at: Cycle,
     rr: usize,
-    /// Per SM: a CTA of launch `full_for` did not fit for want of resources (not launch
-    /// latency). Resources only free when a CTA finishes there ([`BlockScheduler::freed`]), so
-    /// until then `Sm::can_launch` need not be asked again.
-    full: Vec<bool>,
-    full_for: Option<u32>,
+    /// Per SM, the earliest cycle worth asking `Sm::can_launch` for a CTA of launch
+    /// `try_for`: its `cta_ready_at`, or `Cycle::MAX` when the CTA did not fit for want of
+    /// resources, which only free when a CTA finishes there ([`BlockScheduler::freed`]).
+    next_try: Vec<Cycle>,
+    try_for: Option<u32>,
+    /// The least of `next_try`: before it no SM can take a CTA (one comparison per epoch).
+    min_try: Cycle,
 }
 
 impl BlockScheduler {
@@ -103,10 +105,14 @@ impl BlockScheduler {
         }
         let k = &kernels[l as usize];
         let n = sms.len();
-        if self.full_for != Some(l) || self.full.len() != n {
-            self.full.clear();
-            self.full.resize(n, false);
-            self.full_for = Some(l);
+        if self.try_for != Some(l) || self.next_try.len() != n {
+            self.next_try.clear();
+            self.next_try.resize(n, 0);
+            self.try_for = Some(l);
+            self.min_try = 0;
+        }
+        if now < self.min_try {
+            return 0;
         }
         let mut issued = 0;
         let mut last = None;
@@ -119,18 +125,24 @@ impl BlockScheduler {
             } else {
                 self.rr + i
             };
-            if self.full[s] || now < sms[s].cta_ready_at {
+            if now < self.next_try[s] {
                 continue;
             }
-            if sms[s].can_launch(k, now) {
+            let sm = &mut sms[s];
+            if sm.can_launch(k, now) {
                 let cta = self.ctas.pop_front().expect("not empty");
-                sms[s].launch_cta(now, k, cta, cta_latency, cfg);
+                sm.launch_cta(now, k, cta, cta_latency, cfg);
                 issued += 1;
                 last = Some(s);
+                self.next_try[s] = sm.cta_ready_at;
+            } else if now < sm.cta_ready_at {
+                self.next_try[s] = sm.cta_ready_at;
             } else {
-                self.full[s] = true;
+                self.next_try[s] = Cycle::MAX;
             }
         }
+        // SMs not visited (the queue ran dry) keep their entries, all of them >= min_try.
+        self.min_try = self.next_try.iter().copied().min().unwrap_or(0);
         if let Some(s) = last {
             self.rr = s + 1;
         }
@@ -148,8 +160,9 @@ impl BlockScheduler {
     /// A CTA finished on SM `sm`: its resources may take another one.
     #[inline]
     pub fn freed(&mut self, sm: usize) {
-        if let Some(f) = self.full.get_mut(sm) {
-            *f = false;
+        if let Some(t) = self.next_try.get_mut(sm) {
+            *t = 0;
+            self.min_try = 0;
         }
     }
 
