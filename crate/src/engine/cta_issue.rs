@@ -9,6 +9,11 @@
 //! ```
 //! One kernel hands out CTAs at a time; the next may start as soon as the previous one has
 //! issued its last CTA, so kernels of different streams overlap on leftover resources.
+//!
+//! Cost: the scheduler remembers per SM the next cycle worth asking (its CTA launch latency,
+//! or never while it is full, until a CTA finishes there: `freed`, called by the engine when
+//! it books finished CTAs), and the least of them, so a cycle in which no SM can take a CTA
+//! costs one comparison and the round robin visits only SMs that may say yes.
 
 use std::collections::VecDeque;
 
