@@ -639,7 +639,8 @@ impl Sm {
             let cta = &mut sh.ctas[ci];
             if cta.live == 0 {
                 cta.active = false;
-                cta.trace.warps.clear();
+                // Freed here, on the SM's own thread, not by the launch that reuses the slot.
+                drop(std::mem::take(&mut cta.trace.warps));
                 let k = cta.kernel;
                 sh.used.threads -= cta.threads;
                 sh.used.warps -= cta.wpc;

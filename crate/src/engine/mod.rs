@@ -418,6 +418,20 @@ impl Gpu {
         Ok(())
     }
 
+    /// MemcpyHtoD: the L2 warms the copied lines (its partitions on the executor's pool when
+    /// parallel; the same lines in the same order per slice either way).
+    fn warm(&mut self, addr: u64, bytes: u64) {
+        let par = self.executor == Executor::Parallel;
+        self.partitions.set_parallel(par, self.par_min_parts);
+        #[cfg(feature = "parallel")]
+        if let (true, Some(p)) = (par, &self.pool) {
+            let parts = &mut self.partitions;
+            p.install(|| parts.warm(addr, bytes));
+            return;
+        }
+        self.partitions.warm(addr, bytes);
+    }
+
     /// No packet in flight and no SM memory side with work left.
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
@@ -591,7 +605,7 @@ impl<'a> Simulator<'a> {
                 Command::MemcpyHtoD { addr, bytes } => {
                     self.gpu.memcpys += 1;
                     if self.gpu.cfg.l2.warm_from_memcpy {
-                        self.gpu.partitions.warm(addr, bytes);
+                        self.gpu.warm(addr, bytes);
                     }
                 }
             }
