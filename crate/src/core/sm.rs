@@ -353,6 +353,7 @@ impl Sm {
     }
 
     /// Whether a CTA of `k` fits now (occupancy: threads, warps, CTAs, registers, shared memory).
+    #[inline]
     pub fn can_launch(&self, k: &KernelCtx, now: Cycle) -> bool {
         let u = &self.sh.used;
         let p = &self.sh.p;
@@ -361,15 +362,11 @@ impl Sm {
         if now < self.cta_ready_at || u.ctas as usize >= p.max_ctas {
             return false;
         }
-        if !p.concurrent_kernels
-            && u.per_kernel
-                .iter()
-                .enumerate()
-                .any(|(i, &n)| n > 0 && i != k.launch as usize)
-        {
+        let mine = u.per_kernel.get(k.launch as usize).copied().unwrap_or(0);
+        // `u.ctas` is the sum of `per_kernel`: more than ours means another kernel's CTAs.
+        if !p.concurrent_kernels && u.ctas > mine {
             return false;
         }
-        let mine = u.per_kernel.get(k.launch as usize).copied().unwrap_or(0);
         mine < k.max_ctas_per_sm
             && u.warps + wpc <= p.max_warps as u32
             && u.threads + threads <= p.max_threads
@@ -653,7 +650,8 @@ impl Sm {
             let cta = &mut sh.ctas[ci];
             if cta.live == 0 {
                 cta.active = false;
-                cta.trace.warps.clear();
+                // Freed here, on the SM's own thread, not by the launch that reuses the slot.
+                drop(std::mem::take(&mut cta.trace.warps));
                 let k = cta.kernel;
                 sh.used.threads -= cta.threads;
                 sh.used.warps -= cta.wpc;

@@ -9,6 +9,11 @@
 //! ```
 //! One kernel hands out CTAs at a time; the next may start as soon as the previous one has
 //! issued its last CTA, so kernels of different streams overlap on leftover resources.
+//!
+//! Cost: the scheduler remembers per SM the next cycle worth asking (its CTA launch latency,
+//! or never while it is full, until a CTA finishes there: `freed`, called by the engine when
+//! it books finished CTAs), and the least of them, so a cycle in which no SM can take a CTA
+//! costs one comparison and the round robin visits only SMs that may say yes.
 
 use std::collections::VecDeque;
 
@@ -55,6 +60,13 @@ pub struct BlockScheduler {
     /// Earliest cycle the issuing kernel may issue (kernel launch latency).
     pub ready_at: Cycle,
     rr: usize,
+    /// Per SM, the earliest cycle worth asking `Sm::can_launch` for a CTA of launch
+    /// `try_for`: its `cta_ready_at`, or `Cycle::MAX` when the CTA did not fit for want of
+    /// resources, which only free when a CTA finishes there ([`BlockScheduler::freed`]).
+    next_try: Vec<Cycle>,
+    try_for: Option<u32>,
+    /// The least of `next_try`: before it no SM can take a CTA (one comparison per epoch).
+    min_try: Cycle,
 }
 
 impl BlockScheduler {
@@ -98,20 +110,44 @@ impl BlockScheduler {
         }
         let k = &kernels[l as usize];
         let n = sms.len();
+        if self.try_for != Some(l) || self.next_try.len() != n {
+            self.next_try.clear();
+            self.next_try.resize(n, 0);
+            self.try_for = Some(l);
+            self.min_try = 0;
+        }
+        if now < self.min_try {
+            return 0;
+        }
         let mut issued = 0;
         let mut last = None;
         for i in 0..n {
             if self.ctas.is_empty() {
                 break;
             }
-            let s = (self.rr + i) % n;
-            if sms[s].can_launch(k, now) {
+            let s = if self.rr + i >= n {
+                self.rr + i - n
+            } else {
+                self.rr + i
+            };
+            if now < self.next_try[s] {
+                continue;
+            }
+            let sm = &mut sms[s];
+            if sm.can_launch(k, now) {
                 let cta = self.ctas.pop_front().expect("not empty");
-                sms[s].launch_cta(now, k, cta, cta_latency, cfg);
+                sm.launch_cta(now, k, cta, cta_latency, cfg);
                 issued += 1;
                 last = Some(s);
+                self.next_try[s] = sm.cta_ready_at;
+            } else if now < sm.cta_ready_at {
+                self.next_try[s] = sm.cta_ready_at;
+            } else {
+                self.next_try[s] = Cycle::MAX;
             }
         }
+        // SMs not visited (the queue ran dry) keep their entries, all of them >= min_try.
+        self.min_try = self.next_try.iter().copied().min().unwrap_or(0);
         if let Some(s) = last {
             self.rr = s + 1;
         }
@@ -124,6 +160,15 @@ impl BlockScheduler {
             self.issuing = None;
         }
         issued
+    }
+
+    /// A CTA finished on SM `sm`: its resources may take another one.
+    #[inline]
+    pub fn freed(&mut self, sm: usize) {
+        if let Some(t) = self.next_try.get_mut(sm) {
+            *t = 0;
+            self.min_try = 0;
+        }
     }
 
     /// All launches started and finished.

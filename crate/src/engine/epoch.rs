@@ -19,6 +19,11 @@
 //!   next inboxes. Inside the memory side the partitions (L2 slices and DRAM channel) step in
 //!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The serial executor runs the same two halves one after the other, so
 //!   results are identical for any thread count, at any K.
+//! - Threads: `Simulator::run_for` runs its epoch loop on a worker of the private pool
+//!   (`engine/mod.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
+//!   queue and the other workers, spinning between epochs, steal it at once; no epoch waits
+//!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
+//!   SMs so the thread that ran the memory side beside it steals the rest evenly.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::core::{KernelCtx, Sm, StepCtx};
@@ -95,12 +100,14 @@ fn sms_epoch(
     #[cfg(feature = "parallel")]
     if par {
         use rayon::prelude::*;
-        // A few chunks per thread: balanced enough, and cheap to split.
-        let min_len = (sms.len() / (rayon::current_num_threads().max(1) * 4)).max(1);
+        // Small pieces (an SM-epoch of K >= 8 cycles is microseconds of work, a split a
+        // fraction of one): the thread that ran the memory side beside this half steals the
+        // rest in pieces small enough that neither waits long for the other at the join.
+        let max_len = (8 / k as usize).max(1);
         return sms
             .par_iter_mut()
             .zip(marks.par_iter_mut())
-            .with_min_len(min_len)
+            .with_max_len(max_len)
             .map(|(sm, m)| sm_epoch(sm, m, &ctx, t0, k))
             .reduce(|| false, |a, b| a | b);
     }
@@ -195,6 +202,9 @@ impl Gpu {
                     self.staged.pkts.push((c, *p));
                 }
                 let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
+                if m.done[j] as usize > from {
+                    self.sched.freed(s as usize);
+                }
                 for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
                     let run = &mut self.sched.runs[kl as usize];
                     run.ctas_done += 1;

@@ -418,6 +418,20 @@ impl Gpu {
         Ok(())
     }
 
+    /// MemcpyHtoD: the L2 warms the copied lines (its partitions on the executor's pool when
+    /// parallel; the same lines in the same order per slice either way).
+    fn warm(&mut self, addr: u64, bytes: u64) {
+        let par = self.executor == Executor::Parallel;
+        self.partitions.set_parallel(par, self.par_min_parts);
+        #[cfg(feature = "parallel")]
+        if let (true, Some(p)) = (par, &self.pool) {
+            let parts = &mut self.partitions;
+            p.install(|| parts.warm(addr, bytes));
+            return;
+        }
+        self.partitions.warm(addr, bytes);
+    }
+
     /// No packet in flight and no SM memory side with work left.
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
@@ -591,7 +605,7 @@ impl<'a> Simulator<'a> {
                 Command::MemcpyHtoD { addr, bytes } => {
                     self.gpu.memcpys += 1;
                     if self.gpu.cfg.l2.warm_from_memcpy {
-                        self.gpu.partitions.warm(addr, bytes);
+                        self.gpu.warm(addr, bytes);
                     }
                 }
             }
@@ -616,15 +630,7 @@ impl<'a> Simulator<'a> {
 
     /// Keeps the block scheduler supplied with CTAs of the issuing kernel.
     fn feed(&mut self) -> Result<()> {
-        if let Some(s) = &mut self.stream {
-            if self.gpu.sched.issuing.is_some() {
-                self.gpu.feed_ctas(&mut **s)?;
-            }
-            if self.gpu.sched.issuing.is_none() {
-                self.stream = None;
-            }
-        }
-        Ok(())
+        feed(&mut self.gpu, &mut self.stream)
     }
 
     /// Runs at most `max_cycles` core cycles.
@@ -643,54 +649,31 @@ impl<'a> Simulator<'a> {
         }
         let end = self.gpu.now.saturating_add(max_cycles);
         while self.gpu.now < end {
-            let mut progress = self.admit()?;
-            // Done when every CTA finished and the memory system has drained (posted stores).
-            if self.gpu.sched.all_done() && self.commands.is_empty() && self.gpu.mem_idle() {
-                let c = self.gpu.now;
-                self.done_at = Some(c);
-                return Ok(RunStatus::Done { cycle: c });
-            }
-            // One epoch; `now` is its last cycle afterwards.
-            // The issuing kernel's stream decodes ahead beside the epoch (deterministic: it
-            // only fills the stream's own buffer).
-            let ahead = match &mut self.stream {
-                Some(s) if self.gpu.sched.issuing.is_some() => Some(&mut **s),
-                _ => None,
+            let admitted = self.admit()?;
+            // Epochs until the slice ends or a kernel waits to start (which needs `src`, on
+            // this thread). With a private pool the loop runs on one of its workers, so every
+            // fork is a local push and no epoch waits for this thread to be woken.
+            #[cfg(feature = "parallel")]
+            let pool = match self.gpu.executor {
+                Executor::Parallel => self.gpu.pool.clone(),
+                Executor::Serial => None,
             };
-            progress |= self.gpu.step(ahead);
-            let now = self.gpu.now;
-            if progress {
-                self.gpu.last_progress = now;
-                self.gpu.now += 1;
-                continue;
-            }
-            if self.gpu.sched.all_done() {
-                self.gpu.now += 1;
-                continue;
-            }
-            let next = self.gpu.next_event();
-            let Some(next) = next else {
-                return Ok(RunStatus::Deadlock(self.gpu.deadlock_report()));
+            let (gpu, stream) = (&mut self.gpu, &mut self.stream);
+            let mut go = || run_epochs(gpu, stream, end, admitted);
+            #[cfg(feature = "parallel")]
+            let r = match pool {
+                Some(p) => p.install(go),
+                None => go(),
             };
-            if now - self.gpu.last_progress > DEADLOCK_CYCLES {
-                return Ok(RunStatus::Deadlock(self.gpu.deadlock_report()));
-            }
-            if self.gpu.cfg.features.skip_idle_cycles && next > now + 1 {
-                // Cycles now+1 .. next-1 would repeat this cycle exactly; account them at once.
-                // Epochs stay aligned to multiples of `epoch` (the epoch holding `next` starts
-                // at its beginning; its idle leading cycles change nothing), so skipping on or
-                // off and any slicing give the same epochs.
-                let target = next.min(end.max(now + 1));
-                let target = (target - target % self.gpu.epoch).max(now + 1);
-                let k = target - now - 1;
-                if k > 0 {
-                    for sm in &mut self.gpu.sms {
-                        sm.skip(k);
-                    }
+            #[cfg(not(feature = "parallel"))]
+            let r = go();
+            match r? {
+                Slice::Admit => {}
+                Slice::Done(c) => {
+                    self.done_at = Some(c);
+                    return Ok(RunStatus::Done { cycle: c });
                 }
-                self.gpu.now = target;
-            } else {
-                self.gpu.now += 1;
+                Slice::Deadlock(msg) => return Ok(RunStatus::Deadlock(msg)),
             }
         }
         Ok(RunStatus::Running {
@@ -719,4 +702,107 @@ impl<'a> Simulator<'a> {
             self.done_at.unwrap_or(self.gpu.now),
         )
     }
+}
+
+/// How [`run_epochs`] stopped.
+enum Slice {
+    /// The slice's end was reached, or the trace source must admit a kernel.
+    Admit,
+    Done(Cycle),
+    Deadlock(String),
+}
+
+/// Whether the next epoch needs `Simulator::admit` beyond feeding CTAs (a kernel may start).
+fn needs_admit(gpu: &Gpu) -> bool {
+    gpu.sched.issuing.is_none()
+        && !gpu.sched.queue.is_empty()
+        && gpu
+            .sched
+            .next_eligible(gpu.cfg.sm.concurrent_kernels)
+            .is_some()
+}
+
+/// The epoch loop of a slice, from just after an `admit` (`admitted`: it changed something)
+/// until `end`, the end of the run, a deadlock, or a kernel that may start (`Slice::Admit`).
+/// Between epochs only the issuing kernel's stream is read (feeding CTAs), so this runs on any
+/// thread.
+fn run_epochs(
+    gpu: &mut Gpu,
+    stream: &mut Option<Box<dyn KernelStream + Send>>,
+    end: Cycle,
+    admitted: bool,
+) -> Result<Slice> {
+    let mut progress = admitted;
+    let mut first = true;
+    while gpu.now < end {
+        if !first {
+            if needs_admit(gpu) {
+                return Ok(Slice::Admit);
+            }
+            progress = false;
+            feed(gpu, stream)?;
+        }
+        first = false;
+        // Done when every CTA finished and the memory system has drained (posted stores).
+        // (Launch commands are all admitted: `admit` drains them before this loop.)
+        if gpu.sched.all_done() && gpu.mem_idle() {
+            return Ok(Slice::Done(gpu.now));
+        }
+        // One epoch; `now` is its last cycle afterwards.
+        // The issuing kernel's stream decodes ahead beside the epoch (deterministic: it
+        // only fills the stream's own buffer).
+        let ahead = match stream {
+            Some(s) if gpu.sched.issuing.is_some() => Some(&mut **s),
+            _ => None,
+        };
+        progress |= gpu.step(ahead);
+        let now = gpu.now;
+        if progress {
+            gpu.last_progress = now;
+            gpu.now += 1;
+            continue;
+        }
+        if gpu.sched.all_done() {
+            gpu.now += 1;
+            continue;
+        }
+        let Some(next) = gpu.next_event() else {
+            return Ok(Slice::Deadlock(gpu.deadlock_report()));
+        };
+        if now - gpu.last_progress > DEADLOCK_CYCLES {
+            return Ok(Slice::Deadlock(gpu.deadlock_report()));
+        }
+        if gpu.cfg.features.skip_idle_cycles && next > now + 1 {
+            // Cycles now+1 .. next-1 would repeat this cycle exactly; account them at once.
+            // Epochs stay aligned to multiples of `epoch` (the epoch holding `next` starts
+            // at its beginning; its idle leading cycles change nothing), so skipping on or
+            // off and any slicing give the same epochs.
+            let target = next.min(end.max(now + 1));
+            let target = (target - target % gpu.epoch).max(now + 1);
+            let k = target - now - 1;
+            if k > 0 {
+                for sm in &mut gpu.sms {
+                    sm.skip(k);
+                }
+            }
+            gpu.now = target;
+        } else {
+            gpu.now += 1;
+        }
+    }
+    Ok(Slice::Admit)
+}
+
+/// Keeps the block scheduler supplied with CTAs of the issuing kernel (drops the stream once
+/// the kernel has handed out every CTA).
+fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Send>>) -> Result<()> {
+    if let Some(s) = stream {
+        if gpu.sched.issuing.is_some() {
+            gpu.feed_ctas(&mut **s)?;
+        }
+        if gpu.sched.issuing.is_none() {
+            *stream = None;
+        }
+    }
+    Ok(())
 }

@@ -465,6 +465,34 @@ fn ctas_beyond_occupancy_wait_for_a_free_slot() {
     assert_eq!(four.totals.ctas, 4);
 }
 
+/// The block scheduler stops asking a full SM until a CTA finishes there: with one CTA slot
+/// per SM, a long CTA on SM 1 and short ones queued, every later CTA goes to SM 0 as its slot
+/// frees (43 and 86, as in `ctas_beyond_occupancy_wait_for_a_free_slot`), and the run lasts as
+/// long as the long CTA alone.
+#[test]
+fn a_full_sm_is_asked_again_once_a_cta_finishes_there() {
+    let o = ops();
+    let mut c = cfg();
+    c.gpu.num_sms = 2;
+    c.sm.max_ctas = 1;
+    let short = || vec![chain(&o, 10, &[0, 1, 3])];
+    let long = || vec![chain(&o, 40, &[0, 1, 3])];
+    let alone = run(&c, vec![kernel("w", &o, vec![long()])]);
+    let ks = vec![kernel("w", &o, vec![short(), long(), short(), short()])];
+    for par in [false, true] {
+        let mut s = sim(&c, ks.clone());
+        if par {
+            s.set_executor(Executor::Parallel);
+            s.gpu.par_min_busy = 1;
+        }
+        let r = s.run_to_end().unwrap();
+        let per_sm: Vec<u64> = s.gpu.sms.iter().map(|sm| sm.sh.stats.ctas).collect();
+        assert_eq!(per_sm, [3, 1], "parallel: {par}");
+        assert_eq!(r.cycles, alone.cycles, "parallel: {par}");
+        assert_eq!(s.gpu.sched.runs[0].first_cta_at, Some(0));
+    }
+}
+
 #[test]
 fn l0i_miss_storm_when_code_spans_more_lines_than_the_cache() {
     let o = ops();

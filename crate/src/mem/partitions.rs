@@ -81,6 +81,9 @@ pub struct MemPartitions {
     flush: bool,
     sms: usize,
     stats: PartitionStats,
+    /// `warm` with `par`: the slice of each line (scratch, kept for the next memcpy).
+    #[cfg(feature = "parallel")]
+    warm_scratch: Vec<u32>,
 }
 
 impl MemPartitions {
@@ -125,6 +128,8 @@ impl MemPartitions {
             flush: cfg.l2.flush_at_kernel_end,
             sms,
             stats: PartitionStats::default(),
+            #[cfg(feature = "parallel")]
+            warm_scratch: Vec::new(),
         })
     }
 
@@ -266,10 +271,42 @@ impl MemPartitions {
         let lb = self.slices().next().map_or(128, |s| s.cache.line_bytes());
         let end = addr.saturating_add(bytes);
         let mut a = end.saturating_sub(cap).max(addr) & !(lb - 1);
+        #[cfg(feature = "parallel")]
+        if self.par && self.parts.len() > 1 {
+            // Each partition warms its own slices' lines, in address order as below: the
+            // slices of the lines first (in order), then the partitions on rayon's pool.
+            let first = a;
+            let mut slices = std::mem::take(&mut self.warm_scratch);
+            slices.clear();
+            while a < end {
+                slices.push(self.map.slice(a));
+                a = match a.checked_add(lb) {
+                    Some(n) => n,
+                    None => break,
+                };
+            }
+            let sub = self.sub;
+            use rayon::prelude::*;
+            self.parts.par_iter_mut().enumerate().for_each(|(pi, p)| {
+                let mut a = first;
+                for &s in &slices {
+                    let s = s as usize;
+                    if s / sub == pi {
+                        p.slices[s % sub].cache.warm(a);
+                    }
+                    a = a.wrapping_add(lb);
+                }
+            });
+            self.warm_scratch = slices;
+            return;
+        }
         while a < end {
             let s = self.map.slice(a) as usize;
             self.parts[s / self.sub].slices[s % self.sub].cache.warm(a);
-            a += lb;
+            a = match a.checked_add(lb) {
+                Some(n) => n,
+                None => break,
+            };
         }
     }
 
