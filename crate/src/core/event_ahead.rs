@@ -39,7 +39,6 @@
 use super::{EvState, Head, K_RETIRE};
 use crate::core::barrier;
 use crate::core::ctx::{StepCtx, NUM_UNITS, U_DP, U_MEM};
-use crate::core::exec::completion;
 use crate::core::mem_direct;
 use crate::core::subcore::SubCore;
 use crate::core::SmShared;
@@ -274,27 +273,10 @@ impl SubCore {
                     cal.book(c);
                 }
             }
-            let c = completion(start, op.latency);
-            let uc = sh.stats.units.get_mut(u);
-            uc.dispatches += 1;
-            uc.busy_cycles += op.interval as u64;
-            let w = &mut sh.warps[wi];
-            for &r in inst.dsts() {
-                w.ev.set(r, c);
-            }
-            w.ev.done_at = w.ev.done_at.max(c);
-            if op.kind == OpKind::Branch {
-                next = next.max(c);
-            }
+            next = super::issue::book_alu(sh, wi, inst, &op, u, start, next);
         }
-        self.ev_fetch(sh, ctx, wi, s);
+        self.after_issue(sh, ctx, wi, s, next);
         let w = &mut sh.warps[wi];
-        w.ev.not_before = next;
-        w.ev.nb_reason = if next > s + 1 {
-            StallKind::Control
-        } else {
-            StallKind::CompData
-        };
         if w.ib.head >= w.n_insts {
             // Last instruction issued: the warp retires with its last result, and not before
             // the cycle it issued at.

@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 
 use super::super::barrier;
-use super::super::ctx::{StepCtx, U_MEM};
+use super::super::ctx::{OpClass, StepCtx, U_MEM};
 use super::super::exec::completion;
 use super::super::ldst::MemInst;
 use super::super::mem_direct::{self, is_direct};
@@ -13,7 +13,7 @@ use super::super::subcore::SubCore;
 use super::super::SmShared;
 use super::{div_pow2, wake_cta, EvState, K_RETIRE, MEM_BIT, PENDING};
 use crate::stats::StallKind;
-use crate::trace::OpKind;
+use crate::trace::{OpKind, TraceInst};
 use crate::Cycle;
 
 impl SubCore {
@@ -120,27 +120,10 @@ impl SubCore {
                     *b = start + op.interval.max(1) as u64;
                 }
             }
-            let c = completion(start, op.latency);
-            let uc = sh.stats.units.get_mut(u);
-            uc.dispatches += 1;
-            uc.busy_cycles += op.interval as u64;
-            let w = &mut sh.warps[wi];
-            for &r in inst.dsts() {
-                w.ev.set(r, c);
-            }
-            w.ev.done_at = w.ev.done_at.max(c);
-            if op.kind == OpKind::Branch {
-                next = next.max(c);
-            }
+            next = book_alu(sh, wi, &inst, &op, u, start, next);
         }
-        self.ev_fetch(sh, ctx, wi, now);
+        self.after_issue(sh, ctx, wi, now, next);
         let w = &mut sh.warps[wi];
-        w.ev.not_before = next;
-        w.ev.nb_reason = if next > now + 1 {
-            StallKind::Control
-        } else {
-            StallKind::CompData
-        };
         if w.ib.head >= w.n_insts {
             // Last instruction issued: the warp retires with its last ALU result.
             if w.ev.done_at > now {
@@ -154,5 +137,56 @@ impl SubCore {
             self.ev_eval(sh, ctx, wi, now + 1);
         }
         op.unit
+    }
+}
+
+/// Books an ALU instruction of warp `wi` that starts in unit `u` at `start` (`hybrid`'s issue
+/// and `fast`'s run-ahead): the unit's statistics, its destinations' ready times and the
+/// warp's last result. Returns the earliest cycle of the warp's next issue: `next`, or after a
+/// branch the cycle it resolves.
+pub(super) fn book_alu(
+    sh: &mut SmShared,
+    wi: usize,
+    inst: &TraceInst,
+    op: &OpClass,
+    u: usize,
+    start: Cycle,
+    next: Cycle,
+) -> Cycle {
+    let c = completion(start, op.latency);
+    let uc = sh.stats.units.get_mut(u);
+    uc.dispatches += 1;
+    uc.busy_cycles += op.interval as u64;
+    let w = &mut sh.warps[wi];
+    for &r in inst.dsts() {
+        w.ev.set(r, c);
+    }
+    w.ev.done_at = w.ev.done_at.max(c);
+    if op.kind == OpKind::Branch {
+        next.max(c)
+    } else {
+        next
+    }
+}
+
+impl SubCore {
+    /// After warp `wi` issued at `at`: refills its instruction buffer and files the earliest
+    /// cycle of its next issue (`next`) with what it waits for until then.
+    pub(super) fn after_issue(
+        &mut self,
+        sh: &mut SmShared,
+        ctx: &StepCtx,
+        wi: usize,
+        at: Cycle,
+        next: Cycle,
+    ) {
+        self.ev_fetch(sh, ctx, wi, at);
+        let w = &mut sh.warps[wi];
+        w.ev.not_before = next;
+        w.ev.nb_reason = if next > at + 1 {
+            StallKind::Control
+        } else {
+            StallKind::CompData
+        };
     }
 }
