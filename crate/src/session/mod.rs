@@ -299,16 +299,17 @@ impl Session {
         };
         if let Mode::Timing(_, m) = &sess.mode {
             let mut src = sess.source.take().expect("source present");
-            let rates = if sess.mode.wants_pc_rates() {
-                Some(crate::engine::compare::pc_rates(&functional::run(
-                    &sess.cfg, &mut *src,
-                )?))
+            // The same pre-pass as the CLI's `run --mode` and `compare`: per-PC hit rates and
+            // the L2 write-backs that share DRAM with the reads (`Simulator::use_prepass`).
+            let prepass = if sess.mode.wants_pc_rates() {
+                let rep = functional::run(&sess.cfg, &mut *src)?;
+                Some(crate::analytic::Prepass::from_report(0, &rep))
             } else {
                 None
             };
             let mut sim = Simulator::new(sess.cfg.clone(), *m, src)?;
-            if let Some(r) = &rates {
-                sim.use_pc_rates(r);
+            if let Some(p) = &prepass {
+                sim.use_prepass(p);
             }
             sess.state = State::Running(Box::new(sim));
         }
@@ -643,6 +644,34 @@ mod tests {
                 Mode::Timing(n.into(), ModelChoice::named(n).unwrap())
             );
         }
+    }
+
+    #[test]
+    fn fast_takes_the_same_pre_pass_as_the_cli() {
+        // vecadd writes: the pre-pass's L2 write-backs share DRAM with the reads, so a
+        // session that took only the per-PC hit rates ran fewer cycles than `run --mode fast`.
+        let cfg = config::preset("titanv").unwrap();
+        let params = [("n".to_string(), "524288".to_string())];
+        let mut s = Session::new(
+            input::open_workload("vecadd", &params).unwrap(),
+            cfg.clone(),
+            "fast",
+        )
+        .unwrap();
+        let p = s.run_for(u64::MAX).unwrap();
+        assert!(p.done);
+        let mut open = || input::open_workload("vecadd", &params);
+        let cli = match crate::engine::compare::run_mode(
+            &cfg,
+            crate::engine::Mode::parse("fast").unwrap(),
+            &mut open,
+        )
+        .unwrap()
+        {
+            crate::engine::compare::Outcome::Timed { result, .. } => result.cycles,
+            crate::engine::compare::Outcome::Functional(_) => unreachable!("a timing mode"),
+        };
+        assert_eq!(p.cycles, cli);
     }
 
     #[test]
