@@ -38,8 +38,7 @@
 
 use super::{EvState, Head, K_RETIRE};
 use crate::core::barrier;
-use crate::core::ctx::{StepCtx, NUM_UNITS, U_DP, U_MEM};
-use crate::core::mem_direct;
+use crate::core::ctx::{StepCtx, NUM_UNITS, U_DP};
 use crate::core::subcore::SubCore;
 use crate::core::SmShared;
 use crate::stats::StallKind;
@@ -238,20 +237,7 @@ impl SubCore {
             _ => {}
         }
         if op.is_mem() {
-            let p = self.mem_pipe(sh);
-            let done = mem_direct::issue(s, sh, ctx, wi, p, inst, op);
-            let writes = mem_direct::writes_regs(inst, op);
-            let uc = sh.stats.units.get_mut(U_MEM);
-            uc.dispatches += 1;
-            uc.busy_cycles += 1;
-            let w = &mut sh.warps[wi];
-            w.ev.mem_done = w.ev.mem_done.max(done);
-            w.ev.done_at = w.ev.done_at.max(done);
-            if writes {
-                for &r in inst.dsts() {
-                    w.ev.set(r, done | super::MEM_BIT);
-                }
-            }
+            self.issue_direct(s, sh, ctx, wi, inst, op);
         } else if !op.acts_at_issue() {
             let u = op.unit as usize;
             let start = s + 1;

@@ -65,20 +65,7 @@ impl SubCore {
             _ => {}
         }
         if op.is_mem() && is_direct(sh) {
-            let p = self.mem_pipe(sh);
-            let done = mem_direct::issue(now, sh, ctx, wi, p, &inst, op);
-            let writes = mem_direct::writes_regs(&inst, op);
-            let uc = sh.stats.units.get_mut(U_MEM);
-            uc.dispatches += 1;
-            uc.busy_cycles += 1;
-            let w = &mut sh.warps[wi];
-            w.ev.mem_done = w.ev.mem_done.max(done);
-            w.ev.done_at = w.ev.done_at.max(done);
-            if writes {
-                for &r in inst.dsts() {
-                    w.ev.set(r, done | MEM_BIT);
-                }
-            }
+            self.issue_direct(now, sh, ctx, wi, &inst, op);
         } else if op.is_mem() {
             let p = self.mem_pipe(sh);
             let e = MemInst {
@@ -170,6 +157,34 @@ pub(super) fn book_alu(
 }
 
 impl SubCore {
+    /// Issues warp `wi`'s memory instruction at `at` straight into the memory twin
+    /// (`core::mem_direct`): the unit's statistics, the warp's last memory result and, for a
+    /// load, its destinations' ready times (marked as memory results).
+    pub(super) fn issue_direct(
+        &mut self,
+        at: Cycle,
+        sh: &mut SmShared,
+        ctx: &StepCtx,
+        wi: usize,
+        inst: &TraceInst,
+        op: OpClass,
+    ) {
+        let p = self.mem_pipe(sh);
+        let done = mem_direct::issue(at, sh, ctx, wi, p, inst, op);
+        let writes = mem_direct::writes_regs(inst, op);
+        let uc = sh.stats.units.get_mut(U_MEM);
+        uc.dispatches += 1;
+        uc.busy_cycles += 1;
+        let w = &mut sh.warps[wi];
+        w.ev.mem_done = w.ev.mem_done.max(done);
+        w.ev.done_at = w.ev.done_at.max(done);
+        if writes {
+            for &r in inst.dsts() {
+                w.ev.set(r, done | MEM_BIT);
+            }
+        }
+    }
+
     /// After warp `wi` issued at `at`: refills its instruction buffer and files the earliest
     /// cycle of its next issue (`next`) with what it waits for until then.
     pub(super) fn after_issue(
