@@ -2,8 +2,10 @@
 //! simulator's for that run, done one by one without the sweep machinery, and the same whether
 //! the plan runs serially, in parallel, or in chunks merged back together (what SLURM does).
 
+use warpweave::analytic::PrepassCache;
 use warpweave::config;
-use warpweave::engine::{ModelChoice, Simulator};
+use warpweave::engine::compare::prepared_simulator;
+use warpweave::engine::ModelChoice;
 use warpweave::sweep::chunk::{merge_parts, Part};
 use warpweave::sweep::files::load_plan;
 use warpweave::sweep::sim::{metrics, SimRunner};
@@ -21,12 +23,17 @@ fn one_by_one(subcores: u32, issue_width: u32) -> (u64, u64, f64) {
     config::apply_override(&mut cfg, "sm.subcores", &subcores.to_string()).unwrap();
     config::apply_override(&mut cfg, "scheduler.issue_width", &issue_width.to_string()).unwrap();
     cfg.validate().unwrap();
-    let trace =
-        workload::generate("vecadd", &Params::new().set("n", 2048).set("block", 64)).unwrap();
-    let r = Simulator::new(cfg, ModelChoice::default(), Box::new(trace))
-        .unwrap()
-        .run_to_end()
-        .unwrap();
+    // The default model's analytical memory path takes its hit rates from the functional
+    // pre-pass, as every front door does.
+    let mut open = || -> warpweave::Result<Box<dyn warpweave::trace::TraceSource + Send>> {
+        let p = Params::new().set("n", 2048).set("block", 64);
+        Ok(Box::new(workload::generate("vecadd", &p)?))
+    };
+    let mut cache = PrepassCache::new();
+    let (mut sim, prepass) =
+        prepared_simulator(&cfg, ModelChoice::default(), &mut open, &mut cache).unwrap();
+    assert!(prepass.is_some());
+    let r = sim.run_to_end().unwrap();
     (r.cycles, r.warp_insts, r.ipc)
 }
 

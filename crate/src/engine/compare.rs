@@ -116,19 +116,34 @@ pub fn run_mode_cached(
             Ok(Outcome::Functional(functional::run(cfg, &mut *src)?))
         }
         Mode::Timing(m) => {
-            let prepass = if m.memory == ModuleModel::Analytical {
-                Some(cache.get(cfg, open)?.0)
-            } else {
-                None
-            };
-            let mut sim = Simulator::new(cfg.clone(), m, open()?)?;
-            if let Some(p) = &prepass {
-                sim.use_prepass(p);
-            }
+            let (mut sim, prepass) = prepared_simulator(cfg, m, open, cache)?;
             let result = Box::new(sim.run_to_end()?);
             Ok(Outcome::Timed { result, prepass })
         }
     }
+}
+
+/// A simulator for `model` over the trace `open` gives, with the functional pre-pass (from
+/// `cache`) attached whenever the memory path is analytical. Every front door builds its
+/// simulator here (CLI `run`, `compare`, sweeps; the browser session attaches the same pre-pass
+/// from its own functional run), so no analytical-memory run goes without its hit rates: a
+/// `--model memory=analytical` run without them took every access as an L1 hit.
+pub fn prepared_simulator(
+    cfg: &GpuConfig,
+    model: ModelChoice,
+    open: &mut dyn FnMut() -> Result<Box<dyn TraceSource + Send>>,
+    cache: &mut PrepassCache,
+) -> Result<(Simulator<'static>, Option<Arc<Prepass>>)> {
+    let prepass = if model.memory == ModuleModel::Analytical {
+        Some(cache.get(cfg, open)?.0)
+    } else {
+        None
+    };
+    let mut sim = Simulator::new(cfg.clone(), model, open()?)?;
+    if let Some(p) = &prepass {
+        sim.use_prepass(p);
+    }
+    Ok((sim, prepass))
 }
 
 /// A row from an outcome; errors and speed-ups are filled in by [`finish`].

@@ -12,8 +12,10 @@
 
 use super::plan::{Job, Plan, WorkloadSource};
 use super::run::{JobRunner, Metrics};
+use crate::analytic::PrepassCache;
 use crate::config::{self, GpuConfig};
-use crate::engine::{ModelChoice, SimResult, Simulator};
+use crate::engine::compare::prepared_simulator;
+use crate::engine::{ModelChoice, SimResult};
 use crate::stats::StallKind;
 use crate::trace::TraceSource;
 use crate::workload::{self, Params};
@@ -104,8 +106,11 @@ impl SimRunner {
     pub fn simulate(&self, plan: &Plan, job: &Job) -> Result<SimResult> {
         let cfg = self.config(plan, job)?;
         let model = model_for_mode(&job.mode)?;
-        let src = self.source(plan, job, &cfg)?;
-        Simulator::new(cfg, model, src)?.run_to_end()
+        let mut open = || self.source(plan, job, &cfg);
+        let mut cache = PrepassCache::new();
+        prepared_simulator(&cfg, model, &mut open, &mut cache)?
+            .0
+            .run_to_end()
     }
 }
 
@@ -157,6 +162,47 @@ mod tests {
         assert!(
             e.starts_with("config key `mode`: `turbo` is not a mode"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn fast_takes_the_functional_pre_pass_like_the_cli() {
+        // Without the pre-pass the analytical memory path takes every access as an L1 hit.
+        let plan = Plan::parse(
+            "gpu = \"teaching\"\nmodes = [\"fast\"]\n[[workload]]\nname = \"vecadd\"\nparams = { n = 8192 }\n",
+            "p.toml",
+        )
+        .unwrap();
+        let job = plan.job(0);
+        let runner = SimRunner::default();
+        let swept = runner.simulate(&plan, &job).unwrap();
+        let cfg = runner.config(&plan, &job).unwrap();
+        let fast = crate::engine::Mode::parse("fast").unwrap();
+        let lone = match crate::engine::compare::run_mode(&cfg, fast, &mut || {
+            runner.source(&plan, &job, &cfg)
+        })
+        .unwrap()
+        {
+            crate::engine::compare::Outcome::Timed { result, prepass } => {
+                assert!(prepass.is_some());
+                result
+            }
+            _ => unreachable!("fast is a timing mode"),
+        };
+        assert_eq!(swept.cycles, lone.cycles);
+        let bare = crate::engine::Simulator::new(
+            cfg.clone(),
+            model_for_mode("fast").unwrap(),
+            runner.source(&plan, &job, &cfg).unwrap(),
+        )
+        .unwrap()
+        .run_to_end()
+        .unwrap();
+        assert!(
+            bare.cycles < swept.cycles,
+            "{} vs {}",
+            bare.cycles,
+            swept.cycles
         );
     }
 

@@ -8,7 +8,8 @@
 
 use clap::Args;
 use warpweave::config::{self, GpuConfig};
-use warpweave::engine::{compare, Mode, ModelChoice, ModuleModel, RunStatus, Simulator};
+use warpweave::engine::compare::prepared_simulator;
+use warpweave::engine::{compare, Mode, ModelChoice, RunStatus};
 use warpweave::trace::TraceSource;
 use warpweave::{Error, Result};
 
@@ -24,8 +25,9 @@ pub struct RunArgs {
     /// Config overrides, e.g. --set sm.subcores=2 --set features.war_check=false.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Named mode: cycle, hybrid (analytical ALU), fast (analytical ALU and memory path),
-    /// memory (functional caches only). `--model` then adjusts single modules.
+    /// Named mode: cycle (the default, as in the browser), hybrid (analytical ALU), fast
+    /// (analytical ALU and memory path), memory (functional caches only). `--model` then adjusts
+    /// single modules.
     #[arg(long)]
     pub mode: Option<String>,
     /// Module models, e.g. --model memory=analytical --model frontend=perfect.
@@ -70,7 +72,7 @@ pub fn load_config(gpu: &str, sets: &[String]) -> Result<GpuConfig> {
 
 pub fn run(a: &RunArgs) -> Result<()> {
     let cfg = load_config(&a.gpu, &a.set)?;
-    let mut model = ModelChoice::default();
+    let mut model = ModelChoice::named("cycle")?;
     if let Some(name) = &a.mode {
         match Mode::parse(name)? {
             Mode::Memory => return run_memory(a, &cfg),
@@ -80,21 +82,14 @@ pub fn run(a: &RunArgs) -> Result<()> {
     for m in &a.model {
         model.set_mix(m)?;
     }
-    // An analytical memory path takes its per-PC hit rates from a functional pre-pass.
-    let rates = if model.memory == ModuleModel::Analytical && a.mode.is_some() {
-        let mut cache = match &a.prepass_cache {
-            Some(d) => warpweave::analytic::PrepassCache::with_dir(d),
-            None => warpweave::analytic::PrepassCache::new(),
-        };
-        Some(cache.get(&cfg, &mut || open_trace(&a.trace, &cfg))?.0)
-    } else {
-        None
+    // An analytical memory path takes its per-PC hit rates from a functional pre-pass, whether
+    // it was named by `--mode fast` or by `--model memory=analytical`.
+    let mut cache = match &a.prepass_cache {
+        Some(d) => warpweave::analytic::PrepassCache::with_dir(d),
+        None => warpweave::analytic::PrepassCache::new(),
     };
-    let src = open_trace(&a.trace, &cfg)?;
-    let mut sim = Simulator::new(cfg, model, src)?;
-    if let Some(r) = &rates {
-        sim.use_prepass(r);
-    }
+    let (mut sim, _) =
+        prepared_simulator(&cfg, model, &mut || open_trace(&a.trace, &cfg), &mut cache)?;
     sim.set_threads(if a.parallel { 0 } else { a.threads })?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
     let started = std::time::Instant::now();
