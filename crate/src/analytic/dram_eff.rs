@@ -20,8 +20,15 @@
 //!       read -> write  T_rw = max(0, tRTW + tCWL - tCL - D)  (write column tRTW after the
 //!                                                     read column, data tCWL later)
 //!     per request T = (T_wr + T_rw) / (B_w + B_r)
-//!   shared queue (write_queue = 0): reads and writes interleave at random, a switch after a
-//!     fraction 2w(1-w) of the requests, half each way: T = w(1-w)(T_wr + T_rw)
+//!   shared queue (write_queue = 0): the bus alternates between runs of reads (mean length
+//!     L_r) and runs of writes (L_w), one T_wr and one T_rw per pair of runs:
+//!                                         T = (T_wr + T_rw) / (L_r + L_w)
+//!     FIFO serves in arrival order, reads and writes interleaved at random:
+//!       L_r = 1/w, L_w = 1/(1-w)          (T = w(1-w)(T_wr + T_rw))
+//!     FR-FCFS serves any queued request whose column can go now, so it keeps the bus's
+//!     direction while the queue holds requests of it: a run drains that direction's share
+//!     of the queue (never shorter than at random):
+//!       L_r = max(1/w, Q(1-w)), L_w = max(1/(1-w), Q·w)
 //!
 //!  η = D / (C + R / N + T)
 //! ```
@@ -91,8 +98,11 @@ pub fn dram_efficiency(
         let bw = (high - low + 1.0).max(1.0);
         let br = bw * (1.0 - w) / w;
         (t_wr + t_rw) / (bw + br)
-    } else {
+    } else if d.scheduler == "fifo" {
         w * (1.0 - w) * (t_wr + t_rw)
+    } else {
+        let runs = (1.0 / w).max(q * (1.0 - w)) + (1.0 / (1.0 - w)).max(q * w);
+        (t_wr + t_rw) / runs
     };
     DramEfficiency {
         data,
@@ -126,7 +136,8 @@ mod tests {
 
     /// Sector requests (D = 1) limited by tCCDL = 2; a queue of 4 hides only 3·2 = 6 of the
     /// 24 row-opening cycles, per row of 64 requests; half the bytes written through the
-    /// shared queue: T = 0.25·(15 + max(0, 4 + 2 - 12 - 1)) = 3.75.
+    /// shared queue, runs of max(2, 4·0.5) = 2 reads and 2 writes under FR-FCFS (as at random):
+    /// T = (15 + max(0, 4 + 2 - 12 - 1)) / 4 = 3.75.
     /// η = 1 / (2 + 18/64 + 3.75). With a write queue of batches 8 - 4 + 1 = 5 writes and
     /// 5 reads: T = 15 / 10.
     #[test]
@@ -145,6 +156,25 @@ mod tests {
         let e = dram_efficiency(&d, 32, 32, 0.5);
         assert!((e.turnaround - 1.5).abs() < 1e-12);
         assert!((e.eta() - 1.0 / (2.0 + 18.0 / 64.0 + 1.5)).abs() < 1e-12);
+    }
+
+    /// RTX 2080 Ti (GDDR6, 32-byte bursts of 4 cycles; 128-byte lines): D = 16 = C, no row
+    /// cost (rows of 16 lines, a queue of 64 hides every opening). A quarter of the bytes
+    /// written through the shared queue (T_wr = 10 + 24, T_rw = max(0, 4 + 8 - 24 - 16) = 0):
+    ///   FIFO, at random:   T = 0.25·0.75·34 = 6.375,   η = 16 / 22.375
+    ///   FR-FCFS, runs of max(4, 48) reads and max(4/3, 16) writes: T = 34 / 64, η = 16 / (16 + 34/64)
+    #[test]
+    fn shared_queue_runs_by_hand() {
+        let mut d = crate::config::presets::preset("rtx2080ti").unwrap().dram;
+        assert_eq!((d.write_queue, d.queue), (0, 64));
+        let e = dram_efficiency(&d, 32, 128, 0.25);
+        assert_eq!((e.data, e.column, e.row), (16.0, 16.0, 0.0));
+        assert!((e.turnaround - 34.0 / 64.0).abs() < 1e-12);
+        assert!((e.eta() - 16.0 / (16.0 + 34.0 / 64.0)).abs() < 1e-12);
+        d.scheduler = "fifo".into();
+        let e = dram_efficiency(&d, 32, 128, 0.25);
+        assert!((e.turnaround - 6.375).abs() < 1e-12);
+        assert!((e.eta() - 16.0 / 22.375).abs() < 1e-12);
     }
 
     /// Activations limited by tRC: 2 banks, rows of 2 requests of 4 cycles: banks·N·C = 16
