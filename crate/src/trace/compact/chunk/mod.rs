@@ -238,6 +238,8 @@ pub struct ChunkDecoder {
     keep: Vec<bool>,
     /// Instructions decoded by the last [`ChunkDecoder::decode`], kept or not.
     decoded: u64,
+    /// Instructions the last warp kept (with `keep`): the next warp's first reservation.
+    kept_hint: usize,
 }
 
 /// Where a chunk came from, for error messages.
@@ -361,7 +363,11 @@ impl ChunkDecoder {
         }
         self.decoded += n_insts;
         let filter = !self.keep.is_empty();
-        let mut insts = Vec::with_capacity(if filter { 0 } else { n_insts as usize });
+        let mut insts = Vec::with_capacity(if filter {
+            self.kept_hint.min(n_insts as usize)
+        } else {
+            n_insts as usize
+        });
         let mut addrs: Vec<u64> = Vec::with_capacity(match mode {
             AMODE_RAW => n_raw as usize,
             _ => self.addr_hint.min(n_insts as usize * 32),
@@ -479,6 +485,7 @@ impl ChunkDecoder {
             }
         }
         self.addr_hint = addrs.len();
+        self.kept_hint = insts.len();
         Ok(WarpTrace {
             warp_id,
             insts,
