@@ -4,7 +4,7 @@
 use super::ctx::OpClass;
 use super::scoreboard::NREGS;
 use crate::stats::StallKind;
-use crate::trace::{is_zero_reg, Reg};
+use crate::trace::{is_zero_reg, Reg, UR_BASE};
 use crate::Cycle;
 
 /// `EvWarp::ready` of a register a memory instruction is still writing.
@@ -40,6 +40,10 @@ pub enum EvState {
 pub struct EvWarp {
     /// Cycle each register's value can be read ([`PENDING`]: a load is still fetching it).
     pub ready: Vec<Cycle>,
+    /// One past the highest register below / from [`UR_BASE`] written since launch: a
+    /// launch clears only `ready[..hi_r]` and `ready[UR_BASE..hi_u]`, not all [`NREGS`].
+    hi_r: u16,
+    hi_u: u16,
     /// Earliest issue of the head instruction from the warp itself: issue slot, launch
     /// (fetch + decode), branch resolution.
     pub not_before: Cycle,
@@ -74,6 +78,8 @@ impl Default for EvWarp {
     fn default() -> Self {
         EvWarp {
             ready: Vec::new(),
+            hi_r: 0,
+            hi_u: 0,
             not_before: 0,
             done_at: 0,
             state: EvState::Idle,
@@ -94,8 +100,15 @@ impl Default for EvWarp {
 impl EvWarp {
     /// A warp launched at `now` (its first fetch is made by the first evaluation).
     pub fn launch(&mut self, now: Cycle) {
-        self.ready.clear();
-        self.ready.resize(NREGS, 0);
+        if self.ready.len() == NREGS {
+            // Only what the last warp in this slot wrote is not zero.
+            self.ready[..self.hi_r as usize].fill(0);
+            self.ready[UR_BASE as usize..self.hi_u.max(UR_BASE) as usize].fill(0);
+        } else {
+            self.ready.clear();
+            self.ready.resize(NREGS, 0);
+        }
+        (self.hi_r, self.hi_u) = (0, 0);
         self.fetched = 0;
         self.fetch_free = now;
         self.not_before = now;
@@ -128,6 +141,11 @@ impl EvWarp {
     pub(super) fn set(&mut self, r: Reg, t: Cycle) {
         if !is_zero_reg(r) && (r as usize) < self.ready.len() {
             self.ready[r as usize] = t;
+            if r < UR_BASE {
+                self.hi_r = self.hi_r.max(r + 1);
+            } else {
+                self.hi_u = self.hi_u.max(r + 1);
+            }
         }
     }
 }

@@ -419,6 +419,14 @@ pub trait KernelStream {
     /// engine calls it on another thread while the SMs step. The CTAs and any error come out
     /// of `next_cta` exactly where they would have without it. Default: nothing.
     fn prefetch(&mut self) {}
+    /// Asks the stream to hand out only instructions whose opcode id `op` has `keep[op]`
+    /// (the functional pre-pass wants memory instructions only), each warp's kept
+    /// instructions in order with their addresses. Call it before the first `next_cta`.
+    /// Returns whether the stream does so; the default keeps everything (false), so a caller
+    /// must still skip what it does not want.
+    fn keep_only(&mut self, _keep: &[bool]) -> bool {
+        false
+    }
 }
 
 /// Anything that yields kernels: an Accel-Sim trace folder, a compact file, a built-in workload.

@@ -133,17 +133,20 @@ impl AddrShape {
     /// Appends the `n` addresses of this (regular) shape from `base`: the decoders' expansion.
     #[inline]
     pub fn expand(&self, base: u64, n: usize, out: &mut Vec<u64>) {
-        let at = out.len();
-        out.resize(at + n, 0);
         let (s, s2) = (self.stride as i64 as u64, self.stride2 as i64 as u64);
-        let mut first = base;
-        for run in out[at..].chunks_mut(self.run.max(1) as usize) {
+        let r = self.run.max(1) as usize;
+        out.reserve(n);
+        let (mut first, mut j) = (base, 0);
+        while j < n {
+            let end = (j + r).min(n);
             let mut a = first;
-            for x in run {
-                *x = a;
+            out.extend((j..end).map(|_| {
+                let x = a;
                 a = a.wrapping_add(s);
-            }
+                x
+            }));
             first = first.wrapping_add(s2);
+            j = end;
         }
     }
 }

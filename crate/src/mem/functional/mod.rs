@@ -401,6 +401,10 @@ fn run_kernel(
         full,
     };
     kr.sync_ops(stream.ops());
+    // Only memory instructions matter here: a stream that can drop the others while it
+    // decodes (compact files) does; `step` skips them anyway where it cannot.
+    let keep: Vec<bool> = kr.ops.iter().map(|o| o.is_some()).collect();
+    stream.keep_only(&keep);
     let mut busy = vec![true; n];
     let mut live = n;
     while live > 0 {

@@ -376,7 +376,8 @@ fn decode_chunk_with(
         .map_err(|err| with_chunk_pos(err, e.offset));
     dec.put_buf(data);
     let ctas = ctas?;
-    let insts: u64 = ctas.iter().map(|x| x.warp_insts()).sum();
+    // Counted as decoded: a decoder that keeps only some opcodes drops the others after.
+    let insts = dec.decoded();
     if ctas.len() as u64 != e.n_ctas || insts != e.warp_insts {
         return Err(Error::parse(
             file,
@@ -449,6 +450,18 @@ impl<R: Read + Seek> KernelStream for CompactKernelStream<'_, R> {
             self.buf = ctas.into_iter();
         }
     }
+    fn keep_only(&mut self, keep: &[bool]) -> bool {
+        self.rd.cache = None;
+        self.rd.dec.set_keep(keep);
+        true
+    }
+}
+
+impl<R> Drop for CompactKernelStream<'_, R> {
+    /// The reader's decoder keeps every instruction again for its next user.
+    fn drop(&mut self) {
+        self.rd.dec.set_keep(&[]);
+    }
 }
 
 /// A kernel of a compact file that owns its compressed chunks (read at open: a few bytes per
@@ -514,6 +527,14 @@ impl KernelStream for OwnedCompactStream {
         if self.ahead.is_none() {
             self.ahead = self.decode_next();
         }
+    }
+    fn keep_only(&mut self, keep: &[bool]) -> bool {
+        if self.next_chunk > 0 {
+            // Chunks already decoded hold every instruction: keep it so for the whole kernel.
+            return false;
+        }
+        self.dec.set_keep(keep);
+        true
     }
 }
 

@@ -736,3 +736,62 @@ fn prefetch_keeps_ctas_and_errors_in_place() {
     assert_eq!((b, eb.clone()), (a, ea));
     assert!(eb.unwrap().contains("kernel 0 chunk 2"));
 }
+
+/// Each instruction of `w` that `keep` selects, with `addr_start` cleared, and its lane
+/// addresses: what a stream asked to `keep_only` must hand out, whatever the address layout.
+fn kept(w: &WarpTrace, keep: &[bool]) -> Vec<(TraceInst, Vec<u64>)> {
+    w.insts
+        .iter()
+        .filter(|i| keep.get(i.op.0 as usize) == Some(&true))
+        .map(|i| {
+            let a = w.lane_addrs(i).map(|(_, a)| a).collect();
+            (
+                TraceInst {
+                    addr_start: 0,
+                    ..*i
+                },
+                a,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn keep_only_hands_out_the_kept_instructions_and_their_addresses() {
+    let t = crafted();
+    let v10 = include_bytes!("testdata/matmul_naive-64-v1.0.wwt").to_vec();
+    for bytes in [encode(&t, 1), encode(&t, 100), v10] {
+        let mut rd = CompactReader::from_slice(&bytes, "k.wwt").unwrap();
+        let full = MemTrace::collect(&mut rd).unwrap();
+        for (k, kt) in full.kernels.iter().enumerate() {
+            let keep: Vec<bool> = kt.ops.iter().map(|(_, o)| o.is_mem()).collect();
+            let all = vec![true; keep.len()];
+            let want: Vec<_> = kt
+                .ctas
+                .iter()
+                .flat_map(|c| c.warps.iter().map(|w| (w.warp_id, kept(w, &keep))))
+                .collect();
+            assert!(want.iter().any(|(_, w)| !w.is_empty()) || kt.ctas.is_empty());
+            // Borrowed (the pre-pass's) and owned streams both honour it.
+            for owned in [false, true] {
+                let mut s = if owned {
+                    rd.open_kernel_owned(k).unwrap()
+                } else {
+                    rd.open_kernel(k).unwrap()
+                };
+                assert!(s.keep_only(&keep));
+                let mut got = Vec::new();
+                while let Some(c) = s.next_cta().unwrap() {
+                    got.extend(c.warps.iter().map(|w| {
+                        assert_eq!(kept(w, &all).len(), w.insts.len());
+                        (w.warp_id, kept(w, &all))
+                    }));
+                }
+                assert_eq!(got, want, "kernel {k} owned {owned}");
+            }
+            // The reader keeps everything again once the stream is gone.
+            let again = KernelTrace::collect(&mut *rd.open_kernel(k).unwrap()).unwrap();
+            assert_eq!(again.ctas, kt.ctas);
+        }
+    }
+}

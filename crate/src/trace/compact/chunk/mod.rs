@@ -232,6 +232,14 @@ pub struct ChunkDecoder {
     /// Addresses of the last warp decoded: the next warp's first reservation (warps of a
     /// kernel are alike, so the address list is allocated once, not grown by doubling).
     addr_hint: usize,
+    /// Opcode ids to hand out (`keep[op]`); empty = all. Instructions of other opcodes are
+    /// parsed (the prediction state must evolve as the encoder's did) but not stored, nor
+    /// their addresses: the functional pre-pass asks for memory instructions only.
+    keep: Vec<bool>,
+    /// Instructions decoded by the last [`ChunkDecoder::decode`], kept or not.
+    decoded: u64,
+    /// Instructions the last warp kept (with `keep`): the next warp's first reservation.
+    kept_hint: usize,
 }
 
 /// Where a chunk came from, for error messages.
@@ -260,10 +268,24 @@ impl ChunkDecoder {
         self.buf = buf;
     }
 
+    /// Keep only instructions whose opcode id `op` has `keep[op]` (ids past the end are
+    /// dropped); an empty slice keeps everything. The CTAs' warps then hold the kept
+    /// instructions in order, their `addr_start` pointing into their own address lists.
+    pub fn set_keep(&mut self, keep: &[bool]) {
+        self.keep.clear();
+        self.keep.extend_from_slice(keep);
+    }
+
+    /// Instructions the last [`ChunkDecoder::decode`] read, kept or not (for the index check).
+    pub fn decoded(&self) -> u64 {
+        self.decoded
+    }
+
     /// Decodes one uncompressed chunk into its CTAs. Offsets in errors are bytes into the
     /// uncompressed chunk.
     pub fn decode(&mut self, data: &[u8], ctx: &ChunkCtx<'_>) -> Result<Vec<CtaTrace>> {
         self.model.reset();
+        self.decoded = 0;
         let mut head = Cur::new(data, 0, ctx.file, ctx.what);
         let ns = head.u8("stream count")? as usize;
         if ns != NSTREAMS {
@@ -339,7 +361,13 @@ impl ChunkDecoder {
         if n_raw > cur[S_RAW].remaining() as u64 {
             return Err(cur[S_HDR].err("address count", "more addresses than the raw stream holds"));
         }
-        let mut insts = Vec::with_capacity(n_insts as usize);
+        self.decoded += n_insts;
+        let filter = !self.keep.is_empty();
+        let mut insts = Vec::with_capacity(if filter {
+            self.kept_hint.min(n_insts as usize)
+        } else {
+            n_insts as usize
+        });
         let mut addrs: Vec<u64> = Vec::with_capacity(match mode {
             AMODE_RAW => n_raw as usize,
             _ => self.addr_hint.min(n_insts as usize * 32),
@@ -376,16 +404,46 @@ impl ChunkDecoder {
                 ));
             }
             let sl = &mut self.model.slots[slot as usize];
-            let mut inst = sl.tmpl;
-            inst.pc = sl.pc;
-            inst.mask = match (ctrl >> MASK_SHIFT) & 3 {
+            let mask = match (ctrl >> MASK_SHIFT) & 3 {
                 MASK_PREV => prev_mask,
                 MASK_SLOT => sl.last_mask,
                 MASK_FULL => u32::MAX,
                 _ => cur[S_MASK].u32_le("mask")?,
             };
-            sl.last_mask = inst.mask;
-            prev_mask = inst.mask;
+            sl.last_mask = mask;
+            prev_mask = mask;
+            prev_slot = slot;
+            prev_pc = sl.pc;
+            let kept = !filter || self.keep.get(sl.tmpl.op.0 as usize) == Some(&true);
+            if !kept {
+                // Parsed for the prediction state, not stored.
+                let n = if sl.tmpl.mem_width > 0 {
+                    mask.count_ones() as usize
+                } else {
+                    0
+                };
+                if mode == AMODE_RAW {
+                    cur[S_RAW].var_u32("addr_start")?;
+                    if ctrl & 0xf0 != 0 {
+                        return Err(
+                            cur[S_CTRL].err("control byte", "address bits set in raw address mode")
+                        );
+                    }
+                } else if n > 0 {
+                    let at = addrs.len();
+                    self.addrs(cur, slot, ctrl, mask, n, &mut addrs, ctx)?;
+                    addrs.truncate(at);
+                } else if ctrl & 0xf0 != 0 {
+                    return Err(cur[S_CTRL].err(
+                        "control byte",
+                        "address bits set on an instruction without addresses",
+                    ));
+                }
+                continue;
+            }
+            let mut inst = sl.tmpl;
+            inst.pc = sl.pc;
+            inst.mask = mask;
             let n = naddr(&inst);
             if mode == AMODE_RAW {
                 inst.addr_start = cur[S_RAW].var_u32("addr_start")?;
@@ -416,8 +474,6 @@ impl ChunkDecoder {
                 }
             }
             insts.push(inst);
-            prev_slot = slot;
-            prev_pc = inst.pc;
         }
         if mode == AMODE_RAW {
             cur[S_RAW].svarint_sums(n_raw as usize, 0, &mut addrs, "raw address")?;
@@ -429,6 +485,7 @@ impl ChunkDecoder {
             }
         }
         self.addr_hint = addrs.len();
+        self.kept_hint = insts.len();
         Ok(WarpTrace {
             warp_id,
             insts,
