@@ -38,6 +38,14 @@ pub(super) struct Partition {
     sleep: L2Sleep,
 }
 
+#[inline]
+fn no_sleep() -> bool {
+    #[cfg(test)]
+    return crate::mem::l2::NO_SLEEP.with(|c| c.get());
+    #[cfg(not(test))]
+    false
+}
+
 /// The slices of a partition asleep: until core cycle `until` every L2 tick would only repeat
 /// the last one's stalls (`stalled`: slices whose head request stalls; each stall counts a
 /// reservation failure).
@@ -160,7 +168,7 @@ impl Partition {
         }
         if !x.l2.is_empty() {
             let last = x.l2d.core_of(x.l2.end - 1);
-            if self.sleep.holds(last, inq, &self.slices) {
+            if self.sleep.holds(last, inq, &self.slices) && !no_sleep() {
                 // Every tick would repeat the stalls of the last one and do nothing else.
                 let n = x.l2.end - x.l2.start;
                 let mut st = self.sleep.stalled;
