@@ -445,7 +445,10 @@ impl Sm {
             sh.next_age += 1;
             w.n_insts = c.trace.warps[widx].insts.len() as u32;
             w.ib = IBuffer::new(sh.p.ibuffer);
-            w.sb.reset();
+            if !sh.p.analytic_frontend {
+                // The event front end keeps no scoreboard (it stays as `Default` left it).
+                w.sb.reset();
+            }
             w.inflight = 0;
             w.mem_inflight = 0;
             w.branch_pending = 0;

@@ -243,3 +243,60 @@ fn functional_and_timing_agree_on_a_serial_stream() {
     );
     assert!(f1.hits > 100 && f2.hits > 100 && f2.misses > 100);
 }
+
+/// Random loads and stores from 8 SMs that fill the DRAM queues and the L2 MSHRs (so slices
+/// stall and sleep), with an L2 warm-up in the middle: the run with sleeping slices equals
+/// the one that ticks every slice in full, response by response and in every counter.
+#[test]
+fn sleeping_slices_equal_ticking() {
+    fn run(no_sleep: bool) -> (Vec<(Cycle, u64)>, crate::mem::partitions::PartitionStats) {
+        crate::mem::l2::NO_SLEEP.with(|c| c.set(no_sleep));
+        let mut cfg = GpuConfig::default();
+        cfg.gpu.num_sms = 8;
+        cfg.dram.queue = 4;
+        cfg.l2.cache.mshr_entries = 6;
+        let mut sys = Sys::new(&cfg);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut got = Vec::new();
+        let mut tag = 0;
+        while sys.now < 2_000 {
+            if sys.now == 800 {
+                sys.parts.warm(0, 1 << 20);
+            }
+            for s in 0..8 {
+                while let Some(r) = sys.sms[s].pop_response(sys.now) {
+                    got.push((sys.now, r.tag));
+                }
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                if sys.now < 1_400 && x >> 62 != 0 {
+                    let addr = (x >> 20) % (4 << 20);
+                    let r = if x & 3 == 0 {
+                        MemRequest {
+                            kind: AccessKind::Store,
+                            sectors: 0xf,
+                            full: 0xf,
+                            ..load(addr, tag)
+                        }
+                    } else {
+                        load(addr, tag)
+                    };
+                    if sys.sms[s].try_request(sys.now, r).is_ok() {
+                        tag += 1;
+                    }
+                }
+            }
+            sys.step();
+            sys.now += 1;
+        }
+        crate::mem::l2::NO_SLEEP.with(|c| c.set(false));
+        (got, sys.parts.stats())
+    }
+    let (a, sa) = run(false);
+    let (b, sb) = run(true);
+    assert!(a.len() > 2_000, "{} responses", a.len());
+    assert!(sa.l2.reservation_fails > 1_000, "{:?}", sa.l2);
+    assert_eq!(a, b);
+    assert_eq!(sa, sb);
+}

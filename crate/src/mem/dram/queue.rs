@@ -63,17 +63,13 @@ impl BankQueues {
     }
 
     /// Banks with queued requests, in bank order.
-    pub fn busy_banks(&self) -> impl Iterator<Item = usize> + '_ {
-        self.busy.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut b = bits;
-            std::iter::from_fn(move || {
-                (b != 0).then(|| {
-                    let i = b.trailing_zeros() as usize;
-                    b &= b - 1;
-                    w * 64 + i
-                })
-            })
-        })
+    #[inline]
+    pub fn busy_banks(&self) -> BusyBanks<'_> {
+        BusyBanks {
+            words: &self.busy,
+            w: 0,
+            bits: self.busy.first().copied().unwrap_or(0),
+        }
     }
 
     /// Takes request `i` of bank `b`'s queue.
@@ -111,5 +107,27 @@ impl BankQueues {
     /// The oldest queued request (FIFO).
     pub fn oldest(&self) -> Option<(usize, usize)> {
         self.oldest_where(|_| true, |_| true)
+    }
+}
+
+/// The set bits of the busy-bank words, in order (a plain loop: the schedulers walk it once
+/// or twice per DRAM command).
+pub(super) struct BusyBanks<'a> {
+    words: &'a [u64],
+    w: usize,
+    bits: u64,
+}
+
+impl Iterator for BusyBanks<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            self.w += 1;
+            self.bits = *self.words.get(self.w)?;
+        }
+        let i = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.w * 64 + i)
     }
 }

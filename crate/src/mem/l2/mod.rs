@@ -17,6 +17,13 @@ use crate::mem::dram::{DramChannel, DramReq};
 use crate::mem::iface::{AccessKind, HitLevel, NocPacket};
 use crate::{Cycle, Result};
 
+#[cfg(test)]
+thread_local! {
+    /// Tests: the slices of a partition never sleep (`mem/partitions/part.rs`), every L2 tick
+    /// runs in full (`timing_tests::sleeping_slices_equal_ticking` compares).
+    pub(crate) static NO_SLEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 #[derive(Clone, Debug)]
 pub struct L2Slice {
     pub id: u32,
@@ -89,7 +96,15 @@ impl L2Slice {
     }
 
     /// Applies the fills that have arrived by core cycle `now`.
+    #[inline]
     pub fn apply_fills(&mut self, now: Cycle) {
+        if self.fills.next_time().is_some_and(|t| t <= now) {
+            self.apply_fills_due(now);
+        }
+    }
+
+    #[inline(never)]
+    fn apply_fills_due(&mut self, now: Cycle) {
         while let Some((line, sectors)) = self.fills.pop_ready(now) {
             let extra = self.atomic_latency;
             let replies = &mut self.replies;

@@ -35,6 +35,91 @@ pub(super) struct Partition {
     /// Requests taken from the request crossbar and replies refused, this cycle.
     pub taken: usize,
     pub fails: u64,
+    sleep: L2Sleep,
+}
+
+#[inline]
+fn no_sleep() -> bool {
+    #[cfg(test)]
+    return crate::mem::l2::NO_SLEEP.with(|c| c.get());
+    #[cfg(not(test))]
+    false
+}
+
+/// The slices of a partition asleep: until core cycle `until` every L2 tick would only repeat
+/// the last one's stalls (`stalled`: slices whose head request stalls; each stall counts a
+/// reservation failure).
+///
+/// What a tick of slice j reads: its arrival queue's head, its fills and replies (their
+/// times bound `until`), its cache and MSHRs, and the DRAM queue's free entries. Asleep
+/// nothing changes them but: a packet arriving in an empty arrival queue (`empty`: checked
+/// every call), a DRAM command that takes a queued request or a completed read (the DRAM
+/// ticks wake the slices), and a cache change from outside (`warm`: its counter is compared).
+/// A head request that arrived and stalled stalls again while none of these changes.
+#[derive(Clone, Copy, Debug, Default)]
+struct L2Sleep {
+    until: Cycle,
+    stalled: u64,
+    empty: u64,
+    /// Sum of the slices' caches' outside-change counters.
+    outside: u64,
+}
+
+impl L2Sleep {
+    /// The sleep after the ticks up to core cycle `last` (`stalled`: slices whose request
+    /// stalled in their latest tick).
+    fn after(
+        last: Cycle,
+        stalled: u64,
+        inq: &[VecDeque<(Cycle, NocPacket)>],
+        slices: &[L2Slice],
+    ) -> Self {
+        let soon = last + 1;
+        let mut z = L2Sleep {
+            until: Cycle::MAX,
+            stalled: 0,
+            empty: 0,
+            outside: 0,
+        };
+        for (j, (sl, q)) in slices.iter().zip(inq).enumerate() {
+            z.outside = z.outside.wrapping_add(sl.cache.outside_changes());
+            if let Some(t) = sl.next_event() {
+                // A reply still due (the reply crossbar refused it) is tried again next tick.
+                z.until = z.until.min(t.max(soon));
+            }
+            match q.front() {
+                None => z.empty |= 1 << j,
+                Some((c, _)) if *c > last => z.until = z.until.min(*c),
+                Some(_) if stalled & (1 << j) != 0 => z.stalled |= 1 << j,
+                // Handled in the last tick: the next request goes in the next.
+                Some(_) => z.until = soon,
+            }
+        }
+        if z.until <= soon || slices.len() > 64 {
+            z.until = 0;
+        }
+        z
+    }
+
+    /// Whether the slices still sleep in the ticks up to core cycle `last`.
+    #[inline]
+    fn holds(&self, last: Cycle, inq: &[VecDeque<(Cycle, NocPacket)>], slices: &[L2Slice]) -> bool {
+        if last >= self.until {
+            return false;
+        }
+        let mut e = self.empty;
+        while e != 0 {
+            let j = e.trailing_zeros() as usize;
+            e &= e - 1;
+            if !inq[j].is_empty() {
+                return false;
+            }
+        }
+        let outside = slices
+            .iter()
+            .fold(0u64, |a, s| a.wrapping_add(s.cache.outside_changes()));
+        outside == self.outside
+    }
 }
 
 /// What every partition reads in a cycle.
@@ -59,6 +144,7 @@ impl Partition {
             held: vec![0; n],
             taken: 0,
             fails: 0,
+            sleep: L2Sleep::default(),
         }
     }
 
@@ -74,13 +160,36 @@ impl Partition {
     /// ticks of `x.dram`. `inq`: the request crossbar's arrival queues of this partition's
     /// slices. A slice with no fill, request or reply due in an L2 tick is passed over (what
     /// its tick would do: nothing), and DRAM ticks in which the channel can neither issue nor
-    /// complete are counted in one go ([`DramChannel::skip_steps`]).
+    /// complete are counted in one go ([`DramChannel::skip_steps`]). While the slices sleep
+    /// ([`L2Sleep`]) their ticks only count the stalls they would repeat.
     pub fn step(&mut self, inq: &mut [VecDeque<(Cycle, NocPacket)>], x: &CycleIn<'_>) {
         if !self.busy(inq) {
             return;
         }
+        if !x.l2.is_empty() {
+            let last = x.l2d.core_of(x.l2.end - 1);
+            if self.sleep.holds(last, inq, &self.slices) && !no_sleep() {
+                // Every tick would repeat the stalls of the last one and do nothing else.
+                let n = x.l2.end - x.l2.start;
+                let mut st = self.sleep.stalled;
+                while st != 0 {
+                    let j = st.trailing_zeros() as usize;
+                    st &= st - 1;
+                    self.slices[j].cache.stats.reservation_fails += n;
+                }
+            } else {
+                self.l2_ticks(inq, x, last);
+            }
+        }
+        self.dram_ticks(x);
+    }
+
+    /// The L2 ticks of `x.l2` (the last in core cycle `last`), then the sleep they allow.
+    fn l2_ticks(&mut self, inq: &mut [VecDeque<(Cycle, NocPacket)>], x: &CycleIn<'_>, last: Cycle) {
         // Reply-crossbar input occupancy, read when a slice first has a reply due.
         let mut held_read = false;
+        // Slices whose head request stalled in the latest tick that visited them.
+        let mut stalled = 0u64;
         let map = x.map;
         for d in x.l2.clone() {
             let core_d = x.l2d.core_of(d);
@@ -91,12 +200,15 @@ impl Partition {
                     continue;
                 }
                 sl.apply_fills(core_d);
+                stalled &= !(1 << j);
                 if arrived {
                     let p = q.front().expect("arrived").1;
                     let ch = &mut self.chan;
                     if sl.handle(&p, d, x.l2d, ch, |a| map.channel_addr(a)) == Handled::Done {
                         q.pop_front();
                         self.taken += 1;
+                    } else {
+                        stalled |= 1 << j;
                     }
                 }
                 if sl.replies.peek_ready(core_d).is_none() {
@@ -120,6 +232,12 @@ impl Partition {
                 }
             }
         }
+        self.sleep = L2Sleep::after(last, stalled, inq, &self.slices);
+    }
+
+    /// The DRAM ticks of `x.dram`; a command that frees a queue entry or a read that
+    /// completes wakes the slices (a stalled request may go now, a fill comes due).
+    fn dram_ticks(&mut self, x: &CycleIn<'_>) {
         if self.chan.is_idle() {
             return;
         }
@@ -131,13 +249,18 @@ impl Partition {
         {
             return;
         }
+        let queued = self.chan.queued();
         for d in ds {
             let core_d = x.dramd.core_of(d);
             self.chan.step(d, core_d);
             while let Some(r) = self.chan.pop_done(d) {
                 let at = core_d + x.dram_lat_core;
                 self.slices[r.slice as usize - self.first].fill_at(at, r.addr, r.sectors);
+                self.sleep.until = self.sleep.until.min(at);
             }
+        }
+        if self.chan.queued() != queued {
+            self.sleep.until = 0;
         }
     }
 }
