@@ -166,6 +166,53 @@ fn mem_epoch(
     progress
 }
 
+/// The reply half of a split K = 1 cycle `c` (beside the SMs' step of `c`): replies go to
+/// `inbox` stamped `c`. Returns whether there were any.
+fn replies_cycle(
+    parts: &mut MemPartitions,
+    replies: &mut Vec<NocPacket>,
+    inbox: &mut [Vec<(Cycle, NocPacket)>],
+    c: Cycle,
+) -> bool {
+    parts.replies_half(c, replies);
+    let progress = !replies.is_empty();
+    for r in replies.drain(..) {
+        if let Some(b) = inbox.get_mut(r.src_sm as usize) {
+            b.push((c, r));
+        }
+    }
+    progress
+}
+
+/// The request half of a split K = 1 cycle: the staged packets (SM order) enter the request
+/// crossbar, which steps; the other clock domains; the kernel-end flush.
+fn requests_cycle(
+    parts: &mut MemPartitions,
+    clocks: &mut clocks::ClockDomains,
+    pending: &mut Vec<NocPacket>,
+    staged: &mut Staged,
+) {
+    let c = staged.t0;
+    debug_assert_eq!(staged.k, 1);
+    pending.extend(staged.pkts.iter().map(|p| p.1));
+    parts.requests_half(c, pending);
+    for d in [
+        clocks::Domain::Icnt,
+        clocks::Domain::L2,
+        clocks::Domain::Dram,
+    ] {
+        let t = clocks.ticks_in(d, c);
+        if t > 0 {
+            parts.tick(d, t);
+        }
+    }
+    for _ in &staged.flushes {
+        parts.end_kernel();
+    }
+    staged.pkts.clear();
+    staged.flushes.clear();
+}
+
 impl Gpu {
     /// Whether the SM half should fork: parallel executor and enough SMs with work.
     fn fork_sms(&self, last: Cycle) -> bool {
@@ -251,6 +298,50 @@ impl Gpu {
             )
     }
 
+    /// K = 1 with the parallel executor, when the memory side allows the split order
+    /// (`MemPartitions::split_ok`): the SMs step cycle `t0` beside the memory side's reply half
+    /// of `t0` (and the stream's decode-ahead); then the SMs' packets are staged and the
+    /// request half runs. One join per cycle, and the serial rest is the staging and the
+    /// request crossbar. Same results as `lockstep`.
+    fn lockstep_split(
+        &mut self,
+        t0: Cycle,
+        fork: bool,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            partitions,
+            replies,
+            inbox_next,
+            ..
+        } = self;
+        let mut sm_half = || sms_epoch(sms, marks, kernels, t0, 1, fork);
+        let mut mem_half = || {
+            both(
+                true,
+                &mut || replies_cycle(partitions, replies, inbox_next, t0),
+                &mut || prefetch(ahead),
+            )
+            .0
+        };
+        let (a, b) = if fork {
+            both(true, &mut sm_half, &mut mem_half)
+        } else {
+            (sm_half(), mem_half())
+        };
+        let progress = a | b | self.stage(t0, 1);
+        requests_cycle(
+            &mut self.partitions,
+            &mut self.clocks,
+            &mut self.outbox,
+            &mut self.staged,
+        );
+        progress
+    }
+
     /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
     /// `now` at the epoch's last cycle. Returns whether anything changed. `ahead`: a kernel
     /// stream to decode ahead beside the epoch (on another thread when parallel).
@@ -275,7 +366,11 @@ impl Gpu {
         };
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
-        if self.epoch == 1 {
+        if self.epoch == 1 && par && self.partitions.split_ok(t0) {
+            // One hand-off to the pool for the whole cycle, one join in it (epoch.rs docs).
+            let this = &mut *self;
+            progress |= in_pool(&pool, &mut || this.lockstep_split(t0, fork, &mut ahead));
+        } else if self.epoch == 1 {
             // One hand-off to the pool for the whole cycle (SMs, staging, memory side).
             let this = &mut *self;
             progress |= in_pool(&pool, &mut || {

@@ -138,6 +138,34 @@ impl MemPartitions {
             }
         }
     }
+    /// Whether cycle `now` may run in the split order: [`MemPartitions::replies_half`] (beside
+    /// the SMs of `now`), then [`MemPartitions::requests_half`] with their packets.
+    fn split_ok(&self, now: Cycle) -> bool {
+        match self {
+            MemPartitions::None => true,
+            MemPartitions::Cycle(m) => m.replies_first_ok(now),
+        }
+    }
+    /// The first half of a split cycle: what reaches the SMs by `now`, in SM order.
+    fn replies_half(&mut self, now: Cycle, replies: &mut Vec<NocPacket>) {
+        if let MemPartitions::Cycle(m) = self {
+            m.tick_replies(now, replies);
+        }
+    }
+    /// The second half: the SMs' packets of `now` (merged, in order; refused ones stay in
+    /// `pending`) enter the request crossbar, which steps.
+    fn requests_half(&mut self, now: Cycle, pending: &mut Vec<NocPacket>) {
+        match self {
+            MemPartitions::None => {
+                debug_assert!(pending.is_empty(), "packets without a memory system");
+                pending.clear();
+            }
+            MemPartitions::Cycle(m) => {
+                m.inject(now, pending);
+                m.tick_requests();
+            }
+        }
+    }
     /// `ticks` cycles of clock domain `d` that fall in the current core cycle. The cycle memory
     /// system converts core cycles to its own domains inside `exchange` (it keeps per-domain
     /// clocks from `cfg.clocks`), so this hook only keeps the domain clocks advancing.
