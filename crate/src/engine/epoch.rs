@@ -318,6 +318,40 @@ impl Gpu {
             inbox_next,
             ..
         } = self;
+        #[cfg(feature = "parallel")]
+        if fork && rayon::current_num_threads() == 2 {
+            // Two threads: a fixed split of the SMs (each SM stays on one core from cycle to
+            // cycle), the reply half on the other thread, the split moved toward equal times.
+            let s = self.split.min(sms.len());
+            let (sa, sb) = sms.split_at_mut(s);
+            let (ma, mb) = marks.split_at_mut(s);
+            let ((a, ta), (b, tb)) = rayon::join(
+                || {
+                    let t = std::time::Instant::now();
+                    (sms_epoch(sa, ma, kernels, t0, 1, false), t.elapsed())
+                },
+                || {
+                    let t = std::time::Instant::now();
+                    let a = sms_epoch(sb, mb, kernels, t0, 1, false);
+                    let b = both(
+                        true,
+                        &mut || replies_cycle(partitions, replies, inbox_next, t0),
+                        &mut || prefetch(ahead),
+                    )
+                    .0;
+                    (a | b, t.elapsed())
+                },
+            );
+            self.split = rebalance(s, sms.len(), ta, tb);
+            let progress = a | b | self.stage(t0, 1);
+            requests_cycle(
+                &mut self.partitions,
+                &mut self.clocks,
+                &mut self.outbox,
+                &mut self.staged,
+            );
+            return progress;
+        }
         let mut sm_half = || sms_epoch(sms, marks, kernels, t0, 1, fork);
         let mut mem_half = || {
             both(
@@ -417,6 +451,20 @@ impl Gpu {
 type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 #[cfg(not(feature = "parallel"))]
 type Pool = Option<Option<()>>;
+
+/// The next split point of the two-thread K = 1 cycle: one SM toward the thread that took
+/// less time (by more than 1/16 of the cycle). Only scheduling: results do not depend on it.
+#[cfg(feature = "parallel")]
+fn rebalance(s: usize, n: usize, ta: std::time::Duration, tb: std::time::Duration) -> usize {
+    let margin = (ta + tb) / 32;
+    if ta > tb + margin && s > 0 {
+        s - 1
+    } else if tb > ta + margin && s < n {
+        s + 1
+    } else {
+        s
+    }
+}
 
 /// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
 fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {

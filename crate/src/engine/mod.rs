@@ -247,6 +247,9 @@ pub struct Gpu {
     staged: Staged,
     /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
+    /// Two threads, K = 1: the epoch loop's thread steps SMs `0..split`, the other one the
+    /// memory side's reply half and SMs `split..` (moved by measured time; scheduling only).
+    split: usize,
     /// Cycles per epoch (`features.epoch_cycles`, at least 1).
     pub epoch: u64,
     pub memcpys: u64,
@@ -314,6 +317,7 @@ impl Gpu {
             inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
             staged: Staged::default(),
             senders: Vec::new(),
+            split: cfg.gpu.num_sms as usize / 2,
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),
