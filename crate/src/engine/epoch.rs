@@ -26,9 +26,10 @@
 //!   SMs so the thread that ran the memory side beside it steals the rest evenly.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
+use crate::config::GpuConfig;
 use crate::core::{KernelCtx, Sm, StepCtx};
 use crate::mem::NocPacket;
-use crate::trace::KernelStream;
+use crate::trace::{CtaTrace, KernelStream};
 use crate::Cycle;
 
 /// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
@@ -40,6 +41,9 @@ pub(super) struct EpochMarks {
     /// Replies for this SM, stamped with the cycle the memory side produced them; the SM
     /// takes them (`SmMem::deliver`) before it steps its next epoch, on its own thread.
     pub inbox: Vec<(Cycle, NocPacket)>,
+    /// A CTA the block scheduler gave this SM at the epoch's start (kernel launch number and
+    /// CTA): made resident on the SM's own thread, first thing in its epoch.
+    pub launch: Option<(u32, CtaTrace)>,
 }
 
 /// One epoch of SM output waiting for the memory side.
@@ -60,9 +64,21 @@ impl Staged {
 }
 
 /// Steps one SM through `t0 .. t0 + k`, after taking its waiting replies.
-fn sm_epoch(sm: &mut Sm, m: &mut EpochMarks, ctx: &StepCtx, t0: Cycle, k: u64) -> bool {
+fn sm_epoch(
+    sm: &mut Sm,
+    m: &mut EpochMarks,
+    ctx: &StepCtx,
+    cfg: &GpuConfig,
+    t0: Cycle,
+    k: u64,
+) -> bool {
     m.out.clear();
     m.done.clear();
+    if let Some((l, cta)) = m.launch.take() {
+        let lat = cfg.sm.cta_launch_latency;
+        sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
+        debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
+    }
     if !m.inbox.is_empty() {
         for (c, r) in m.inbox.drain(..) {
             sm.sh.mem.deliver(c, r);
@@ -92,6 +108,7 @@ fn sms_epoch(
     sms: &mut [Sm],
     marks: &mut [EpochMarks],
     kernels: &[KernelCtx],
+    cfg: &GpuConfig,
     t0: Cycle,
     k: u64,
     par: bool,
@@ -108,13 +125,13 @@ fn sms_epoch(
             .par_iter_mut()
             .zip(marks.par_iter_mut())
             .with_max_len(max_len)
-            .map(|(sm, m)| sm_epoch(sm, m, &ctx, t0, k))
+            .map(|(sm, m)| sm_epoch(sm, m, &ctx, cfg, t0, k))
             .reduce(|| false, |a, b| a | b);
     }
     let _ = par;
     let mut any = false;
     for (sm, m) in sms.iter_mut().zip(marks.iter_mut()) {
-        any |= sm_epoch(sm, m, &ctx, t0, k);
+        any |= sm_epoch(sm, m, &ctx, cfg, t0, k);
     }
     any
 }
@@ -222,7 +239,10 @@ impl Gpu {
                 .sms
                 .iter()
                 .zip(&self.marks)
-                .filter(|(sm, m)| !m.inbox.is_empty() || (sm.awake(last) && sm.has_work()))
+                .filter(|(sm, m)| {
+                    !m.inbox.is_empty() || m.launch.is_some() || (sm.awake(last) && sm.has_work())
+                })
+                .take(self.par_min_busy)
                 .count()
                 >= self.par_min_busy
     }
@@ -284,8 +304,8 @@ impl Gpu {
 
     /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
     fn lockstep(&mut self, t0: Cycle, k: u64, fork: bool) -> bool {
-        let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
-        let mut progress = sms_epoch(sms, marks, kernels, t0, k, fork);
+        let (sms, marks, kernels, cfg) = (&mut self.sms, &mut self.marks, &self.kernels, &self.cfg);
+        let mut progress = sms_epoch(sms, marks, kernels, cfg, t0, k, fork);
         progress |= self.stage(t0, k);
         progress
             | mem_epoch(
@@ -313,6 +333,7 @@ impl Gpu {
             sms,
             marks,
             kernels,
+            cfg,
             partitions,
             replies,
             inbox_next,
@@ -328,11 +349,11 @@ impl Gpu {
             let ((a, ta), (b, tb)) = rayon::join(
                 || {
                     let t = std::time::Instant::now();
-                    (sms_epoch(sa, ma, kernels, t0, 1, false), t.elapsed())
+                    (sms_epoch(sa, ma, kernels, cfg, t0, 1, false), t.elapsed())
                 },
                 || {
                     let t = std::time::Instant::now();
-                    let a = sms_epoch(sb, mb, kernels, t0, 1, false);
+                    let a = sms_epoch(sb, mb, kernels, cfg, t0, 1, false);
                     let b = both(
                         true,
                         &mut || replies_cycle(partitions, replies, inbox_next, t0),
@@ -352,7 +373,7 @@ impl Gpu {
             );
             return progress;
         }
-        let mut sm_half = || sms_epoch(sms, marks, kernels, t0, 1, fork);
+        let mut sm_half = || sms_epoch(sms, marks, kernels, cfg, t0, 1, fork);
         let mut mem_half = || {
             both(
                 true,
@@ -382,12 +403,13 @@ impl Gpu {
     pub fn step(&mut self, ahead: Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
         let t0 = self.now;
         let k = self.epoch - t0 % self.epoch;
+        let marks = &mut self.marks;
         let mut progress = self.sched.issue(
             t0,
-            &mut self.sms,
+            &self.sms,
             &self.kernels,
             self.cfg.sm.cta_launch_latency,
-            &self.cfg,
+            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
         ) > 0;
         let mut ahead = ahead;
         let fork = self.fork_sms(t0 + k - 1);
@@ -418,6 +440,7 @@ impl Gpu {
                 sms,
                 marks,
                 kernels,
+                cfg,
                 partitions,
                 clocks,
                 outbox,
@@ -428,7 +451,7 @@ impl Gpu {
             } = self;
             let (a, b) = join(
                 &pool,
-                &mut || sms_epoch(sms, marks, kernels, t0, k, fork),
+                &mut || sms_epoch(sms, marks, kernels, cfg, t0, k, fork),
                 &mut || {
                     both(
                         par,
