@@ -231,6 +231,19 @@ fn requests_cycle(
 }
 
 impl Gpu {
+    /// Runs the request half of the last cycle if it is still waiting (`req_pending`): before
+    /// anything else reads the memory side or stages packets.
+    pub(super) fn finish_requests(&mut self) {
+        if std::mem::take(&mut self.req_pending) {
+            requests_cycle(
+                &mut self.partitions,
+                &mut self.clocks,
+                &mut self.outbox,
+                &mut self.staged,
+            );
+        }
+    }
+
     /// Whether the SM half should fork: parallel executor and enough SMs with work.
     fn fork_sms(&self, last: Cycle) -> bool {
         self.executor == Executor::Parallel
@@ -329,12 +342,16 @@ impl Gpu {
         fork: bool,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
     ) -> bool {
+        let pending = std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
             marks,
             kernels,
             cfg,
             partitions,
+            clocks,
+            outbox,
+            staged,
             replies,
             inbox_next,
             ..
@@ -353,6 +370,11 @@ impl Gpu {
                 },
                 || {
                     let t = std::time::Instant::now();
+                    if pending {
+                        // The last cycle's request half (it must precede this cycle's reply
+                        // half; the SMs never read it).
+                        requests_cycle(partitions, clocks, outbox, staged);
+                    }
                     let a = sms_epoch(sb, mb, kernels, cfg, t0, 1, false);
                     let b = both(
                         true,
@@ -365,13 +387,13 @@ impl Gpu {
             );
             self.split = rebalance(s, sms.len(), ta, tb);
             let progress = a | b | self.stage(t0, 1);
-            requests_cycle(
-                &mut self.partitions,
-                &mut self.clocks,
-                &mut self.outbox,
-                &mut self.staged,
-            );
+            // This cycle's request half waits for the next cycle's parallel phase (or for
+            // `finish_requests`, whichever comes first).
+            self.req_pending = true;
             return progress;
+        }
+        if pending {
+            requests_cycle(partitions, clocks, outbox, staged);
         }
         let mut sm_half = || sms_epoch(sms, marks, kernels, cfg, t0, 1, fork);
         let mut mem_half = || {
@@ -414,6 +436,10 @@ impl Gpu {
         let mut ahead = ahead;
         let fork = self.fork_sms(t0 + k - 1);
         let par = self.executor == Executor::Parallel;
+        let split = self.epoch == 1 && par && self.partitions.split_ok(t0);
+        if !split {
+            self.finish_requests();
+        }
         self.partitions.set_parallel(par, self.par_min_parts);
         #[cfg(feature = "parallel")]
         let pool = match self.executor {
@@ -422,7 +448,7 @@ impl Gpu {
         };
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
-        if self.epoch == 1 && par && self.partitions.split_ok(t0) {
+        if split {
             // One hand-off to the pool for the whole cycle, one join in it (epoch.rs docs).
             let this = &mut *self;
             progress |= in_pool(&pool, &mut || this.lockstep_split(t0, fork, &mut ahead));

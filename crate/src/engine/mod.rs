@@ -250,6 +250,10 @@ pub struct Gpu {
     /// Two threads, K = 1: the epoch loop's thread steps SMs `0..split`, the other one the
     /// memory side's reply half and SMs `split..` (moved by measured time; scheduling only).
     split: usize,
+    /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
+    /// K = 1: it runs at the start of the next cycle's parallel phase); see
+    /// `Gpu::finish_requests`.
+    req_pending: bool,
     /// Cycles per epoch (`features.epoch_cycles`, at least 1).
     pub epoch: u64,
     pub memcpys: u64,
@@ -318,6 +322,7 @@ impl Gpu {
             staged: Staged::default(),
             senders: Vec::new(),
             split: cfg.gpu.num_sms as usize / 2,
+            req_pending: false,
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),
@@ -464,7 +469,7 @@ impl Gpu {
         self.partitions.warm(addr, bytes);
     }
 
-    /// No packet in flight and no SM memory side with work left.
+    /// No packet in flight and no SM memory side with work left (after `finish_requests`).
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
             && self.staged.is_empty()
@@ -764,6 +769,18 @@ fn run_epochs(
     end: Cycle,
     admitted: bool,
 ) -> Result<Slice> {
+    let r = epochs(gpu, stream, end, admitted);
+    // Whoever reads the GPU next (admit, the result) sees every cycle complete.
+    gpu.finish_requests();
+    r
+}
+
+fn epochs(
+    gpu: &mut Gpu,
+    stream: &mut Option<Box<dyn KernelStream + Send>>,
+    end: Cycle,
+    admitted: bool,
+) -> Result<Slice> {
     let mut progress = admitted;
     let mut first = true;
     while gpu.now < end {
@@ -777,8 +794,11 @@ fn run_epochs(
         first = false;
         // Done when every CTA finished and the memory system has drained (posted stores).
         // (Launch commands are all admitted: `admit` drains them before this loop.)
-        if gpu.sched.all_done() && gpu.mem_idle() {
-            return Ok(Slice::Done(gpu.now));
+        if gpu.sched.all_done() {
+            gpu.finish_requests();
+            if gpu.mem_idle() {
+                return Ok(Slice::Done(gpu.now));
+            }
         }
         // One epoch; `now` is its last cycle afterwards.
         // The issuing kernel's stream decodes ahead beside the epoch (deterministic: it
@@ -798,6 +818,7 @@ fn run_epochs(
             gpu.now += 1;
             continue;
         }
+        gpu.finish_requests();
         let Some(next) = gpu.next_event() else {
             return Ok(Slice::Deadlock(gpu.deadlock_report()));
         };
