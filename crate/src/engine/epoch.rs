@@ -14,16 +14,44 @@
 //!   the memory side sees exactly what lockstep would show it.
 //! - A reply the memory side produces in cycle c is delivered to its SM stamped c before the
 //!   SM's next epoch (K = 1: the next cycle, as in lockstep; K > 1: the epoch after the next,
-//!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts.
+//!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts:
+//!   the block scheduler only decides (`EpochMarks::launch`), each SM makes its CTA resident
+//!   on its own thread before it steps.
 //! - Every SM writes only its own state and marks; the memory side only its own and the
 //!   next inboxes. Inside the memory side the partitions (L2 slices and DRAM channel) step in
-//!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The serial executor runs the same two halves one after the other, so
-//!   results are identical for any thread count, at any K.
+//!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The
+//!   serial executor runs the same two halves one after the other, so results are identical
+//!   for any thread count, at any K.
 //! - Threads: `Simulator::run_for` runs its epoch loop on a worker of the private pool
 //!   (`engine/mod.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
 //!   queue and the other workers, spinning between epochs, steal it at once; no epoch waits
 //!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
 //!   SMs so the thread that ran the memory side beside it steals the rest evenly.
+//!
+//! # K = 1 with threads: the split cycle (`lockstep_split`)
+//! A memory cycle has two halves that do not read each other's output
+//! (`mem::MemPartitions::replies_first_ok`): the *reply half* (reply crossbar, L2 slices,
+//! DRAM channels, replies popped for the SMs) reads nothing the SMs send in the same cycle, and
+//! the *request half* (the SMs' packets injected, the request crossbar stepped) is read by no
+//! slice before the next cycle. So the reply half of cycle c runs beside the SMs of cycle c,
+//! and with two threads the request half of c runs at the start of cycle c+1's parallel phase:
+//!
+//! ```text
+//!  thread A (epoch loop)          thread B (steals the join's second half)
+//!  issue CTAs c (decide only)
+//!  ── join ──────────────────────────────────────────────────────────────
+//!  SMs 0..split step c            request half of c-1 (staged packets of c-1)
+//!                                 SMs split..n step c
+//!                                 reply half of c ─> inboxes (stamped c)
+//!  ── join ──────────────────────────────────────────────────────────────
+//!  stage c (packets, done CTAs)   (idle)
+//! ```
+//! `split` moves one SM at a time toward the thread that took less time (measured; it only
+//! schedules, results do not depend on it); each SM stays on one core from cycle to cycle.
+//! Anything that reads the memory side between cycles (idle skipping, the end of a slice)
+//! first runs the waiting request half (`Gpu::finish_requests`). The serial executor keeps
+//! the reference order (requests, then replies, in one `MemPartitions::tick`), and
+//! `tests/threads_equal.rs` compares the two.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;

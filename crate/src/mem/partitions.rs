@@ -11,6 +11,15 @@
 //!     <─ fills (+ dram_latency) <─┘
 //!  L2 replies ─> reply crossbar ─> tick(..., replies) in SM order ─> SmMemory::deliver
 //! ```
+//!
+//! A core cycle in two halves: `tick` = request half (the request crossbar steps) then reply
+//! half (reply crossbar, slices and channels, replies popped). When nothing the request
+//! crossbar moves can reach a slice in the same core cycle ([`MemPartitions::replies_first_ok`]:
+//! one flit plus the crossbar latency ends after it), the engine may run the reply half first
+//! ([`MemPartitions::tick_replies`], beside the SMs of that cycle) and the request half after
+//! ([`MemPartitions::tick_requests`]), with the same results: the request crossbar still
+//! counts the packets the slices took from its output queues in this cycle
+//! (`Crossbar::hold_outputs` / `outputs_taken`), as it would have stepping first.
 
 use serde::Serialize;
 
