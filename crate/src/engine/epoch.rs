@@ -389,6 +389,9 @@ impl Gpu {
             // Two threads: a fixed split of the SMs (each SM stays on one core from cycle to
             // cycle), the reply half on the other thread, the split moved toward equal times.
             let s = self.split.min(sms.len());
+            // The partitions step on this thread's half alone: the split balances the two
+            // halves, a partition piece stolen by A would make B wait for it.
+            partitions.set_parallel(false, 0);
             let (sa, sb) = sms.split_at_mut(s);
             let (ma, mb) = marks.split_at_mut(s);
             let ((a, ta), (b, tb)) = rayon::join(

@@ -249,6 +249,7 @@ pub struct Gpu {
     senders: Vec<u32>,
     /// Two threads, K = 1: the epoch loop's thread steps SMs `0..split`, the other one the
     /// memory side's reply half and SMs `split..` (moved by measured time; scheduling only).
+    #[cfg(feature = "parallel")]
     split: usize,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
@@ -321,6 +322,7 @@ impl Gpu {
             inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
             staged: Staged::default(),
             senders: Vec::new(),
+            #[cfg(feature = "parallel")]
             split: cfg.gpu.num_sms as usize / 2,
             req_pending: false,
             epoch: cfg.features.epoch_cycles.max(1) as u64,

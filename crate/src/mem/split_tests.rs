@@ -17,7 +17,7 @@ fn packets(c: Cycle, sms: u32, out: &mut Vec<NocPacket>) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        let store = x % 5 == 0;
+        let store = x.is_multiple_of(5);
         out.push(NocPacket {
             src_sm: ((x >> 8) % sms as u64) as u32,
             req: MemRequest {
@@ -70,6 +70,10 @@ fn split_cycle_equals_reference_order_under_back_pressure() {
     assert!(sa.noc_requests.stall_cycles > 1000, "{:?}", sa.noc_requests);
     assert!(a.len() > 10_000, "replies: {}", a.len());
     assert_eq!(a.len(), b.len());
-    assert!(a == b, "first difference at {:?}", a.iter().zip(&b).position(|(x, y)| x != y));
+    assert!(
+        a == b,
+        "first difference at {:?}",
+        a.iter().zip(&b).position(|(x, y)| x != y)
+    );
     assert_eq!(sa, sb);
 }
