@@ -426,10 +426,15 @@ impl Gpu {
         if pending {
             requests_cycle(partitions, clocks, outbox, staged);
         }
+        if !fork {
+            // Too little work for a fork anywhere in this cycle (small kernels): all of it on
+            // this thread, as the serial executor would.
+            partitions.set_parallel(false, 0);
+        }
         let mut sm_half = || sms_epoch(sms, marks, kernels, cfg, t0, 1, fork);
         let mut mem_half = || {
             both(
-                true,
+                fork,
                 &mut || replies_cycle(partitions, replies, inbox_next, t0),
                 &mut || prefetch(ahead),
             )
