@@ -23,7 +23,7 @@
 //!   serial executor runs the same two halves one after the other, so results are identical
 //!   for any thread count, at any K.
 //! - Threads: `Simulator::run_for` runs its epoch loop on a worker of the private pool
-//!   (`engine/mod.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
+//!   (`engine/run.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
 //!   queue and the other workers, spinning between epochs, steal it at once; no epoch waits
 //!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
 //!   SMs so the thread that ran the memory side beside it steals the rest evenly.
