@@ -93,13 +93,16 @@ impl BlockScheduler {
     }
 
     /// Issues CTAs of the issuing kernel: one per SM per cycle, round robin. Returns how many.
+    /// The scheduler only decides: `launch(sm, kernel, cta)` hands each CTA over, and the
+    /// engine makes it resident (`Sm::launch_cta` at `now` with `cta_latency`) on the SM's own
+    /// thread before the SM steps `now`, so no SM here has changed since the last cycle.
     pub fn issue(
         &mut self,
         now: Cycle,
-        sms: &mut [Sm],
+        sms: &[Sm],
         kernels: &[KernelCtx],
         cta_latency: u32,
-        cfg: &crate::config::GpuConfig,
+        launch: &mut dyn FnMut(usize, u32, CtaTrace),
     ) -> u32 {
         let Some(l) = self.issuing else { return 0 };
         if self.ctas.is_empty() {
@@ -133,13 +136,14 @@ impl BlockScheduler {
             if now < self.next_try[s] {
                 continue;
             }
-            let sm = &mut sms[s];
+            let sm = &sms[s];
             if sm.can_launch(k, now) {
                 let cta = self.ctas.pop_front().expect("not empty");
-                sm.launch_cta(now, k, cta, cta_latency, cfg);
+                launch(s, l, cta);
                 issued += 1;
                 last = Some(s);
-                self.next_try[s] = sm.cta_ready_at;
+                // What `Sm::launch_cta` sets `cta_ready_at` to.
+                self.next_try[s] = now + cta_latency as u64;
             } else if now < sm.cta_ready_at {
                 self.next_try[s] = sm.cta_ready_at;
             } else {

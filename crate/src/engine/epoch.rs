@@ -14,21 +14,50 @@
 //!   the memory side sees exactly what lockstep would show it.
 //! - A reply the memory side produces in cycle c is delivered to its SM stamped c before the
 //!   SM's next epoch (K = 1: the next cycle, as in lockstep; K > 1: the epoch after the next,
-//!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts.
+//!   because that memory epoch runs beside the SMs' next one). CTAs are issued at epoch starts:
+//!   the block scheduler only decides (`EpochMarks::launch`), each SM makes its CTA resident
+//!   on its own thread before it steps.
 //! - Every SM writes only its own state and marks; the memory side only its own and the
 //!   next inboxes. Inside the memory side the partitions (L2 slices and DRAM channel) step in
-//!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The serial executor runs the same two halves one after the other, so
-//!   results are identical for any thread count, at any K.
+//!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The
+//!   serial executor runs the same two halves one after the other, so results are identical
+//!   for any thread count, at any K.
 //! - Threads: `Simulator::run_for` runs its epoch loop on a worker of the private pool
-//!   (`engine/mod.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
+//!   (`engine/run.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
 //!   queue and the other workers, spinning between epochs, steal it at once; no epoch waits
 //!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
 //!   SMs so the thread that ran the memory side beside it steals the rest evenly.
+//!
+//! # K = 1 with threads: the split cycle (`lockstep_split`)
+//! A memory cycle has two halves that do not read each other's output
+//! (`mem::MemPartitions::replies_first_ok`): the *reply half* (reply crossbar, L2 slices,
+//! DRAM channels, replies popped for the SMs) reads nothing the SMs send in the same cycle, and
+//! the *request half* (the SMs' packets injected, the request crossbar stepped) is read by no
+//! slice before the next cycle. So the reply half of cycle c runs beside the SMs of cycle c,
+//! and with two threads the request half of c runs at the start of cycle c+1's parallel phase:
+//!
+//! ```text
+//!  thread A (epoch loop)          thread B (steals the join's second half)
+//!  issue CTAs c (decide only)
+//!  ── join ──────────────────────────────────────────────────────────────
+//!  SMs 0..split step c            request half of c-1 (staged packets of c-1)
+//!                                 SMs split..n step c
+//!                                 reply half of c ─> inboxes (stamped c)
+//!  ── join ──────────────────────────────────────────────────────────────
+//!  stage c (packets, done CTAs)   (idle)
+//! ```
+//! `split` moves one SM at a time toward the thread that took less time (measured; it only
+//! schedules, results do not depend on it); each SM stays on one core from cycle to cycle.
+//! Anything that reads the memory side between cycles (idle skipping, the end of a slice)
+//! first runs the waiting request half (`Gpu::finish_requests`). The serial executor keeps
+//! the reference order (requests, then replies, in one `MemPartitions::tick`), and
+//! `tests/threads_equal.rs` compares the two.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
+use crate::config::GpuConfig;
 use crate::core::{KernelCtx, Sm, StepCtx};
 use crate::mem::NocPacket;
-use crate::trace::KernelStream;
+use crate::trace::{CtaTrace, KernelStream};
 use crate::Cycle;
 
 /// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
@@ -40,6 +69,9 @@ pub(super) struct EpochMarks {
     /// Replies for this SM, stamped with the cycle the memory side produced them; the SM
     /// takes them (`SmMem::deliver`) before it steps its next epoch, on its own thread.
     pub inbox: Vec<(Cycle, NocPacket)>,
+    /// A CTA the block scheduler gave this SM at the epoch's start (kernel launch number and
+    /// CTA): made resident on the SM's own thread, first thing in its epoch.
+    pub launch: Option<(u32, CtaTrace)>,
 }
 
 /// One epoch of SM output waiting for the memory side.
@@ -60,9 +92,21 @@ impl Staged {
 }
 
 /// Steps one SM through `t0 .. t0 + k`, after taking its waiting replies.
-fn sm_epoch(sm: &mut Sm, m: &mut EpochMarks, ctx: &StepCtx, t0: Cycle, k: u64) -> bool {
+fn sm_epoch(
+    sm: &mut Sm,
+    m: &mut EpochMarks,
+    ctx: &StepCtx,
+    cfg: &GpuConfig,
+    t0: Cycle,
+    k: u64,
+) -> bool {
     m.out.clear();
     m.done.clear();
+    if let Some((l, cta)) = m.launch.take() {
+        let lat = cfg.sm.cta_launch_latency;
+        sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
+        debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
+    }
     if !m.inbox.is_empty() {
         for (c, r) in m.inbox.drain(..) {
             sm.sh.mem.deliver(c, r);
@@ -92,6 +136,7 @@ fn sms_epoch(
     sms: &mut [Sm],
     marks: &mut [EpochMarks],
     kernels: &[KernelCtx],
+    cfg: &GpuConfig,
     t0: Cycle,
     k: u64,
     par: bool,
@@ -108,13 +153,13 @@ fn sms_epoch(
             .par_iter_mut()
             .zip(marks.par_iter_mut())
             .with_max_len(max_len)
-            .map(|(sm, m)| sm_epoch(sm, m, &ctx, t0, k))
+            .map(|(sm, m)| sm_epoch(sm, m, &ctx, cfg, t0, k))
             .reduce(|| false, |a, b| a | b);
     }
     let _ = par;
     let mut any = false;
     for (sm, m) in sms.iter_mut().zip(marks.iter_mut()) {
-        any |= sm_epoch(sm, m, &ctx, t0, k);
+        any |= sm_epoch(sm, m, &ctx, cfg, t0, k);
     }
     any
 }
@@ -166,7 +211,67 @@ fn mem_epoch(
     progress
 }
 
+/// The reply half of a split K = 1 cycle `c` (beside the SMs' step of `c`): replies go to
+/// `inbox` stamped `c`. Returns whether there were any.
+fn replies_cycle(
+    parts: &mut MemPartitions,
+    replies: &mut Vec<NocPacket>,
+    inbox: &mut [Vec<(Cycle, NocPacket)>],
+    c: Cycle,
+) -> bool {
+    parts.replies_half(c, replies);
+    let progress = !replies.is_empty();
+    for r in replies.drain(..) {
+        if let Some(b) = inbox.get_mut(r.src_sm as usize) {
+            b.push((c, r));
+        }
+    }
+    progress
+}
+
+/// The request half of a split K = 1 cycle: the staged packets (SM order) enter the request
+/// crossbar, which steps; the other clock domains; the kernel-end flush.
+fn requests_cycle(
+    parts: &mut MemPartitions,
+    clocks: &mut clocks::ClockDomains,
+    pending: &mut Vec<NocPacket>,
+    staged: &mut Staged,
+) {
+    let c = staged.t0;
+    debug_assert_eq!(staged.k, 1);
+    pending.extend(staged.pkts.iter().map(|p| p.1));
+    parts.requests_half(c, pending);
+    for d in [
+        clocks::Domain::Icnt,
+        clocks::Domain::L2,
+        clocks::Domain::Dram,
+    ] {
+        let t = clocks.ticks_in(d, c);
+        if t > 0 {
+            parts.tick(d, t);
+        }
+    }
+    for _ in &staged.flushes {
+        parts.end_kernel();
+    }
+    staged.pkts.clear();
+    staged.flushes.clear();
+}
+
 impl Gpu {
+    /// Runs the request half of the last cycle if it is still waiting (`req_pending`): before
+    /// anything else reads the memory side or stages packets.
+    pub(super) fn finish_requests(&mut self) {
+        if std::mem::take(&mut self.req_pending) {
+            requests_cycle(
+                &mut self.partitions,
+                &mut self.clocks,
+                &mut self.outbox,
+                &mut self.staged,
+            );
+        }
+    }
+
     /// Whether the SM half should fork: parallel executor and enough SMs with work.
     fn fork_sms(&self, last: Cycle) -> bool {
         self.executor == Executor::Parallel
@@ -175,7 +280,10 @@ impl Gpu {
                 .sms
                 .iter()
                 .zip(&self.marks)
-                .filter(|(sm, m)| !m.inbox.is_empty() || (sm.awake(last) && sm.has_work()))
+                .filter(|(sm, m)| {
+                    !m.inbox.is_empty() || m.launch.is_some() || (sm.awake(last) && sm.has_work())
+                })
+                .take(self.par_min_busy)
                 .count()
                 >= self.par_min_busy
     }
@@ -237,8 +345,8 @@ impl Gpu {
 
     /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
     fn lockstep(&mut self, t0: Cycle, k: u64, fork: bool) -> bool {
-        let (sms, marks, kernels) = (&mut self.sms, &mut self.marks, &self.kernels);
-        let mut progress = sms_epoch(sms, marks, kernels, t0, k, fork);
+        let (sms, marks, kernels, cfg) = (&mut self.sms, &mut self.marks, &self.kernels, &self.cfg);
+        let mut progress = sms_epoch(sms, marks, kernels, cfg, t0, k, fork);
         progress |= self.stage(t0, k);
         progress
             | mem_epoch(
@@ -251,22 +359,123 @@ impl Gpu {
             )
     }
 
+    /// K = 1 with the parallel executor, when the memory side allows the split order
+    /// (`MemPartitions::split_ok`): the SMs step cycle `t0` beside the memory side's reply half
+    /// of `t0` (and the stream's decode-ahead); then the SMs' packets are staged and the
+    /// request half runs. One join per cycle, and the serial rest is the staging and the
+    /// request crossbar. Same results as `lockstep`.
+    fn lockstep_split(
+        &mut self,
+        t0: Cycle,
+        fork: bool,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        let pending = std::mem::take(&mut self.req_pending);
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            partitions,
+            clocks,
+            outbox,
+            staged,
+            replies,
+            inbox_next,
+            ..
+        } = self;
+        #[cfg(feature = "parallel")]
+        if fork && rayon::current_num_threads() == 2 {
+            // Two threads: a fixed split of the SMs (each SM stays on one core from cycle to
+            // cycle), the reply half on the other thread, the split moved toward equal times.
+            let s = self.split.min(sms.len());
+            // The partitions step on this thread's half alone: the split balances the two
+            // halves, a partition piece stolen by A would make B wait for it.
+            partitions.set_parallel(false, 0);
+            let (sa, sb) = sms.split_at_mut(s);
+            let (ma, mb) = marks.split_at_mut(s);
+            let ((a, ta), (b, tb)) = rayon::join(
+                || {
+                    let t = std::time::Instant::now();
+                    (sms_epoch(sa, ma, kernels, cfg, t0, 1, false), t.elapsed())
+                },
+                || {
+                    let t = std::time::Instant::now();
+                    if pending {
+                        // The last cycle's request half (it must precede this cycle's reply
+                        // half; the SMs never read it).
+                        requests_cycle(partitions, clocks, outbox, staged);
+                    }
+                    let a = sms_epoch(sb, mb, kernels, cfg, t0, 1, false);
+                    let b = both(
+                        true,
+                        &mut || replies_cycle(partitions, replies, inbox_next, t0),
+                        &mut || prefetch(ahead),
+                    )
+                    .0;
+                    (a | b, t.elapsed())
+                },
+            );
+            self.split = rebalance(s, sms.len(), ta, tb);
+            let progress = a | b | self.stage(t0, 1);
+            // This cycle's request half waits for the next cycle's parallel phase (or for
+            // `finish_requests`, whichever comes first).
+            self.req_pending = true;
+            return progress;
+        }
+        if pending {
+            requests_cycle(partitions, clocks, outbox, staged);
+        }
+        if !fork {
+            // Too little work for a fork anywhere in this cycle (small kernels): all of it on
+            // this thread, as the serial executor would.
+            partitions.set_parallel(false, 0);
+        }
+        let mut sm_half = || sms_epoch(sms, marks, kernels, cfg, t0, 1, fork);
+        let mut mem_half = || {
+            both(
+                fork,
+                &mut || replies_cycle(partitions, replies, inbox_next, t0),
+                &mut || prefetch(ahead),
+            )
+            .0
+        };
+        let (a, b) = if fork {
+            both(true, &mut sm_half, &mut mem_half)
+        } else {
+            (sm_half(), mem_half())
+        };
+        let progress = a | b | self.stage(t0, 1);
+        requests_cycle(
+            &mut self.partitions,
+            &mut self.clocks,
+            &mut self.outbox,
+            &mut self.staged,
+        );
+        progress
+    }
+
     /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
     /// `now` at the epoch's last cycle. Returns whether anything changed. `ahead`: a kernel
     /// stream to decode ahead beside the epoch (on another thread when parallel).
     pub fn step(&mut self, ahead: Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
         let t0 = self.now;
         let k = self.epoch - t0 % self.epoch;
+        let marks = &mut self.marks;
         let mut progress = self.sched.issue(
             t0,
-            &mut self.sms,
+            &self.sms,
             &self.kernels,
             self.cfg.sm.cta_launch_latency,
-            &self.cfg,
+            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
         ) > 0;
         let mut ahead = ahead;
         let fork = self.fork_sms(t0 + k - 1);
         let par = self.executor == Executor::Parallel;
+        let split = self.epoch == 1 && par && self.partitions.split_ok(t0);
+        if !split {
+            self.finish_requests();
+        }
         self.partitions.set_parallel(par, self.par_min_parts);
         #[cfg(feature = "parallel")]
         let pool = match self.executor {
@@ -275,7 +484,11 @@ impl Gpu {
         };
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
-        if self.epoch == 1 {
+        if split {
+            // One hand-off to the pool for the whole cycle, one join in it (epoch.rs docs).
+            let this = &mut *self;
+            progress |= in_pool(&pool, &mut || this.lockstep_split(t0, fork, &mut ahead));
+        } else if self.epoch == 1 {
             // One hand-off to the pool for the whole cycle (SMs, staging, memory side).
             let this = &mut *self;
             progress |= in_pool(&pool, &mut || {
@@ -289,6 +502,7 @@ impl Gpu {
                 sms,
                 marks,
                 kernels,
+                cfg,
                 partitions,
                 clocks,
                 outbox,
@@ -299,7 +513,7 @@ impl Gpu {
             } = self;
             let (a, b) = join(
                 &pool,
-                &mut || sms_epoch(sms, marks, kernels, t0, k, fork),
+                &mut || sms_epoch(sms, marks, kernels, cfg, t0, k, fork),
                 &mut || {
                     both(
                         par,
@@ -322,6 +536,20 @@ impl Gpu {
 type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 #[cfg(not(feature = "parallel"))]
 type Pool = Option<Option<()>>;
+
+/// The next split point of the two-thread K = 1 cycle: one SM toward the thread that took
+/// less time (by more than 1/16 of the cycle). Only scheduling: results do not depend on it.
+#[cfg(feature = "parallel")]
+fn rebalance(s: usize, n: usize, ta: std::time::Duration, tb: std::time::Duration) -> usize {
+    let margin = (ta + tb) / 32;
+    if ta > tb + margin && s > 0 {
+        s - 1
+    } else if tb > ta + margin && s < n {
+        s + 1
+    } else {
+        s
+    }
+}
 
 /// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
 fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {

@@ -52,6 +52,7 @@ mod epoch;
 pub mod model;
 pub mod occupancy;
 pub mod result;
+mod run;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_bench;
 
@@ -74,6 +75,7 @@ use epoch::{EpochMarks, Staged};
 pub use model::{Mode, ModelChoice, ModuleModel};
 pub use occupancy::{occupancy, Limiter, Occupancy};
 pub use result::SimResult;
+use run::{feed, run_epochs, Slice};
 
 /// Cycles without any progress after which a run is declared deadlocked even though events are
 /// still pending (a safety net; a true deadlock, with nothing pending, is reported at once).
@@ -135,6 +137,34 @@ impl MemPartitions {
             MemPartitions::Cycle(m) => {
                 m.inject(now, pending);
                 m.tick(now, replies);
+            }
+        }
+    }
+    /// Whether cycle `now` may run in the split order: [`MemPartitions::replies_half`] (beside
+    /// the SMs of `now`), then [`MemPartitions::requests_half`] with their packets.
+    fn split_ok(&self, now: Cycle) -> bool {
+        match self {
+            MemPartitions::None => true,
+            MemPartitions::Cycle(m) => m.replies_first_ok(now),
+        }
+    }
+    /// The first half of a split cycle: what reaches the SMs by `now`, in SM order.
+    fn replies_half(&mut self, now: Cycle, replies: &mut Vec<NocPacket>) {
+        if let MemPartitions::Cycle(m) = self {
+            m.tick_replies(now, replies);
+        }
+    }
+    /// The second half: the SMs' packets of `now` (merged, in order; refused ones stay in
+    /// `pending`) enter the request crossbar, which steps.
+    fn requests_half(&mut self, now: Cycle, pending: &mut Vec<NocPacket>) {
+        match self {
+            MemPartitions::None => {
+                debug_assert!(pending.is_empty(), "packets without a memory system");
+                pending.clear();
+            }
+            MemPartitions::Cycle(m) => {
+                m.inject(now, pending);
+                m.tick_requests();
             }
         }
     }
@@ -219,6 +249,14 @@ pub struct Gpu {
     staged: Staged,
     /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
+    /// Two threads, K = 1: the epoch loop's thread steps SMs `0..split`, the other one the
+    /// memory side's reply half and SMs `split..` (moved by measured time; scheduling only).
+    #[cfg(feature = "parallel")]
+    split: usize,
+    /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
+    /// K = 1: it runs at the start of the next cycle's parallel phase); see
+    /// `Gpu::finish_requests`.
+    req_pending: bool,
     /// Cycles per epoch (`features.epoch_cycles`, at least 1).
     pub epoch: u64,
     pub memcpys: u64,
@@ -286,6 +324,9 @@ impl Gpu {
             inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
             staged: Staged::default(),
             senders: Vec::new(),
+            #[cfg(feature = "parallel")]
+            split: cfg.gpu.num_sms as usize / 2,
+            req_pending: false,
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),
@@ -432,7 +473,7 @@ impl Gpu {
         self.partitions.warm(addr, bytes);
     }
 
-    /// No packet in flight and no SM memory side with work left.
+    /// No packet in flight and no SM memory side with work left (after `finish_requests`).
     fn mem_idle(&self) -> bool {
         self.outbox.is_empty()
             && self.staged.is_empty()
@@ -702,107 +743,4 @@ impl<'a> Simulator<'a> {
             self.done_at.unwrap_or(self.gpu.now),
         )
     }
-}
-
-/// How [`run_epochs`] stopped.
-enum Slice {
-    /// The slice's end was reached, or the trace source must admit a kernel.
-    Admit,
-    Done(Cycle),
-    Deadlock(String),
-}
-
-/// Whether the next epoch needs `Simulator::admit` beyond feeding CTAs (a kernel may start).
-fn needs_admit(gpu: &Gpu) -> bool {
-    gpu.sched.issuing.is_none()
-        && !gpu.sched.queue.is_empty()
-        && gpu
-            .sched
-            .next_eligible(gpu.cfg.sm.concurrent_kernels)
-            .is_some()
-}
-
-/// The epoch loop of a slice, from just after an `admit` (`admitted`: it changed something)
-/// until `end`, the end of the run, a deadlock, or a kernel that may start (`Slice::Admit`).
-/// Between epochs only the issuing kernel's stream is read (feeding CTAs), so this runs on any
-/// thread.
-fn run_epochs(
-    gpu: &mut Gpu,
-    stream: &mut Option<Box<dyn KernelStream + Send>>,
-    end: Cycle,
-    admitted: bool,
-) -> Result<Slice> {
-    let mut progress = admitted;
-    let mut first = true;
-    while gpu.now < end {
-        if !first {
-            if needs_admit(gpu) {
-                return Ok(Slice::Admit);
-            }
-            progress = false;
-            feed(gpu, stream)?;
-        }
-        first = false;
-        // Done when every CTA finished and the memory system has drained (posted stores).
-        // (Launch commands are all admitted: `admit` drains them before this loop.)
-        if gpu.sched.all_done() && gpu.mem_idle() {
-            return Ok(Slice::Done(gpu.now));
-        }
-        // One epoch; `now` is its last cycle afterwards.
-        // The issuing kernel's stream decodes ahead beside the epoch (deterministic: it
-        // only fills the stream's own buffer).
-        let ahead = match stream {
-            Some(s) if gpu.sched.issuing.is_some() => Some(&mut **s),
-            _ => None,
-        };
-        progress |= gpu.step(ahead);
-        let now = gpu.now;
-        if progress {
-            gpu.last_progress = now;
-            gpu.now += 1;
-            continue;
-        }
-        if gpu.sched.all_done() {
-            gpu.now += 1;
-            continue;
-        }
-        let Some(next) = gpu.next_event() else {
-            return Ok(Slice::Deadlock(gpu.deadlock_report()));
-        };
-        if now - gpu.last_progress > DEADLOCK_CYCLES {
-            return Ok(Slice::Deadlock(gpu.deadlock_report()));
-        }
-        if gpu.cfg.features.skip_idle_cycles && next > now + 1 {
-            // Cycles now+1 .. next-1 would repeat this cycle exactly; account them at once.
-            // Epochs stay aligned to multiples of `epoch` (the epoch holding `next` starts
-            // at its beginning; its idle leading cycles change nothing), so skipping on or
-            // off and any slicing give the same epochs.
-            let target = next.min(end.max(now + 1));
-            let target = (target - target % gpu.epoch).max(now + 1);
-            let k = target - now - 1;
-            if k > 0 {
-                for sm in &mut gpu.sms {
-                    sm.skip(k);
-                }
-            }
-            gpu.now = target;
-        } else {
-            gpu.now += 1;
-        }
-    }
-    Ok(Slice::Admit)
-}
-
-/// Keeps the block scheduler supplied with CTAs of the issuing kernel (drops the stream once
-/// the kernel has handed out every CTA).
-fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Send>>) -> Result<()> {
-    if let Some(s) = stream {
-        if gpu.sched.issuing.is_some() {
-            gpu.feed_ctas(&mut **s)?;
-        }
-        if gpu.sched.issuing.is_none() {
-            *stream = None;
-        }
-    }
-    Ok(())
 }

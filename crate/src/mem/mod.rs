@@ -24,6 +24,8 @@ pub mod partitions;
 pub mod reuse;
 pub mod sm;
 #[cfg(test)]
+mod split_tests;
+#[cfg(test)]
 mod timing_tests;
 
 pub use cache::{CacheStats, SectorCache};

@@ -11,6 +11,15 @@
 //!     <─ fills (+ dram_latency) <─┘
 //!  L2 replies ─> reply crossbar ─> tick(..., replies) in SM order ─> SmMemory::deliver
 //! ```
+//!
+//! A core cycle in two halves: `tick` = request half (the request crossbar steps) then reply
+//! half (reply crossbar, slices and channels, replies popped). When nothing the request
+//! crossbar moves can reach a slice in the same core cycle ([`MemPartitions::replies_first_ok`]:
+//! one flit plus the crossbar latency ends after it), the engine may run the reply half first
+//! ([`MemPartitions::tick_replies`], beside the SMs of that cycle) and the request half after
+//! ([`MemPartitions::tick_requests`]), with the same results: the request crossbar still
+//! counts the packets the slices took from its output queues in this cycle
+//! (`Crossbar::hold_outputs` / `outputs_taken`), as it would have stepping first.
 
 use serde::Serialize;
 
@@ -78,6 +87,10 @@ pub struct MemPartitions {
     /// the last tick: after a jump of the engine's clock, their cycles in between are skipped
     /// exactly as ticking every cycle would have skipped them.
     idle_after: [bool; 3],
+    /// The interconnect cycles of the core cycle being stepped (`begin`), for both crossbars.
+    icnt_due: std::ops::Range<u64>,
+    /// Slices all idle, channels all idle, after the current cycle's reply half.
+    quiet: [bool; 2],
     flush: bool,
     sms: usize,
     stats: PartitionStats,
@@ -125,6 +138,8 @@ impl MemPartitions {
             dram_lat_core: l2d.to_core(cfg.l2.dram_latency as u64 + cfg.l2.cache.latency as u64),
             now: 0,
             idle_after: [true; 3],
+            icnt_due: 0..0,
+            quiet: [true; 2],
             flush: cfg.l2.flush_at_kernel_end,
             sms,
             stats: PartitionStats::default(),
@@ -156,8 +171,50 @@ impl MemPartitions {
     }
 
     /// Steps every domain up to core cycle `now`; replies for the SMs are appended to `replies`
-    /// in SM order.
+    /// in SM order. (The request crossbar steps first, then the slices, channels and the reply
+    /// crossbar; [`MemPartitions::tick_replies`] + [`MemPartitions::tick_requests`] are the
+    /// same cycle in the other order.)
     pub fn tick(&mut self, now: Cycle, replies: &mut Vec<NocPacket>) {
+        self.begin(now);
+        self.step_requests();
+        self.step_replies(now, replies, false);
+        self.finish();
+    }
+
+    /// Whether cycle `now` may run its reply half ([`MemPartitions::tick_replies`]) before the
+    /// packets of `now` are injected and the request crossbar steps
+    /// ([`MemPartitions::tick_requests`]): true when nothing the request crossbar moves in
+    /// `now` can arrive at a slice in `now` (one flit plus the crossbar latency in
+    /// interconnect cycles ends after this core cycle), so neither half reads what the other
+    /// writes. Always true with the presets (interconnect clock <= core clock, latency >= 1).
+    pub fn replies_first_ok(&self, now: Cycle) -> bool {
+        let mut next = self.icnt.next_cycle();
+        if now > self.now + 1 && self.idle_after[0] {
+            next = next.max(self.icnt.own(now - 1) + 1);
+        }
+        let end = self.icnt.own(now) + 1;
+        next >= end || self.icnt.core_of(next + 1 + self.req.latency()) > now
+    }
+
+    /// The first half of cycle `now` in the split order (only when
+    /// [`MemPartitions::replies_first_ok`]): the reply crossbar, the slices and channels, the
+    /// replies popped for the SMs (in SM order). Reads nothing the SMs send in `now`, so it
+    /// may run beside them; [`MemPartitions::tick_requests`] completes the cycle.
+    pub fn tick_replies(&mut self, now: Cycle, replies: &mut Vec<NocPacket>) {
+        debug_assert!(self.replies_first_ok(now));
+        self.begin(now);
+        self.step_replies(now, replies, true);
+    }
+
+    /// The second half of the cycle begun by [`MemPartitions::tick_replies`], after
+    /// [`MemPartitions::inject`]: the request crossbar steps the same interconnect cycles.
+    pub fn tick_requests(&mut self) {
+        self.step_requests();
+        self.finish();
+    }
+
+    /// Clocks up to `now`: the skipped cycles' domain ticks, this cycle's interconnect ticks.
+    fn begin(&mut self, now: Cycle) {
         if now > self.now + 1 {
             // The engine skipped cycles self.now+1 .. now-1 (nothing could happen in them): a
             // domain idle at the end of the last tick would have skipped them one by one.
@@ -174,24 +231,40 @@ impl MemPartitions {
         }
         self.now = now;
         self.stats.cycles = now + 1;
-        if self.idle_after == [true; 3] && !self.req.has_queued() && self.rep.is_idle() {
-            // Idle since the last tick and nothing injected: every domain skips this cycle
-            // (what the steps below would do, without visiting slices, channels and ports).
-            self.icnt.skip_to(now);
+        // Stepped or skipped, the domain ends at the same cycle; a crossbar with nothing
+        // queued does nothing in a step.
+        self.icnt_due = self.icnt.due(now);
+    }
+
+    /// The request crossbar's interconnect cycles of this core cycle.
+    fn step_requests(&mut self) {
+        if self.req.has_queued() {
+            for d in self.icnt_due.clone() {
+                self.req.step(d, &self.icnt);
+            }
+        }
+        self.req.release_outputs();
+    }
+
+    /// The reply crossbar's interconnect cycles, the slices and channels (partition by
+    /// partition, see part.rs), then the replies that reached the SMs by `now`. `ahead`: the
+    /// request crossbar steps after this (split order), and must still see the requests the
+    /// slices take here in its output queues, as it would stepping first.
+    fn step_replies(&mut self, now: Cycle, replies: &mut Vec<NocPacket>, ahead: bool) {
+        if self.idle_after == [true; 3] && self.req.is_idle() && self.rep.is_idle() {
+            // Idle since the last tick and nothing arriving: the L2 and DRAM domains skip
+            // this cycle (what the steps below would do, without visiting slices, channels
+            // and ports).
             self.l2d.skip_to(now);
             self.dramd.skip_to(now);
+            self.quiet = [true; 2];
             return;
         }
-        // Interconnect.
-        if self.req.has_queued() || self.rep.has_queued() {
-            for d in self.icnt.due(now) {
-                self.req.step(d, &self.icnt);
+        if self.rep.has_queued() {
+            for d in self.icnt_due.clone() {
                 self.rep.step(d, &self.icnt);
             }
-        } else {
-            self.icnt.skip_to(now);
         }
-        // L2 slices and DRAM channels, partition by partition (see part.rs).
         let x = CycleIn {
             l2: self.l2d.due(now),
             dram: self.dramd.due(now),
@@ -201,6 +274,9 @@ impl MemPartitions {
             rep: &self.rep,
             dram_lat_core: self.dram_lat_core,
         };
+        if ahead {
+            self.req.hold_outputs();
+        }
         let inqs = self.req.outputs_mut();
         step_parts(
             &mut self.parts,
@@ -225,15 +301,26 @@ impl MemPartitions {
             self.rep.taken(0, fails);
         }
         self.req.taken(taken, 0);
-        for sm in 0..self.sms {
-            while let Some(p) = self.rep.pop(sm, now) {
-                replies.push(p);
+        if ahead {
+            self.req.outputs_taken();
+        }
+        if self.rep.in_transit() > 0 {
+            for sm in 0..self.sms {
+                while let Some(p) = self.rep.pop(sm, now) {
+                    replies.push(p);
+                }
             }
         }
+        let slices = self.slices().all(|s| s.is_idle());
+        self.quiet = [slices, self.parts.iter().all(|p| p.chan.is_idle())];
+    }
+
+    /// Which domains are idle at the end of the cycle (for the next cycle's skips).
+    fn finish(&mut self) {
         self.idle_after = [
             !(self.req.has_queued() || self.rep.has_queued()),
-            self.req.is_idle() && self.slices().all(|s| s.is_idle()),
-            self.parts.iter().all(|p| p.chan.is_idle()),
+            self.req.is_idle() && self.quiet[0],
+            self.quiet[1],
         ];
     }
 

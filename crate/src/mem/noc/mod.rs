@@ -82,6 +82,11 @@ pub struct Crossbar {
     words: usize,
     /// Inputs with a queued packet (bit per input): `step` visits only these.
     nonempty: Vec<u64>,
+    /// Per output: packets its receiver took in this core cycle ahead of a `step` that comes
+    /// before the taking in the reference order (`hold_outputs` / `outputs_taken`); `step`
+    /// still counts them against `out_cap` and forgets them.
+    lag: Vec<u32>,
+    lagging: bool,
     queued: usize,
     in_transit: usize,
     rr: usize,
@@ -119,6 +124,8 @@ impl Crossbar {
             has_out: vec![0; inputs * outputs.div_ceil(64)],
             words: outputs.div_ceil(64),
             nonempty: vec![0; inputs.div_ceil(64).max(1)],
+            lag: vec![0; outputs],
+            lagging: false,
             queued: 0,
             in_transit: 0,
             rr: 0,
@@ -190,6 +197,40 @@ impl Crossbar {
     pub fn has_queued(&self) -> bool {
         self.queued > 0
     }
+    /// Packets sent and not yet taken at their output.
+    pub fn in_transit(&self) -> usize {
+        self.in_transit
+    }
+    /// Interconnect cycles a packet spends in flight after its last flit is sent.
+    pub fn latency(&self) -> u64 {
+        self.latency
+    }
+
+    /// Before the receivers take packets (`outputs_mut`) ahead of this core cycle's `step`s:
+    /// remembers every output's queue length.
+    pub fn hold_outputs(&mut self) {
+        for (l, t) in self.lag.iter_mut().zip(&self.transit) {
+            *l = t.len() as u32;
+        }
+    }
+
+    /// After the receivers took packets (since `hold_outputs`): the core cycle's `step`s count
+    /// them as still there, as if the receivers had taken them after the steps
+    /// ([`Crossbar::release_outputs`] ends that).
+    pub fn outputs_taken(&mut self) {
+        for (l, t) in self.lag.iter_mut().zip(&self.transit) {
+            *l -= t.len() as u32;
+        }
+        self.lagging = true;
+    }
+
+    /// Ends the core cycle begun with [`Crossbar::outputs_taken`].
+    pub fn release_outputs(&mut self) {
+        if self.lagging {
+            self.lag.fill(0);
+            self.lagging = false;
+        }
+    }
 
     /// One interconnect cycle `d` of domain `dom`.
     pub fn step(&mut self, d: u64, dom: &Domain) {
@@ -202,7 +243,8 @@ impl Crossbar {
         let mut n_avail = 0;
         self.avail_bits.fill(0);
         for o in 0..self.avail.len() {
-            let a = self.out_free[o] <= d && self.transit[o].len() < self.out_cap;
+            let held = self.transit[o].len() + self.lag[o] as usize;
+            let a = self.out_free[o] <= d && held < self.out_cap;
             self.avail[o] = a;
             self.avail_bits[o / 64] |= (a as u64) << (o % 64);
             n_avail += a as usize;
@@ -265,7 +307,7 @@ impl Crossbar {
         self.stats.packets += 1;
         self.stats.flits += f as u64;
         self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
-        if self.out_free[o] > d || self.transit[o].len() >= self.out_cap {
+        if self.out_free[o] > d || self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
             self.avail[o] = false;
             self.avail_bits[o / 64] &= !(1 << (o % 64));
             *n_avail -= 1;
