@@ -9,7 +9,7 @@
 # the goals are stated for. Modes (`warpweave run --mode`): cycle, hybrid (analytical ALU),
 # fast (analytical ALU and memory path), memory (functional caches only).
 # The 10M trace (~1 GB as Accel-Sim text) is the peak-memory check: by default one run, mode
-# `stream` = cycle SM + analytical memory (no functional pre-pass), streamed CTA by CTA;
+# `stream` = cycle SM + analytical memory (with its functional pre-pass), streamed CTA by CTA;
 # BIG=1 runs it in every mode too (minutes).
 #
 # Epochs (`features.epoch_cycles`, K): the default K=1 is lockstep; K>1 lets the SMs step K
@@ -80,8 +80,8 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for t in "${traces[@]}"; do
   name=$(basename "$t" .wwt)
   modes="cycle hybrid fast memory"
-  # The 10M trace: by default only the streaming check (cycle SM, analytical memory without
-  # the functional pre-pass of --mode fast), one thread.
+  # The 10M trace: by default only the streaming check (cycle SM, analytical memory with the
+  # functional pre-pass every analytical-memory run takes), one thread.
   [ "$name" = vecadd-10m ] && [ -z "${BIG:-}" ] && modes=stream
   for mode in $modes; do
     ks=1
