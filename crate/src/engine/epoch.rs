@@ -184,23 +184,8 @@ fn mem_epoch(
             p += 1;
         }
         parts.exchange(c, pending, replies);
-        progress |= !replies.is_empty();
-        for r in replies.drain(..) {
-            if let Some(b) = inbox.get_mut(r.src_sm as usize) {
-                b.push((c, r));
-            }
-        }
-        // The other clock domains, in fixed order, with as many ticks as fall in this cycle.
-        for d in [
-            clocks::Domain::Icnt,
-            clocks::Domain::L2,
-            clocks::Domain::Dram,
-        ] {
-            let t = clocks.ticks_in(d, c);
-            if t > 0 {
-                parts.tick(d, t);
-            }
-        }
+        progress |= deliver(replies, inbox, c);
+        tick_domains(parts, clocks, c);
         while f < staged.flushes.len() && staged.flushes[f] == c {
             parts.end_kernel();
             f += 1;
@@ -220,13 +205,32 @@ fn replies_cycle(
     c: Cycle,
 ) -> bool {
     parts.replies_half(c, replies);
-    let progress = !replies.is_empty();
+    deliver(replies, inbox, c)
+}
+
+/// Replies to the SMs' inboxes, stamped `c`; whether there were any.
+fn deliver(replies: &mut Vec<NocPacket>, inbox: &mut [Vec<(Cycle, NocPacket)>], c: Cycle) -> bool {
+    let any = !replies.is_empty();
     for r in replies.drain(..) {
         if let Some(b) = inbox.get_mut(r.src_sm as usize) {
             b.push((c, r));
         }
     }
-    progress
+    any
+}
+
+/// The other clock domains, in fixed order, with as many ticks as fall in cycle `c`.
+fn tick_domains(parts: &mut MemPartitions, clocks: &mut clocks::ClockDomains, c: Cycle) {
+    for d in [
+        clocks::Domain::Icnt,
+        clocks::Domain::L2,
+        clocks::Domain::Dram,
+    ] {
+        let t = clocks.ticks_in(d, c);
+        if t > 0 {
+            parts.tick(d, t);
+        }
+    }
 }
 
 /// The request half of a split K = 1 cycle: the staged packets (SM order) enter the request
@@ -241,16 +245,7 @@ fn requests_cycle(
     debug_assert_eq!(staged.k, 1);
     pending.extend(staged.pkts.iter().map(|p| p.1));
     parts.requests_half(c, pending);
-    for d in [
-        clocks::Domain::Icnt,
-        clocks::Domain::L2,
-        clocks::Domain::Dram,
-    ] {
-        let t = clocks.ticks_in(d, c);
-        if t > 0 {
-            parts.tick(d, t);
-        }
-    }
+    tick_domains(parts, clocks, c);
     for _ in &staged.flushes {
         parts.end_kernel();
     }

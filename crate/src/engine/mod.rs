@@ -129,14 +129,26 @@ impl MemPartitions {
     /// Takes the merged outboxes (what is refused stays in `pending`, in order, for the next
     /// cycle), steps the memory side to `now` and returns the replies in SM order.
     fn exchange(&mut self, now: Cycle, pending: &mut Vec<NocPacket>, replies: &mut Vec<NocPacket>) {
+        if let Some(m) = self.inject(now, pending) {
+            m.tick(now, replies);
+        }
+    }
+    /// The merged outboxes enter the request crossbar (what is refused stays in `pending`);
+    /// the cycle memory system, if there is one, to step next.
+    fn inject(
+        &mut self,
+        now: Cycle,
+        pending: &mut Vec<NocPacket>,
+    ) -> Option<&mut crate::mem::MemPartitions> {
         match self {
             MemPartitions::None => {
                 debug_assert!(pending.is_empty(), "packets without a memory system");
                 pending.clear();
+                None
             }
             MemPartitions::Cycle(m) => {
                 m.inject(now, pending);
-                m.tick(now, replies);
+                Some(m)
             }
         }
     }
@@ -157,15 +169,8 @@ impl MemPartitions {
     /// The second half: the SMs' packets of `now` (merged, in order; refused ones stay in
     /// `pending`) enter the request crossbar, which steps.
     fn requests_half(&mut self, now: Cycle, pending: &mut Vec<NocPacket>) {
-        match self {
-            MemPartitions::None => {
-                debug_assert!(pending.is_empty(), "packets without a memory system");
-                pending.clear();
-            }
-            MemPartitions::Cycle(m) => {
-                m.inject(now, pending);
-                m.tick_requests();
-            }
+        if let Some(m) = self.inject(now, pending) {
+            m.tick_requests();
         }
     }
     /// `ticks` cycles of clock domain `d` that fall in the current core cycle. The cycle memory
