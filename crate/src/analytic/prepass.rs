@@ -43,6 +43,15 @@ pub struct Prepass {
 }
 
 impl Prepass {
+    /// Runs the functional pass over `src` (without the reuse profiles and shared-memory
+    /// counts, which it does not need) and keeps what the timing modes read.
+    pub fn compute(key: u64, cfg: &GpuConfig, src: &mut dyn TraceSource) -> Result<Self> {
+        Ok(Self::from_report(
+            key,
+            &functional::run_with(cfg, src, false)?,
+        ))
+    }
+
     pub fn from_report(key: u64, rep: &FunctionalReport) -> Self {
         let (l1, l2, d) = totals(rep);
         let reads = rep.kernels.iter().map(|k| k.dram_read_sectors).sum();
@@ -172,9 +181,8 @@ impl PrepassCache {
             self.mem.insert(k, p.clone());
             return Ok((p, Origin::File));
         }
-        let rep = functional::run_with(cfg, &mut *src, false)?;
+        let p = Arc::new(Prepass::compute(k, cfg, &mut *src)?);
         self.computed += 1;
-        let p = Arc::new(Prepass::from_report(k, &rep));
         self.store(&p);
         self.mem.insert(k, p.clone());
         Ok((p, Origin::Computed))

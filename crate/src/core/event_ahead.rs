@@ -37,7 +37,6 @@
 //!   [`HORIZON`].
 
 use super::{EvState, Head, K_RETIRE};
-use crate::core::barrier;
 use crate::core::ctx::{StepCtx, NUM_UNITS, U_DP};
 use crate::core::subcore::SubCore;
 use crate::core::SmShared;
@@ -167,8 +166,7 @@ impl SubCore {
         if !op.is_mem() && !op.acts_at_issue() {
             let u = op.unit as usize;
             if u == U_DP && sh.p.dp_shared {
-                let f = sh.dp_pool.iter().copied().min().unwrap_or(0);
-                s = s.max(f.saturating_sub(1));
+                s = s.max(self.pool_free(sh, u).saturating_sub(1));
             } else if u < NUM_UNITS {
                 let cap = self.exec.pipes[u].len() as u32;
                 if cap > 0 {
@@ -221,21 +219,7 @@ impl SubCore {
         sh.warps[wi].ib.head += 1;
         super::super::event_fetch::count_issue(s, sh, self.id, wi, kernel, inst);
         let mut next = s + 1;
-        match op.kind {
-            OpKind::Barrier => {
-                let cta = sh.warps[wi].cta as usize;
-                if barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi) {
-                    super::wake_cta(sh, cta, wi, s + 1);
-                }
-            }
-            OpKind::Exit => {
-                let w = &mut sh.warps[wi];
-                if idx + 1 >= w.n_insts {
-                    w.n_insts = idx + 1;
-                }
-            }
-            _ => {}
-        }
+        super::issue::issue_control(sh, wi, idx, op.kind, s);
         if op.is_mem() {
             self.issue_direct(s, sh, ctx, wi, inst, op);
         } else if !op.acts_at_issue() {
@@ -243,16 +227,7 @@ impl SubCore {
             let start = s + 1;
             let iv = op.interval.max(1) as u64;
             if u == U_DP && sh.p.dp_shared {
-                let pool = &mut sh.dp_pool;
-                let mut best = 0;
-                for (i, &r) in pool.iter().enumerate() {
-                    if r < pool[best] {
-                        best = i;
-                    }
-                }
-                if let Some(b) = pool.get_mut(best) {
-                    *b = start + iv;
-                }
+                super::issue::book_pool(&mut sh.dp_pool, start + iv);
             } else if u < NUM_UNITS && !self.exec.pipes[u].is_empty() {
                 let cal = &mut self.ev.ahead.units[u];
                 for c in start..start + iv.min(MAX_INTERVAL) {
@@ -262,20 +237,8 @@ impl SubCore {
             next = super::issue::book_alu(sh, wi, inst, &op, u, start, next);
         }
         self.after_issue(sh, ctx, wi, s, next);
-        let w = &mut sh.warps[wi];
-        if w.ib.head >= w.n_insts {
-            // Last instruction issued: the warp retires with its last result, and not before
-            // the cycle it issued at.
-            let at = w.ev.done_at.max(s);
-            if at > now {
-                w.inflight += 1;
-                self.ev.heap.push(Reverse((at, wi as u16, K_RETIRE)));
-            }
-            sh.note_maybe_done(wi as u16);
-            return false;
-        }
-        // A barrier the warp waits at: `ev_head` files it (blocked) on the next round.
-        true
+        // Not the last: a barrier the warp waits at is filed (blocked) by `ev_head` next round.
+        !self.retire_if_last(sh, wi, s, now)
     }
 }
 

@@ -49,24 +49,10 @@ impl SubCore {
         self.ev.last = Some(local as u16);
         super::super::event_fetch::count_issue(now, sh, self.id, wi, kernel, &inst);
         let mut next = now + 1;
-        match op.kind {
-            OpKind::Barrier => {
-                let cta = sh.warps[wi].cta as usize;
-                if barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi) {
-                    wake_cta(sh, cta, wi, now + 1);
-                }
-            }
-            OpKind::Exit => {
-                let w = &mut sh.warps[wi];
-                if idx + 1 >= w.n_insts {
-                    w.n_insts = idx + 1;
-                }
-            }
-            _ => {}
-        }
-        if op.is_mem() && is_direct(sh) {
-            self.issue_direct(now, sh, ctx, wi, &inst, op);
-        } else if op.is_mem() {
+        issue_control(sh, wi, idx, op.kind, now);
+        // `fast` (direct memory) issues through `event_ahead`, never here.
+        debug_assert!(!is_direct(sh));
+        if op.is_mem() {
             let p = self.mem_pipe(sh);
             let e = MemInst {
                 used: true,
@@ -95,35 +81,71 @@ impl SubCore {
         } else if !op.acts_at_issue() {
             let u = op.unit as usize;
             let start = now + 1;
-            {
-                let pool = self.pool_mut(sh, u);
-                let mut best = 0;
-                for (i, &r) in pool.iter().enumerate() {
-                    if r < pool[best] {
-                        best = i;
-                    }
-                }
-                if let Some(b) = pool.get_mut(best) {
-                    *b = start + op.interval.max(1) as u64;
-                }
-            }
+            book_pool(self.pool_mut(sh, u), start + op.interval.max(1) as u64);
             next = book_alu(sh, wi, &inst, &op, u, start, next);
         }
         self.after_issue(sh, ctx, wi, now, next);
-        let w = &mut sh.warps[wi];
-        if w.ib.head >= w.n_insts {
-            // Last instruction issued: the warp retires with its last ALU result.
-            if w.ev.done_at > now {
-                w.inflight += 1;
-                self.ev
-                    .heap
-                    .push(Reverse((w.ev.done_at, wi as u16, K_RETIRE)));
-            }
-            sh.note_maybe_done(wi as u16);
-        } else {
+        if !self.retire_if_last(sh, wi, now, now) {
             self.ev_eval(sh, ctx, wi, now + 1);
         }
         op.unit
+    }
+
+    /// After warp `wi` issued at `at` (the SM's clock is `now`): if that was its last
+    /// instruction, it retires with its last result and not before `at` (filed for then when
+    /// that is after `now`). Returns whether it retired.
+    pub(super) fn retire_if_last(
+        &mut self,
+        sh: &mut SmShared,
+        wi: usize,
+        at: Cycle,
+        now: Cycle,
+    ) -> bool {
+        let w = &mut sh.warps[wi];
+        if w.ib.head < w.n_insts {
+            return false;
+        }
+        let t = w.ev.done_at.max(at);
+        if t > now {
+            w.inflight += 1;
+            self.ev.heap.push(Reverse((t, wi as u16, K_RETIRE)));
+        }
+        sh.note_maybe_done(wi as u16);
+        true
+    }
+}
+
+/// A barrier or an exit that warp `wi` issued at `at` (its instruction `idx`): the barrier's
+/// arrival (the last one releases the CTA's warps for `at + 1`), or the end of the warp's
+/// instructions at the exit. Other kinds: nothing.
+pub(super) fn issue_control(sh: &mut SmShared, wi: usize, idx: u32, kind: OpKind, at: Cycle) {
+    match kind {
+        OpKind::Barrier => {
+            let cta = sh.warps[wi].cta as usize;
+            if barrier::arrive(&mut sh.ctas[cta], &mut sh.warps, wi) {
+                wake_cta(sh, cta, wi, at + 1);
+            }
+        }
+        OpKind::Exit => {
+            let w = &mut sh.warps[wi];
+            if idx + 1 >= w.n_insts {
+                w.n_insts = idx + 1;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The pipeline of `pool` free first takes an instruction, busy until `until`.
+pub(super) fn book_pool(pool: &mut [Cycle], until: Cycle) {
+    let mut best = 0;
+    for (i, &r) in pool.iter().enumerate() {
+        if r < pool[best] {
+            best = i;
+        }
+    }
+    if let Some(b) = pool.get_mut(best) {
+        *b = until;
     }
 }
 

@@ -137,8 +137,8 @@ pub fn issue(
     } else {
         None
     };
-    let hit = key.is_some_and(|(k, a0)| pipe.direct.memo.get(&k, a0, &mut gen));
-    if !hit {
+    let lines = &mut pipe.lines;
+    pipe.direct.memo.get_or(key, &mut gen, |gen| {
         coalesce(
             inst,
             wt,
@@ -147,13 +147,10 @@ pub fn issue(
             &kctx.info,
             &sh.p.coalesce,
             0,
-            &mut gen,
-            &mut pipe.lines,
-        );
-        if let Some((k, a0)) = key {
-            pipe.direct.memo.put(k, a0, &gen);
-        }
-    }
+            gen,
+            lines,
+        )
+    });
     let d = &mut pipe.direct;
     let per = sh.p.coalesce_per_cycle.max(1) as u64;
     let cap = pipe.buf_cap.clamp(1, RING) as u64;

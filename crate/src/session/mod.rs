@@ -302,8 +302,7 @@ impl Session {
             // The same pre-pass as the CLI's `run --mode` and `compare`: per-PC hit rates and
             // the L2 write-backs that share DRAM with the reads (`Simulator::use_prepass`).
             let prepass = if sess.mode.wants_pc_rates() {
-                let rep = functional::run(&sess.cfg, &mut *src)?;
-                Some(crate::analytic::Prepass::from_report(0, &rep))
+                Some(crate::analytic::Prepass::compute(0, &sess.cfg, &mut *src)?)
             } else {
                 None
             };

@@ -376,47 +376,31 @@ impl DramChannel {
     /// row open) for a row command (`(false, bank, index)`).
     fn frfcfs_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {
         let q = if writes { &self.wq } else { &self.rq };
-        let t = &self.t;
-        let rd_ok = d + t.t_cl as u64 >= self.bus_free
-            && (d >= self.last_write_end + t.t_wtr as u64 || self.last_write_end == 0);
-        let wr_ok = d + t.t_cwl as u64 >= self.bus_free
-            && self.last_read_col.is_none_or(|c| d >= c + t.t_rtw as u64);
-        let gap_ok = |bg: u32| match self.last_col {
-            Some((lc, lbg)) => {
-                let gap = if lbg == bg {
-                    t.t_ccdl.max(t.t_ccd)
-                } else {
-                    t.t_ccd
-                } as u64;
-                d >= lc + gap.max(1)
-            }
-            None => true,
-        };
         let mut col: Option<(u64, usize, usize)> = None;
         let mut row: Option<(u64, usize, usize)> = None;
         for b in q.busy_banks() {
             let bk = &self.banks[b];
             let es = q.bank(b);
-            let Some(open) = bk.row else {
-                if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
-                    if row.is_none_or(|(s, _, _)| es[i].seq < s) {
-                        row = Some((es[i].seq, b, i));
-                    }
-                }
-                continue;
-            };
-            if self.hits[writes as usize][b] == 0 {
-                // No request on the open row: its oldest ready one may reopen it.
-                if d >= bk.pre_ok {
-                    if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
-                        if row.is_none_or(|(s, _, _)| es[i].seq < s) {
-                            row = Some((es[i].seq, b, i));
+            let open = match bk.row {
+                Some(open) if self.hits[writes as usize][b] > 0 => open,
+                // No row open, or no request on the open row (which may close after tRAS /
+                // tWR): the oldest ready request opens its row.
+                _ => {
+                    if bk.row.is_none() || d >= bk.pre_ok {
+                        if let Some(i) = es.iter().position(|e| e.r.ready <= core_d) {
+                            if row.is_none_or(|(s, _, _)| es[i].seq < s) {
+                                row = Some((es[i].seq, b, i));
+                            }
                         }
                     }
+                    continue;
                 }
-                continue;
-            }
-            let bank_col = (rd_ok || wr_ok) && bk.col_ok <= d && gap_ok(b as u32 % self.bgs);
+            };
+            // Whether a column command for a read / a write can go to the open row now
+            // (computed when first needed).
+            let mut can: [Option<bool>; 2] = [None; 2];
+            let mut can_col =
+                |w: bool| *can[w as usize].get_or_insert_with(|| self.col_from(b, w) <= d);
             let (mut hit, mut first) = (false, None);
             for (i, e) in es.iter().enumerate() {
                 if e.r.ready > core_d {
@@ -424,13 +408,14 @@ impl DramChannel {
                 }
                 if e.row == open {
                     hit = true;
-                    if bank_col && if e.r.write { wr_ok } else { rd_ok } {
+                    if can_col(e.r.write) {
                         if col.is_none_or(|(s, _, _)| e.seq < s) {
                             col = Some((e.seq, b, i));
                         }
                         break;
                     }
-                    if !bank_col {
+                    if !can_col(!e.r.write) {
+                        // No column command from this bank now, and its row stays open.
                         break;
                     }
                 } else if first.is_none() {
@@ -465,34 +450,6 @@ impl DramChannel {
     fn bursts(&self, sectors: u8) -> u64 {
         let bytes = sectors.count_ones().max(1) * self.sector_bytes;
         bytes.div_ceil(self.burst_bytes) as u64
-    }
-
-    fn col_ok(&self, e: &Queued, d: u64) -> bool {
-        let b = &self.banks[e.bank as usize];
-        if b.row != Some(e.row) || b.col_ok > d {
-            return false;
-        }
-        let bg = e.bank % self.bgs;
-        if let Some((lc, lbg)) = self.last_col {
-            let gap = if lbg == bg {
-                self.t.t_ccdl.max(self.t.t_ccd)
-            } else {
-                self.t.t_ccd
-            } as u64;
-            if d < lc + gap.max(1) {
-                return false;
-            }
-        }
-        let lat = if e.r.write { self.t.t_cwl } else { self.t.t_cl } as u64;
-        if d + lat < self.bus_free {
-            return false;
-        }
-        if e.r.write {
-            self.last_read_col
-                .is_none_or(|c| d >= c + self.t.t_rtw as u64)
-        } else {
-            d >= self.last_write_end + self.t.t_wtr as u64 || self.last_write_end == 0
-        }
     }
 
     /// One DRAM cycle `d` (which starts at core cycle `core_d`): at most one command.
@@ -538,7 +495,7 @@ impl DramChannel {
         if e.r.ready > core_d {
             return None;
         }
-        if self.col_ok(e, d) {
+        if bk.row == Some(e.row) && self.col_from(b, e.r.write) <= d {
             return Some((true, b, i));
         }
         (bk.row != Some(e.row) && (bk.row.is_none() || d >= bk.pre_ok)).then_some((false, b, i))

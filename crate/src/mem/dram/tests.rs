@@ -333,6 +333,37 @@ impl DramChannel {
         }
     }
 
+    /// Whether `e` may take a column command in DRAM cycle `d`, written out condition by
+    /// condition as the scheduler first did (independent of `col_from`, which the picks and
+    /// the wake bound use).
+    fn col_ok(&self, e: &Queued, d: u64) -> bool {
+        let b = &self.banks[e.bank as usize];
+        if b.row != Some(e.row) || b.col_ok > d {
+            return false;
+        }
+        let bg = e.bank % self.bgs;
+        if let Some((lc, lbg)) = self.last_col {
+            let gap = if lbg == bg {
+                self.t.t_ccdl.max(self.t.t_ccd)
+            } else {
+                self.t.t_ccd
+            } as u64;
+            if d < lc + gap.max(1) {
+                return false;
+            }
+        }
+        let lat = if e.r.write { self.t.t_cwl } else { self.t.t_cl } as u64;
+        if d + lat < self.bus_free {
+            return false;
+        }
+        if e.r.write {
+            self.last_read_col
+                .is_none_or(|c| d >= c + self.t.t_rtw as u64)
+        } else {
+            d >= self.last_write_end + self.t.t_wtr as u64 || self.last_write_end == 0
+        }
+    }
+
     /// The scheduler as first written (per-bank `oldest_where` scans with `col_ok` per
     /// request), which the one-pass picks must equal.
     fn reference_pick(&self, writes: bool, d: u64, core_d: Cycle) -> Option<(bool, usize, usize)> {

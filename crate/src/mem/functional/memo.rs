@@ -138,6 +138,26 @@ impl<T: Shift> Memo<T> {
         true
     }
 
+    /// The output of an access with `key` ([`MemoKey::of`]) into `out`: the remembered one
+    /// moved, or `compute`'s, remembered for the next; without a key, `compute`'s alone.
+    #[inline]
+    pub fn get_or(
+        &mut self,
+        key: Option<(MemoKey, u64)>,
+        out: &mut Vec<T>,
+        compute: impl FnOnce(&mut Vec<T>),
+    ) {
+        match key {
+            Some((k, a0)) => {
+                if !self.get(&k, a0, out) {
+                    compute(out);
+                    self.put(k, a0, out);
+                }
+            }
+            None => compute(out),
+        }
+    }
+
     /// Remembers `out` as the output for `key` at `a0`.
     #[inline]
     pub fn put(&mut self, key: MemoKey, a0: u64, out: &[T]) {

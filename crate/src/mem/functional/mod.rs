@@ -298,15 +298,11 @@ impl KernelRun<'_> {
         };
         let store = access.store as u64;
         let lb = c.line_bytes as u64;
-        match memo::MemoKey::of(pc, store, mask, width, inst.shape, addrs, lb) {
-            Some((key, a0)) if addrs.len() == mask.count_ones() as usize => {
-                if !self.memo.get(&key, a0, &mut self.lines) {
-                    coalesce_access(&access, c.line_bytes, c.sector_bytes, &mut self.lines);
-                    self.memo.put(key, a0, &self.lines);
-                }
-            }
-            _ => coalesce_access(&access, c.line_bytes, c.sector_bytes, &mut self.lines),
-        }
+        let key = memo::MemoKey::of(pc, store, mask, width, inst.shape, addrs, lb)
+            .filter(|_| addrs.len() == mask.count_ones() as usize);
+        self.memo.get_or(key, &mut self.lines, |out| {
+            coalesce_access(&access, c.line_bytes, c.sector_bytes, out)
+        });
         let sb = c.sector_bytes.max(1) as u64;
         for k in 0..self.lines.len() {
             let l = self.lines[k];

@@ -414,37 +414,14 @@ impl ChunkDecoder {
             prev_mask = mask;
             prev_slot = slot;
             prev_pc = sl.pc;
+            // Instructions of other opcodes (`keep`) are parsed for the prediction state and
+            // their addresses checked, but not stored.
             let kept = !filter || self.keep.get(sl.tmpl.op.0 as usize) == Some(&true);
-            if !kept {
-                // Parsed for the prediction state, not stored.
-                let n = if sl.tmpl.mem_width > 0 {
-                    mask.count_ones() as usize
-                } else {
-                    0
-                };
-                if mode == AMODE_RAW {
-                    cur[S_RAW].var_u32("addr_start")?;
-                    if ctrl & 0xf0 != 0 {
-                        return Err(
-                            cur[S_CTRL].err("control byte", "address bits set in raw address mode")
-                        );
-                    }
-                } else if n > 0 {
-                    let at = addrs.len();
-                    self.addrs(cur, slot, ctrl, mask, n, &mut addrs, ctx)?;
-                    addrs.truncate(at);
-                } else if ctrl & 0xf0 != 0 {
-                    return Err(cur[S_CTRL].err(
-                        "control byte",
-                        "address bits set on an instruction without addresses",
-                    ));
-                }
-                continue;
-            }
             let mut inst = sl.tmpl;
             inst.pc = sl.pc;
             inst.mask = mask;
             let n = naddr(&inst);
+            let at = addrs.len();
             if mode == AMODE_RAW {
                 inst.addr_start = cur[S_RAW].var_u32("addr_start")?;
                 if ctrl & 0xf0 != 0 {
@@ -453,7 +430,6 @@ impl ChunkDecoder {
                     );
                 }
             } else {
-                let at = addrs.len();
                 if at > u32::MAX as usize {
                     return Err(
                         cur[S_CTRL].err("control byte", "more than 2^32 addresses in one warp")
@@ -473,7 +449,11 @@ impl ChunkDecoder {
                     ));
                 }
             }
-            insts.push(inst);
+            if kept {
+                insts.push(inst);
+            } else {
+                addrs.truncate(at);
+            }
         }
         if mode == AMODE_RAW {
             cur[S_RAW].svarint_sums(n_raw as usize, 0, &mut addrs, "raw address")?;
