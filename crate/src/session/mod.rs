@@ -65,10 +65,11 @@ impl Mode {
         }
         Ok(Mode::Timing(s.to_string(), m))
     }
-    /// A named mode whose memory path is analytical takes per-PC hit rates from a functional
-    /// pre-pass, as `warpweave run --mode` does.
+    /// Any timing mode whose memory path is analytical (named or a per-module mix) takes its
+    /// hit rates from the functional pre-pass, as every CLI run does
+    /// (`engine::compare::prepared_simulator`).
     fn wants_pc_rates(&self) -> bool {
-        matches!(self, Mode::Timing(s, m) if !s.contains('=') && m.memory == ModuleModel::Analytical)
+        matches!(self, Mode::Timing(_, m) if m.memory == ModuleModel::Analytical)
     }
     pub fn name(&self) -> &str {
         match self {
@@ -671,6 +672,34 @@ mod tests {
             crate::engine::compare::Outcome::Functional(_) => unreachable!("a timing mode"),
         };
         assert_eq!(p.cycles, cli);
+    }
+
+    #[test]
+    fn a_mix_with_analytical_memory_takes_the_pre_pass_like_the_cli() {
+        // `alu=cycle` keeps the default analytical memory path: its hit rates come from the
+        // functional pre-pass, as for `run --model alu=cycle` (all L1 hits without it).
+        let cfg = config::preset("titanv").unwrap();
+        let params = [("n".to_string(), "65536".to_string())];
+        let mut s = Session::new(
+            input::open_workload("vecadd", &params).unwrap(),
+            cfg.clone(),
+            "alu=cycle",
+        )
+        .unwrap();
+        let p = s.run_for(u64::MAX).unwrap();
+        assert!(p.done);
+        let mut open = || input::open_workload("vecadd", &params);
+        let mut cache = crate::analytic::PrepassCache::new();
+        let model = ModelChoice::default();
+        let (mut sim, pre) =
+            crate::engine::compare::prepared_simulator(&cfg, model, &mut open, &mut cache).unwrap();
+        assert!(pre.is_some());
+        assert_eq!(p.cycles, sim.run_to_end().unwrap().cycles);
+        let bare = Simulator::new(cfg, model, open().unwrap())
+            .unwrap()
+            .run_to_end()
+            .unwrap();
+        assert_ne!(p.cycles, bare.cycles);
     }
 
     #[test]
