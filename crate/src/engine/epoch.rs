@@ -28,29 +28,32 @@
 //!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
 //!   SMs so the thread that ran the memory side beside it steals the rest evenly.
 //!
-//! # K = 1 with threads: the split cycle (`lockstep_split`)
+//! # K = 1 with two threads: the split cycle (`lockstep_split`)
 //! A memory cycle has two halves that do not read each other's output
 //! (`mem::MemPartitions::replies_first_ok`): the *reply half* (reply crossbar, L2 slices,
 //! DRAM channels, replies popped for the SMs) reads nothing the SMs send in the same cycle, and
 //! the *request half* (the SMs' packets injected, the request crossbar stepped) is read by no
 //! slice before the next cycle. So the reply half of cycle c runs beside the SMs of cycle c,
-//! and with two threads the request half of c runs at the start of cycle c+1's parallel phase:
+//! and the request half of c runs at the start of cycle c+1's parallel phase:
 //!
 //! ```text
-//!  thread A (epoch loop)          thread B (steals the join's second half)
+//!  thread A (epoch loop)          partner thread (handoff.rs)
 //!  issue CTAs c (decide only)
-//!  ── join ──────────────────────────────────────────────────────────────
-//!  SMs 0..split step c            request half of c-1 (staged packets of c-1)
-//!                                 SMs split..n step c
+//!  ── hand-off ───────────────────────────────────────────────────────────
+//!  decode ahead                   request half of c-1 (staged packets of c-1)
 //!                                 reply half of c ─> inboxes (stamped c)
-//!  ── join ──────────────────────────────────────────────────────────────
-//!  stage c (packets, done CTAs)   (idle)
+//!  SMs from the low end  ──>  <── SMs from the high end (runs taken until they meet)
+//!  ── join ───────────────────────────────────────────────────────────────
+//!  stage c (packets, done CTAs)   (spinning)
 //! ```
-//! `split` moves one SM at a time toward the thread that took less time (measured; it only
-//! schedules, results do not depend on it); each SM stays on one core from cycle to cycle.
-//! Anything that reads the memory side between cycles (idle skipping, the end of a slice)
-//! first runs the waiting request half (`Gpu::finish_requests`). The serial executor keeps
-//! the reference order (requests, then replies, in one `MemPartitions::tick`), and
+//! One fork/join per simulated cycle, tens of microseconds of work on each side, so the
+//! hand-off is a spin on an atomic (`handoff::Partner`, well under a microsecond; a rayon
+//! join cost about 5), and the SMs are handed out from both ends of the list
+//! (`handoff::TwoEnds`) so both threads finish within about one SM of each other whatever the
+//! cycle's mix of SM and memory work. Which thread steps an SM never changes what it
+//! computes. Anything that reads the memory side between cycles (idle skipping, the end of a
+//! slice) first runs the waiting request half (`Gpu::finish_requests`). The serial executor
+//! keeps the reference order (requests, then replies, in one `MemPartitions::tick`), and
 //! `tests/threads_equal.rs` compares the two.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
@@ -59,6 +62,12 @@ use crate::core::{KernelCtx, Sm, StepCtx};
 use crate::mem::NocPacket;
 use crate::trace::{CtaTrace, KernelStream};
 use crate::Cycle;
+
+/// Fewest busy SMs for a split K = 1 cycle on the partner thread (two threads): the memory
+/// side runs there beside them, and the hand-off costs about a microsecond. (With one busy
+/// SM the memory side alone rarely pays for it: a pointer chase ran 1.5x slower.)
+#[cfg(feature = "parallel")]
+const PAR_MIN_BUSY_SMS_PARTNER: usize = 2;
 
 /// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
 /// finished CTAs can be staged cycle by cycle.
@@ -267,10 +276,22 @@ impl Gpu {
         }
     }
 
-    /// Whether the SM half should fork: parallel executor and enough SMs with work.
-    fn fork_sms(&self, last: Cycle) -> bool {
+    /// Whether the SM half should fork: parallel executor and enough SMs with work (fewer
+    /// for a split cycle on the partner thread, whose hand-off costs about a microsecond).
+    fn fork_sms(&self, last: Cycle, split: bool) -> bool {
+        #[cfg(feature = "parallel")]
+        let min = if split && self.partner.is_some() {
+            self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
+        } else {
+            self.par_min_busy
+        };
+        #[cfg(not(feature = "parallel"))]
+        let min = {
+            let _ = split;
+            self.par_min_busy
+        };
         self.executor == Executor::Parallel
-            && self.sms.len() >= self.par_min_busy
+            && self.sms.len() >= min
             && self
                 .sms
                 .iter()
@@ -278,9 +299,9 @@ impl Gpu {
                 .filter(|(sm, m)| {
                     !m.inbox.is_empty() || m.launch.is_some() || (sm.awake(last) && sm.has_work())
                 })
-                .take(self.par_min_busy)
+                .take(min)
                 .count()
-                >= self.par_min_busy
+                >= min
     }
 
     /// Moves the epoch's packets and finished CTAs out of the SMs (cycle by cycle, SM order)
@@ -377,41 +398,54 @@ impl Gpu {
             staged,
             replies,
             inbox_next,
+            #[cfg(feature = "parallel")]
+            partner,
             ..
         } = self;
         #[cfg(feature = "parallel")]
-        if fork && rayon::current_num_threads() == 2 {
-            // Two threads: a fixed split of the SMs (each SM stays on one core from cycle to
-            // cycle), the reply half on the other thread, the split moved toward equal times.
-            let s = self.split.min(sms.len());
-            // The partitions step on this thread's half alone: the split balances the two
-            // halves, a partition piece stolen by A would make B wait for it.
+        if let (true, Some(partner)) = (fork, partner.as_ref()) {
+            // Two threads: the partner thread (`handoff.rs`) runs the memory side (the last
+            // cycle's request half, then this cycle's reply half) while this one decodes
+            // ahead; then both step SMs, taken in runs from the two ends of the list until
+            // they meet, so they finish together whatever this cycle's work is.
+            use super::handoff::{Disjoint, TwoEnds};
             partitions.set_parallel(false, 0);
-            let (sa, sb) = sms.split_at_mut(s);
-            let (ma, mb) = marks.split_at_mut(s);
-            let ((a, ta), (b, tb)) = rayon::join(
+            let ends = TwoEnds::new(sms.len());
+            let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+            let ctx = StepCtx { kernels };
+            let step_run = |r: std::ops::Range<usize>| {
+                let mut any = false;
+                for i in r {
+                    // SAFETY: `ends` hands out every index once.
+                    let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
+                    any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
+                }
+                any
+            };
+            let mut rb = false;
+            let a = partner.join(
                 || {
-                    let t = std::time::Instant::now();
-                    (sms_epoch(sa, ma, kernels, cfg, t0, 1, false), t.elapsed())
+                    prefetch(ahead);
+                    let mut any = false;
+                    while let Some(r) = ends.take_low() {
+                        any |= step_run(r);
+                    }
+                    any
                 },
-                || {
-                    let t = std::time::Instant::now();
+                &mut || {
                     if pending {
                         // The last cycle's request half (it must precede this cycle's reply
                         // half; the SMs never read it).
                         requests_cycle(partitions, clocks, outbox, staged);
                     }
-                    let a = sms_epoch(sb, mb, kernels, cfg, t0, 1, false);
-                    let b = both(
-                        true,
-                        &mut || replies_cycle(partitions, replies, inbox_next, t0),
-                        &mut || prefetch(ahead),
-                    )
-                    .0;
-                    (a | b, t.elapsed())
+                    let mut any = replies_cycle(partitions, replies, inbox_next, t0);
+                    while let Some(r) = ends.take_high() {
+                        any |= step_run(r);
+                    }
+                    rb = any;
                 },
             );
-            self.split = rebalance(s, sms.len(), ta, tb);
+            let b = rb;
             let progress = a | b | self.stage(t0, 1);
             // This cycle's request half waits for the next cycle's parallel phase (or for
             // `finish_requests`, whichever comes first).
@@ -465,9 +499,9 @@ impl Gpu {
             &mut |s, l, cta| marks[s].launch = Some((l, cta)),
         ) > 0;
         let mut ahead = ahead;
-        let fork = self.fork_sms(t0 + k - 1);
         let par = self.executor == Executor::Parallel;
         let split = self.epoch == 1 && par && self.partitions.split_ok(t0);
+        let fork = self.fork_sms(t0 + k - 1, split);
         if !split {
             self.finish_requests();
         }
@@ -531,20 +565,6 @@ impl Gpu {
 type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 #[cfg(not(feature = "parallel"))]
 type Pool = Option<Option<()>>;
-
-/// The next split point of the two-thread K = 1 cycle: one SM toward the thread that took
-/// less time (by more than 1/16 of the cycle). Only scheduling: results do not depend on it.
-#[cfg(feature = "parallel")]
-fn rebalance(s: usize, n: usize, ta: std::time::Duration, tb: std::time::Duration) -> usize {
-    let margin = (ta + tb) / 32;
-    if ta > tb + margin && s > 0 {
-        s - 1
-    } else if tb > ta + margin && s < n {
-        s + 1
-    } else {
-        s
-    }
-}
 
 /// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
 fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {

@@ -49,6 +49,8 @@ pub mod clocks;
 pub mod compare;
 pub mod cta_issue;
 mod epoch;
+#[cfg(feature = "parallel")]
+mod handoff;
 pub mod model;
 pub mod occupancy;
 pub mod result;
@@ -237,6 +239,10 @@ pub struct Gpu {
     /// The thread pool of the parallel executor (None: rayon's global pool).
     #[cfg(feature = "parallel")]
     pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Two threads: the partner that runs the other half of each split K = 1 cycle
+    /// (`handoff.rs`; a rayon join costs too much once per cycle).
+    #[cfg(feature = "parallel")]
+    partner: Option<handoff::Partner>,
     /// The next cycle to simulate.
     pub now: Cycle,
     last_progress: Cycle,
@@ -254,10 +260,6 @@ pub struct Gpu {
     staged: Staged,
     /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
-    /// Two threads, K = 1: the epoch loop's thread steps SMs `0..split`, the other one the
-    /// memory side's reply half and SMs `split..` (moved by measured time; scheduling only).
-    #[cfg(feature = "parallel")]
-    split: usize,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -318,6 +320,8 @@ impl Gpu {
             par_min_parts: crate::mem::partitions::PAR_MIN_BUSY_PARTS,
             #[cfg(feature = "parallel")]
             pool: None,
+            #[cfg(feature = "parallel")]
+            partner: None,
             now: 0,
             last_progress: 0,
             code_slots: Vec::new(),
@@ -329,8 +333,6 @@ impl Gpu {
             inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
             staged: Staged::default(),
             senders: Vec::new(),
-            #[cfg(feature = "parallel")]
-            split: cfg.gpu.num_sms as usize / 2,
             req_pending: false,
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
@@ -624,10 +626,19 @@ impl<'a> Simulator<'a> {
                     .build()
                     .map_err(|e| Error::other(format!("thread pool of {n}: {e}")))?;
                 self.gpu.pool = Some(std::sync::Arc::new(pool));
+                self.gpu.partner = if n == 2 {
+                    Some(
+                        handoff::Partner::new()
+                            .map_err(|e| Error::other(format!("partner thread: {e}")))?,
+                    )
+                } else {
+                    None
+                };
                 self.gpu.executor = Executor::Parallel;
                 return Ok(());
             }
             self.gpu.pool = None;
+            self.gpu.partner = None;
         }
         let _ = threads;
         self.gpu.executor = Executor::Serial;

@@ -1,0 +1,366 @@
+//! A partner thread for the two-thread K = 1 cycle (`epoch.rs`, `lockstep_split`): one
+//! fork/join per simulated cycle, tens of microseconds of work on each side, so the hand-off
+//! itself must cost well under a microsecond.
+//!
+//! A rayon join costs about 5 µs here: the idle worker notices the pushed job only between
+//! `sched_yield` calls, and the joining thread notices its completion the same way. The
+//! partner instead spins on one atomic (with `spin_loop` hints) for a while after each job,
+//! so the next cycle's job starts within a cache-line transfer; it parks on a condition
+//! variable only after [`SPIN_ROUNDS`] idle rounds (between slices, or while cycles run
+//! serially), and the poster wakes it then.
+//!
+//! Only scheduling: which thread runs a closure never changes what it computes, so results
+//! stay identical for any thread count.
+//!
+//! Safety: [`Partner::join`] hands the partner a pointer to a closure on the caller's stack
+//! and does not return (nor unwind) before the partner has finished with it, which is what
+//! makes the borrowed closure sound to run on another thread (the pattern of
+//! `std::thread::scope` and rayon's `join`, without their per-call costs).
+
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// Idle spin rounds (each a `spin_loop` hint, a few ns) before the partner parks: a few
+/// hundred microseconds, far longer than the serial part of a cycle.
+const SPIN_ROUNDS: u32 = 1 << 17;
+
+type Job = *mut (dyn FnMut() + Send + 'static);
+
+struct Shared {
+    /// Jobs posted so far (the poster's sequence number).
+    posted: AtomicU64,
+    /// Jobs finished so far.
+    finished: AtomicU64,
+    /// The posted job; written by the poster before `posted` is raised, read by the partner
+    /// after it sees the rise, and not touched again until `finished` catches up.
+    job: UnsafeCell<Option<Job>>,
+    /// A panic of the last job, for the poster to resume.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// Set while the partner is (about to be) parked on `wake`.
+    parked: AtomicBool,
+    lock: Mutex<()>,
+    wake: Condvar,
+    stop: AtomicBool,
+}
+
+// SAFETY: `job` is only accessed under the posted/finished hand-off described on the field.
+unsafe impl Sync for Shared {}
+unsafe impl Send for Shared {}
+
+/// The partner thread (see the module docs); stopped and joined on drop.
+pub struct Partner {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Partner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Partner")
+    }
+}
+
+impl Partner {
+    pub fn new() -> std::io::Result<Partner> {
+        let shared = Arc::new(Shared {
+            posted: AtomicU64::new(0),
+            finished: AtomicU64::new(0),
+            job: UnsafeCell::new(None),
+            panic: Mutex::new(None),
+            parked: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+            stop: AtomicBool::new(false),
+        });
+        let s = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("warpweave-partner".into())
+            .spawn(move || partner_loop(&s))?;
+        Ok(Partner {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// Runs `b` on the partner thread and `a` on this one; returns when both are done.
+    /// A panic in either is resumed here (after both have finished).
+    pub fn join<A: FnOnce() -> R, R>(&self, a: A, b: &mut (dyn FnMut() + Send)) -> R {
+        let sh = &*self.shared;
+        let ptr: *mut (dyn FnMut() + Send + '_) = b;
+        // SAFETY: the lifetime is erased only for the partner's use, which ends before this
+        // function returns or unwinds (`Wait` below waits on every path).
+        let ptr: Job = unsafe { std::mem::transmute(ptr) };
+        let seq = sh.posted.load(Ordering::Relaxed) + 1;
+        // SAFETY: the partner has finished every earlier job, so nobody reads `job` now.
+        unsafe { *sh.job.get() = Some(ptr) };
+        sh.posted.store(seq, Ordering::SeqCst);
+        if sh.parked.load(Ordering::SeqCst) {
+            let _g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
+            sh.wake.notify_one();
+        }
+        struct Wait<'a>(&'a Shared, u64);
+        impl Drop for Wait<'_> {
+            fn drop(&mut self) {
+                let mut n = 0u32;
+                while self.0.finished.load(Ordering::Acquire) < self.1 {
+                    n = n.wrapping_add(1);
+                    if n.is_multiple_of(1024) {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        }
+        let wait = Wait(sh, seq);
+        let r = a();
+        drop(wait);
+        if let Some(p) = sh.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            resume_unwind(p);
+        }
+        r
+    }
+}
+
+impl Drop for Partner {
+    fn drop(&mut self) {
+        let sh = &*self.shared;
+        sh.stop.store(true, Ordering::SeqCst);
+        {
+            let _g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
+            sh.wake.notify_one();
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn partner_loop(sh: &Shared) {
+    let mut done = 0u64;
+    loop {
+        // Wait for the next job: spin, then park.
+        let mut spins = 0u32;
+        while sh.posted.load(Ordering::Acquire) == done {
+            if sh.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            spins += 1;
+            if spins < SPIN_ROUNDS {
+                // Now and then let another thread of this core run (more threads than
+                // cores, e.g. tests running side by side).
+                if spins.is_multiple_of(1024) {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+                continue;
+            }
+            let g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
+            sh.parked.store(true, Ordering::SeqCst);
+            let mut g = g;
+            while sh.posted.load(Ordering::SeqCst) == done && !sh.stop.load(Ordering::SeqCst) {
+                g = sh.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+            }
+            sh.parked.store(false, Ordering::SeqCst);
+            drop(g);
+            spins = 0;
+        }
+        done += 1;
+        // SAFETY: the poster wrote `job` before raising `posted` and keeps the closure alive
+        // until `finished` reaches `done`.
+        let job = unsafe { (*sh.job.get()).take() };
+        if let Some(job) = job {
+            // SAFETY: as above; the closure is not used by the poster meanwhile.
+            let f = unsafe { &mut *job };
+            if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
+                *sh.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+            }
+        }
+        sh.finished.store(done, Ordering::Release);
+    }
+}
+
+/// Indices `0..n` handed out in runs from both ends, for two threads that meet wherever their
+/// work makes them meet: the low end takes runs upward, the high end downward, each run a
+/// quarter of what is left (at least one), so a cycle's few dozen SMs cost a dozen or so
+/// atomic claims and the two threads finish within about one SM of each other.
+#[derive(Debug)]
+pub struct TwoEnds(AtomicU64);
+
+impl TwoEnds {
+    pub fn new(n: usize) -> TwoEnds {
+        TwoEnds(AtomicU64::new(n as u64 & 0xffff_ffff))
+    }
+
+    /// The next run from the low end, or None when nothing is left.
+    pub fn take_low(&self) -> Option<std::ops::Range<usize>> {
+        self.take(true)
+    }
+
+    /// The next run from the high end, or None when nothing is left.
+    pub fn take_high(&self) -> Option<std::ops::Range<usize>> {
+        self.take(false)
+    }
+
+    fn take(&self, low: bool) -> Option<std::ops::Range<usize>> {
+        let mut cur = self.0.load(Ordering::Acquire);
+        loop {
+            let (lo, hi) = (cur >> 32, cur & 0xffff_ffff);
+            if lo >= hi {
+                return None;
+            }
+            let run = ((hi - lo) / 4).max(1);
+            let (nlo, nhi, r) = if low {
+                (lo + run, hi, lo..lo + run)
+            } else {
+                (lo, hi - run, hi - run..hi)
+            };
+            match self.0.compare_exchange_weak(
+                cur,
+                (nlo << 32) | nhi,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(r.start as usize..r.end as usize),
+                Err(now) => cur = now,
+            }
+        }
+    }
+}
+
+/// A slice whose elements two threads take by index, each index at most once (the indices
+/// come from one [`TwoEnds`]).
+pub struct Disjoint<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: it hands out `&mut T` to distinct elements only (see `get`), like `split_at_mut`.
+unsafe impl<T: Send> Send for Disjoint<'_, T> {}
+unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
+
+impl<'a, T> Disjoint<'a, T> {
+    pub fn new(s: &'a mut [T]) -> Disjoint<'a, T> {
+        Disjoint {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    /// The element `i`.
+    ///
+    /// # Safety
+    /// No other reference to element `i` may be live: each index is taken once (from a
+    /// [`TwoEnds`]) while this `Disjoint` lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get(&self, i: usize) -> &mut T {
+        assert!(i < self.len);
+        // SAFETY: in bounds; exclusivity is the caller's promise.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_sides_run_and_see_each_others_writes_after_the_join() {
+        let p = Partner::new().unwrap();
+        let mut v = [0u64; 4];
+        for round in 1..=10_000u64 {
+            let r = {
+                let (x, y) = v.split_at_mut(2);
+                let mut b = || {
+                    y[0] += round;
+                    y[1] = y[0] * 2;
+                };
+                p.join(
+                    || {
+                        x[0] += round;
+                        x[0]
+                    },
+                    &mut b,
+                )
+            };
+            assert_eq!(r, v[0]);
+            assert_eq!(v[0], v[2]);
+            assert_eq!(v[3], 2 * v[2]);
+        }
+        assert_eq!(v[0], 10_000 * 10_001 / 2);
+    }
+
+    #[test]
+    fn a_panic_on_the_partner_reaches_the_caller_and_the_partner_lives_on() {
+        let p = Partner::new().unwrap();
+        let r = catch_unwind(AssertUnwindSafe(|| p.join(|| 1, &mut || panic!("boom"))));
+        assert!(r.is_err());
+        let mut hit = false;
+        p.join(|| (), &mut || hit = true);
+        assert!(hit);
+    }
+
+    #[test]
+    fn two_ends_hand_out_every_index_once() {
+        for n in [0usize, 1, 2, 5, 80, 81] {
+            let e = TwoEnds::new(n);
+            let mut seen = vec![0u8; n];
+            let mut low = true;
+            loop {
+                let r = if low { e.take_low() } else { e.take_high() };
+                let Some(r) = r else { break };
+                for i in r {
+                    seen[i] += 1;
+                }
+                low = !low;
+            }
+            assert!(seen.iter().all(|&c| c == 1), "n = {n}: {seen:?}");
+            assert!(e.take_low().is_none() && e.take_high().is_none());
+        }
+        // From both threads at once.
+        let p = Partner::new().unwrap();
+        for _ in 0..1000 {
+            let mut v = vec![0u32; 80];
+            let e = TwoEnds::new(v.len());
+            let d = Disjoint::new(&mut v);
+            let mut b = || {
+                while let Some(r) = e.take_high() {
+                    for i in r {
+                        // SAFETY: each index comes from `e` once.
+                        unsafe { *d.get(i) += 1 };
+                    }
+                }
+            };
+            p.join(
+                || {
+                    while let Some(r) = e.take_low() {
+                        for i in r {
+                            // SAFETY: as above.
+                            unsafe { *d.get(i) += 1 };
+                        }
+                    }
+                },
+                &mut b,
+            );
+            assert!(v.iter().all(|&c| c == 1));
+        }
+    }
+
+    #[test]
+    fn a_parked_partner_is_woken() {
+        let p = Partner::new().unwrap();
+        // Long enough for the partner to exhaust its spin rounds and park.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut hit = 0;
+        p.join(|| (), &mut || hit += 1);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        p.join(|| (), &mut || hit += 1);
+        assert_eq!(hit, 2);
+    }
+}
