@@ -403,7 +403,7 @@ impl Gpu {
             ..
         } = self;
         #[cfg(feature = "parallel")]
-        if let (true, Some(partner)) = (fork, partner.as_ref()) {
+        if let (true, Some(partner)) = (fork, partner.as_mut()) {
             // Two threads: the partner thread (`handoff.rs`) runs the memory side (the last
             // cycle's request half, then this cycle's reply half) while this one decodes
             // ahead; then both step SMs, taken in runs from the two ends of the list until

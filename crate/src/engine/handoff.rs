@@ -87,7 +87,7 @@ impl Partner {
 
     /// Runs `b` on the partner thread and `a` on this one; returns when both are done.
     /// A panic in either is resumed here (after both have finished).
-    pub fn join<A: FnOnce() -> R, R>(&self, a: A, b: &mut (dyn FnMut() + Send)) -> R {
+    pub fn join<A: FnOnce() -> R, R>(&mut self, a: A, b: &mut (dyn FnMut() + Send)) -> R {
         let sh = &*self.shared;
         let ptr: *mut (dyn FnMut() + Send + '_) = b;
         // SAFETY: the lifetime is erased only for the partner's use, which ends before this
@@ -112,6 +112,14 @@ impl Partner {
                     } else {
                         std::hint::spin_loop();
                     }
+                }
+                if std::thread::panicking() {
+                    // `a` panicked: that panic goes on; one of the partner's is dropped.
+                    self.0
+                        .panic
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take();
                 }
             }
         }
@@ -272,7 +280,7 @@ mod tests {
 
     #[test]
     fn both_sides_run_and_see_each_others_writes_after_the_join() {
-        let p = Partner::new().unwrap();
+        let mut p = Partner::new().unwrap();
         let mut v = [0u64; 4];
         for round in 1..=10_000u64 {
             let r = {
@@ -298,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_panic_on_the_partner_reaches_the_caller_and_the_partner_lives_on() {
-        let p = Partner::new().unwrap();
+        let mut p = Partner::new().unwrap();
         let r = catch_unwind(AssertUnwindSafe(|| p.join(|| 1, &mut || panic!("boom"))));
         assert!(r.is_err());
         let mut hit = false;
@@ -324,7 +332,7 @@ mod tests {
             assert!(e.take_low().is_none() && e.take_high().is_none());
         }
         // From both threads at once.
-        let p = Partner::new().unwrap();
+        let mut p = Partner::new().unwrap();
         for _ in 0..1000 {
             let mut v = vec![0u32; 80];
             let e = TwoEnds::new(v.len());
@@ -354,7 +362,7 @@ mod tests {
 
     #[test]
     fn a_parked_partner_is_woken() {
-        let p = Partner::new().unwrap();
+        let mut p = Partner::new().unwrap();
         // Long enough for the partner to exhaust its spin rounds and park.
         std::thread::sleep(std::time::Duration::from_millis(50));
         let mut hit = 0;
