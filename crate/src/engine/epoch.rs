@@ -69,8 +69,9 @@ use crate::Cycle;
 #[cfg(feature = "parallel")]
 const PAR_MIN_BUSY_SMS_PARTNER: usize = 2;
 
-/// What one SM did in each cycle of an epoch (counts after the cycle), so its packets and
-/// finished CTAs can be staged cycle by cycle.
+/// What one SM did in each cycle of an epoch of K > 1 cycles (counts after the cycle; K = 1
+/// reads the outboxes themselves), so its packets and finished CTAs can be staged cycle by
+/// cycle.
 #[derive(Clone, Debug, Default)]
 pub(super) struct EpochMarks {
     pub out: Vec<u32>,
@@ -109,8 +110,6 @@ fn sm_epoch(
     t0: Cycle,
     k: u64,
 ) -> bool {
-    m.out.clear();
-    m.done.clear();
     if let Some((l, cta)) = m.launch.take() {
         let lat = cfg.sm.cta_launch_latency;
         sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
@@ -122,6 +121,16 @@ fn sm_epoch(
         }
         sm.wake_now();
     }
+    if k == 1 {
+        // One cycle: `stage` reads what was sent from the outbox itself.
+        if sm.awake(t0) {
+            return sm.step(t0, ctx);
+        }
+        sm.skip(1);
+        return false;
+    }
+    m.out.clear();
+    m.done.clear();
     let last = t0 + k - 1;
     if !sm.awake(last) {
         // Asleep through the whole epoch: only stall accounting, nothing sent.
@@ -309,8 +318,16 @@ impl Gpu {
     fn stage(&mut self, t0: Cycle, k: u64) -> bool {
         let ku = k as usize;
         self.senders.clear();
-        for (s, m) in self.marks.iter().enumerate() {
-            if m.out[ku - 1] > 0 || m.done[ku - 1] > 0 {
+        // Counts after cycle j of the epoch (K = 1: the outboxes themselves, see `sm_epoch`).
+        let after = |sm: &Sm, m: &EpochMarks, j: usize| {
+            if ku == 1 {
+                (sm.sh.outbox.len(), sm.sh.done_ctas.len())
+            } else {
+                (m.out[j] as usize, m.done[j] as usize)
+            }
+        };
+        for (s, (sm, m)) in self.sms.iter().zip(&self.marks).enumerate() {
+            if after(sm, m, ku - 1) != (0, 0) {
                 self.senders.push(s as u32);
             }
         }
@@ -321,15 +338,15 @@ impl Gpu {
         for (j, c) in (t0..t0 + k).enumerate() {
             for &s in &self.senders {
                 let (sm, m) = (&self.sms[s as usize], &self.marks[s as usize]);
-                let from = if j == 0 { 0 } else { m.out[j - 1] as usize };
-                for p in &sm.sh.outbox[from..m.out[j] as usize] {
+                let (out_from, done_from) = if j == 0 { (0, 0) } else { after(sm, m, j - 1) };
+                let (out_to, done_to) = after(sm, m, j);
+                for p in &sm.sh.outbox[out_from..out_to] {
                     self.staged.pkts.push((c, *p));
                 }
-                let from = if j == 0 { 0 } else { m.done[j - 1] as usize };
-                if m.done[j] as usize > from {
+                if done_to > done_from {
                     self.sched.freed(s as usize);
                 }
-                for &kl in &sm.sh.done_ctas[from..m.done[j] as usize] {
+                for &kl in &sm.sh.done_ctas[done_from..done_to] {
                     let run = &mut self.sched.runs[kl as usize];
                     run.ctas_done += 1;
                     if run.ctas_done == run.ctas_total
