@@ -465,8 +465,10 @@ impl Sm {
             if sh.p.analytic_frontend {
                 w.ev.launch(now);
                 sh.ev_wake.push((ws, now));
+            } else {
+                // (The event front end keeps its own ready sets: only its policy is read.)
+                self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
             }
-            self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
             sh.chk_dirty.set(ws as usize);
             sh.fetch_dirty.set(ws as usize);
             if w.finished() {
@@ -508,7 +510,7 @@ impl Sm {
         // The event front end reports its exact next event even after a step that changed
         // something (its blocks have no hidden per-cycle state), so it may sleep at once.
         let exact = self.sh.p.analytic_frontend;
-        let from_events = !((ch && !exact) || !self.skip_idle || self.recorder.is_some());
+        let from_events = (exact || !ch) && self.skip_idle && self.recorder.is_none();
         self.wake = if from_events {
             self.next_event_now(now).unwrap_or(Cycle::MAX)
         } else {
@@ -662,7 +664,9 @@ impl Sm {
             ch = true;
             sh.warps[w as usize].active = false;
             sh.touch(w as usize);
-            self.subcores[w as usize % sh.p.subcores].sched.remove(w);
+            if !sh.p.analytic_frontend {
+                self.subcores[w as usize % sh.p.subcores].sched.remove(w);
+            }
             let ci = sh.warps[w as usize].cta as usize;
             let cta = &mut sh.ctas[ci];
             cta.live -= 1;
