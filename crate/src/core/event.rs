@@ -90,6 +90,22 @@ pub(super) fn pc_slot(pc: u32, inst_bytes: u32) -> u32 {
     div_pow2(pc as usize, inst_bytes as usize) as u32
 }
 
+/// Takes registers `regs` into `latest` (the first with the latest ready time, `MEM_BIT`
+/// aside); false at the first one a load is still fetching ([`PENDING`]).
+#[inline(always)]
+fn latest_reg(ev: &EvWarp, regs: &[crate::trace::Reg], latest: &mut Cycle) -> bool {
+    for &r in regs {
+        let rt = ev.reg(r);
+        if rt == PENDING {
+            return false;
+        }
+        if rt & !MEM_BIT > *latest & !MEM_BIT {
+            *latest = rt;
+        }
+    }
+    true
+}
+
 /// Words of the per-step set of warps tried (local indices; `sm.max_warps` is at most 128).
 const TRIED: usize = 2;
 
@@ -377,17 +393,13 @@ impl SubCore {
         // Sources, then destinations (RAW, WAW): the first register with the latest time
         // gives the reason; one a load still fetches blocks the warp.
         let mut latest = 0;
-        for &r in inst.srcs().iter().chain(inst.dsts()) {
-            let rt = w.ev.reg(r);
-            if rt == PENDING {
-                block(sh, EvState::BlockedMem, StallKind::MemData);
-                self.ev.blocked_mem += 1;
-                self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
-                return None;
-            }
-            if rt & !MEM_BIT > latest & !MEM_BIT {
-                latest = rt;
-            }
+        if !latest_reg(&w.ev, inst.srcs(), &mut latest)
+            || !latest_reg(&w.ev, inst.dsts(), &mut latest)
+        {
+            block(sh, EvState::BlockedMem, StallKind::MemData);
+            self.ev.blocked_mem += 1;
+            self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
+            return None;
         }
         if latest & !MEM_BIT > t {
             t = latest & !MEM_BIT;

@@ -94,6 +94,7 @@ impl SubCore {
     /// After warp `wi` issued at `at` (the SM's clock is `now`): if that was its last
     /// instruction, it retires with its last result and not before `at` (filed for then when
     /// that is after `now`). Returns whether it retired.
+    #[inline]
     pub(super) fn retire_if_last(
         &mut self,
         sh: &mut SmShared,
@@ -101,24 +102,40 @@ impl SubCore {
         at: Cycle,
         now: Cycle,
     ) -> bool {
-        let w = &mut sh.warps[wi];
+        let w = &sh.warps[wi];
         if w.ib.head < w.n_insts {
             return false;
         }
+        self.retire(sh, wi, at, now);
+        true
+    }
+
+    /// [`Self::retire_if_last`] when it was the last.
+    #[inline(never)]
+    fn retire(&mut self, sh: &mut SmShared, wi: usize, at: Cycle, now: Cycle) {
+        let w = &mut sh.warps[wi];
         let t = w.ev.done_at.max(at);
         if t > now {
             w.inflight += 1;
             self.ev.heap.push(Reverse((t, wi as u16, K_RETIRE)));
         }
         sh.note_maybe_done(wi as u16);
-        true
     }
 }
 
 /// A barrier or an exit that warp `wi` issued at `at` (its instruction `idx`): the barrier's
 /// arrival (the last one releases the CTA's warps for `at + 1`), or the end of the warp's
 /// instructions at the exit. Other kinds: nothing.
+#[inline]
 pub(super) fn issue_control(sh: &mut SmShared, wi: usize, idx: u32, kind: OpKind, at: Cycle) {
+    if matches!(kind, OpKind::Barrier | OpKind::Exit) {
+        control(sh, wi, idx, kind, at);
+    }
+}
+
+/// [`issue_control`] of a barrier or an exit.
+#[inline(never)]
+fn control(sh: &mut SmShared, wi: usize, idx: u32, kind: OpKind, at: Cycle) {
     match kind {
         OpKind::Barrier => {
             let cta = sh.warps[wi].cta as usize;

@@ -19,7 +19,9 @@
 //!  (at most `MEM_TABLE` instructions per pipeline) at done.
 //! ```
 //! The coalescer's output is remembered per PC (`mem::functional::memo`): the next warp's
-//! access of the same shape, a whole number of lines away, takes it moved (exact).
+//! access of the same shape, a whole number of lines away, takes it moved (exact). A shared
+//! access's one request (its wavefronts and words) repeats a whole number of bank rows
+//! (`banks * bank bytes`) away, so shared accesses take the memo with that period.
 //!
 //! With one request at a time and no queueing this is the cycle path's exact timing (test
 //! `engine::tests::hybrid::memory_twin_equals_cycle_model_without_contention`).
@@ -62,10 +64,11 @@ pub struct DirectPipe {
     pub sent: u64,
     /// Accept cycle of request `i` at `ring[i % RING]`.
     pub ring: [Cycle; RING],
-    /// Completion of the instruction held in each table entry (free from then on).
+    /// Completion of the instruction held in each table entry (free from then on), kept as a
+    /// binary min-heap: `table[0]` is the earliest, so [`DirectPipe::free_at`] scans nothing
+    /// and [`issue`] replaces it in `log2(MEM_TABLE)` steps. Which entry holds which
+    /// instruction is not modelled, only the times.
     pub table: [Cycle; MEM_TABLE],
-    /// The earliest of `table` (kept by [`issue`], so [`DirectPipe::free_at`] scans nothing).
-    pub table_min: Cycle,
     /// Coalescer results by PC, moved by whole lines (`mem::functional::memo`).
     pub memo: Memo<MemRequest>,
 }
@@ -79,7 +82,6 @@ impl Default for DirectPipe {
             sent: 0,
             ring: [0; RING],
             table: [0; MEM_TABLE],
-            table_min: 0,
             memo: Memo::default(),
         }
     }
@@ -90,8 +92,34 @@ impl DirectPipe {
     /// the dispatch latch is free and a table entry has completed.
     #[inline]
     pub fn free_at(&self, now: Cycle) -> Cycle {
-        debug_assert_eq!(self.table_min, *self.table.iter().min().unwrap_or(&0));
-        now.max(self.disp_free).max(self.table_min)
+        debug_assert_eq!(self.table[0], *self.table.iter().min().unwrap_or(&0));
+        now.max(self.disp_free).max(self.table[0])
+    }
+
+    /// The table entry that completed first holds a new instruction until `done`: the heap's
+    /// top is replaced and sifted down.
+    #[inline]
+    fn hold(&mut self, done: Cycle) {
+        let t = &mut self.table;
+        let n = t.len();
+        let mut i = 0;
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && t[l + 1] < t[l] {
+                l + 1
+            } else {
+                l
+            };
+            if t[c] >= done {
+                break;
+            }
+            t[i] = t[c];
+            i = c;
+        }
+        t[i] = done;
     }
 }
 
@@ -118,13 +146,21 @@ pub fn issue(
     let wt = &sh.ctas[w.cta as usize].trace.warps[w.widx as usize];
     let pipe = &mut sh.pipes[p];
     let mut gen = std::mem::take(&mut pipe.gen);
-    // Global and local accesses of a regular shape: the memo (`mem::functional::memo`).
-    let key = if matches!(op.space, MemSpace::Global | MemSpace::Local) && inst.mem_width > 0 {
+    // Global, local and shared accesses of a regular shape: the memo
+    // (`mem::functional::memo`). A shared access's one request (its bank conflicts) is the
+    // same for addresses moved by a whole number of bank rows (banks * bank bytes), so that
+    // period stands for the line there.
+    let period = match op.space {
+        MemSpace::Global | MemSpace::Local => sh.p.coalesce.line_bytes,
+        MemSpace::Shared => sh.p.coalesce.shmem_banks * sh.p.coalesce.shmem_bank_bytes,
+        _ => 0,
+    };
+    let key = if period > 0 && inst.mem_width > 0 {
         let n = inst.mask.count_ones() as usize;
         let start = (inst.addr_start as usize).min(wt.addrs.len());
         let addrs = &wt.addrs[start..(start + n).min(wt.addrs.len())];
         let bits = op.kind as u64 | (op.space as u64) << 8;
-        let lb = sh.p.coalesce.line_bytes;
+        let lb = period;
         MemoKey::of(
             inst.pc,
             bits,
@@ -190,9 +226,7 @@ pub fn issue(
         l
     };
     // The table entry that completed first holds this instruction until `done`.
-    let e = d.table.iter().position(|&c| c == d.table_min).unwrap_or(0);
-    d.table[e] = done;
-    d.table_min = d.table.iter().copied().min().unwrap_or(0);
+    d.hold(done);
     pipe.gen = gen;
     done
 }
@@ -201,4 +235,34 @@ pub fn issue(
 #[inline]
 pub fn writes_regs(inst: &TraceInst, op: OpClass) -> bool {
     super::ldst::writes_regs(inst.ndst, op.kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The heap gives the earliest entry as the scan of a plain table that replaces its
+    /// first earliest entry did.
+    #[test]
+    fn table_heap_keeps_the_earliest_as_a_scan() {
+        let mut d = DirectPipe::default();
+        let mut plain = [0 as Cycle; MEM_TABLE];
+        let mut x: u64 = 12345;
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let min = *plain.iter().min().unwrap();
+            assert_eq!(d.free_at(0), min);
+            let done = min + (x >> 58);
+            let e = plain.iter().position(|&c| c == min).unwrap();
+            plain[e] = done;
+            d.hold(done);
+            let mut a = plain;
+            let mut b = d.table;
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b);
+        }
+    }
 }

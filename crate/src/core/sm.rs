@@ -252,6 +252,11 @@ pub struct Sm {
     /// [`Sm::next_event`] after a step that changed nothing; reset by every input from outside
     /// (a CTA launch, a memory reply: [`Sm::wake_now`]).
     pub wake: Cycle,
+    /// `wake` is the exact [`Sm::next_event`] of the SM's last step (the event front end,
+    /// whose next event does not move while nothing from outside arrives): asked again before
+    /// then, `next_event` answers `wake` without looking at the sub-cores and pipelines (the
+    /// whole-GPU skip asks every SM each time it jumps).
+    wake_exact: bool,
     /// Whether per-SM skipping is on (`features.skip_idle_cycles`).
     pub skip_idle: bool,
     /// Skipped cycles whose stall accounting is not yet added ([`Sm::skip`] defers it to the
@@ -325,6 +330,7 @@ impl Sm {
             cta_ready_at: 0,
             recorder: None,
             wake: 0,
+            wake_exact: false,
             skip_idle: cfg.features.skip_idle_cycles,
             idle_run: 0,
         }
@@ -334,6 +340,7 @@ impl Sm {
     #[inline]
     pub fn wake_now(&mut self) {
         self.wake = 0;
+        self.wake_exact = false;
     }
 
     /// Whether `step(now)` will do real work (false: it only replays stall accounting).
@@ -458,8 +465,10 @@ impl Sm {
             if sh.p.analytic_frontend {
                 w.ev.launch(now);
                 sh.ev_wake.push((ws, now));
+            } else {
+                // (The event front end keeps its own ready sets: only its policy is read.)
+                self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
             }
-            self.subcores[ws as usize % sh.p.subcores].sched.add(ws);
             sh.chk_dirty.set(ws as usize);
             sh.fetch_dirty.set(ws as usize);
             if w.finished() {
@@ -501,11 +510,13 @@ impl Sm {
         // The event front end reports its exact next event even after a step that changed
         // something (its blocks have no hidden per-cycle state), so it may sleep at once.
         let exact = self.sh.p.analytic_frontend;
-        self.wake = if (ch && !exact) || !self.skip_idle || self.recorder.is_some() {
-            now + 1
+        let from_events = (exact || !ch) && self.skip_idle && self.recorder.is_none();
+        self.wake = if from_events {
+            self.next_event_now(now).unwrap_or(Cycle::MAX)
         } else {
-            self.next_event(now).unwrap_or(Cycle::MAX)
+            now + 1
         };
+        self.wake_exact = from_events && exact;
         ch
     }
 
@@ -582,7 +593,20 @@ impl Sm {
     }
 
     /// Earliest cycle after `now` at which this SM changes state by itself.
+    #[inline]
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
+        if self.wake_exact && self.wake > now {
+            // Asleep since the step that computed `wake`, and nothing came from outside
+            // (`wake_now` clears `wake_exact`): the same next event.
+            let w = (self.wake != Cycle::MAX).then_some(self.wake);
+            debug_assert_eq!(w, self.next_event_now(now));
+            return w;
+        }
+        self.next_event_now(now)
+    }
+
+    /// [`Sm::next_event`] from the blocks' state.
+    fn next_event_now(&self, now: Cycle) -> Option<Cycle> {
         if self.sh.p.analytic_frontend {
             return self.next_event_ev(now);
         }
@@ -640,7 +664,9 @@ impl Sm {
             ch = true;
             sh.warps[w as usize].active = false;
             sh.touch(w as usize);
-            self.subcores[w as usize % sh.p.subcores].sched.remove(w);
+            if !sh.p.analytic_frontend {
+                self.subcores[w as usize % sh.p.subcores].sched.remove(w);
+            }
             let ci = sh.warps[w as usize].cta as usize;
             let cta = &mut sh.ctas[ci];
             cta.live -= 1;

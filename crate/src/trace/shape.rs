@@ -135,18 +135,17 @@ impl AddrShape {
     pub fn expand(&self, base: u64, n: usize, out: &mut Vec<u64>) {
         let (s, s2) = (self.stride as i64 as u64, self.stride2 as i64 as u64);
         let r = self.run.max(1) as usize;
-        out.reserve(n);
-        let (mut first, mut j) = (base, 0);
-        while j < n {
-            let end = (j + r).min(n);
+        // Written in place, run by run (plain loops the compiler unrolls).
+        let at = out.len();
+        out.resize(at + n, 0);
+        let mut first = base;
+        for run in out[at..].chunks_mut(r) {
             let mut a = first;
-            out.extend((j..end).map(|_| {
-                let x = a;
+            for x in run {
+                *x = a;
                 a = a.wrapping_add(s);
-                x
-            }));
+            }
             first = first.wrapping_add(s2);
-            j = end;
         }
     }
 }

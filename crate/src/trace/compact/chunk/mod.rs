@@ -512,7 +512,13 @@ impl ChunkDecoder {
                 }
                 let st = sl.stride;
                 if kind == KIND_INDEX {
-                    out.extend((0..n as u64).map(|j| base.wrapping_add(j.wrapping_mul(st))));
+                    // `base + j * stride`, written in place (a plain loop the compiler unrolls).
+                    out.resize(at + n, 0);
+                    let mut a = base;
+                    for x in &mut out[at..] {
+                        *x = a;
+                        a = a.wrapping_add(st);
+                    }
                     i32::try_from(st as i64).map_or(AddrShape::NONE, AddrShape::strided)
                 } else {
                     let lane0 = mask.trailing_zeros();
