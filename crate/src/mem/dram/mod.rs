@@ -378,6 +378,7 @@ impl DramChannel {
         let q = if writes { &self.wq } else { &self.rq };
         let mut col: Option<(u64, usize, usize)> = None;
         let mut row: Option<(u64, usize, usize)> = None;
+        let single = self.wcap > 0;
         for b in q.busy_banks() {
             let bk = &self.banks[b];
             let es = q.bank(b);
@@ -414,8 +415,10 @@ impl DramChannel {
                         }
                         break;
                     }
-                    if !can_col(!e.r.write) {
-                        // No column command from this bank now, and its row stays open.
+                    if single || !can_col(!e.r.write) {
+                        // No column command from this bank now (with a separate write
+                        // queue every request here is of this one's kind), and its row
+                        // stays open.
                         break;
                     }
                 } else if first.is_none() {
