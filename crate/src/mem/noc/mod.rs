@@ -81,12 +81,6 @@ pub struct Crossbar {
     to_out: Vec<u32>,
     has_out: Vec<u64>,
     words: usize,
-    /// The transpose of `has_out`: per output, the bitset of inputs with a packet for it
-    /// (`words_in` words each), so a cycle visits only inputs with a packet for a free output.
-    has_in: Vec<u64>,
-    words_in: usize,
-    /// Scratch for `step`: inputs with a packet for an output free at the cycle's start.
-    cand: Vec<u64>,
     /// Inputs with a queued packet (bit per input): `step` visits only these.
     nonempty: Vec<u64>,
     /// Per output: packets its receiver took in this core cycle ahead of a `step` that comes
@@ -130,9 +124,6 @@ impl Crossbar {
             to_out: vec![0; inputs * outputs],
             has_out: vec![0; inputs * outputs.div_ceil(64)],
             words: outputs.div_ceil(64),
-            has_in: vec![0; outputs * inputs.div_ceil(64)],
-            words_in: inputs.div_ceil(64),
-            cand: vec![0; inputs.div_ceil(64).max(1)],
             nonempty: vec![0; inputs.div_ceil(64).max(1)],
             lag: vec![0; outputs],
             lagging: false,
@@ -168,7 +159,6 @@ impl Crossbar {
         let o = self.dest(&p);
         self.to_out[i * self.n_out + o] += 1;
         self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
-        self.has_in[o * self.words_in + i / 64] |= 1 << (i % 64);
         self.inputs[i].push_back((p, f));
         self.dests[i].push_back(o as u32);
         self.nonempty[i / 64] |= 1 << (i % 64);
@@ -265,38 +255,19 @@ impl Crossbar {
             *word = bits;
             n_avail += bits.count_ones() as usize;
         }
-        // Every non-empty input is visited once per cycle, in round-robin order from `rr`
-        // ([rr, n) then [0, rr)), and stalls (counted) unless it sends. An input with no
-        // packet for an output free at the cycle's start stalls whatever comes before it
-        // (outputs only become busy in a cycle), so only the others are visited (`cand`, in
-        // the same order; each still checked as it comes, as an output it wants may have
-        // taken a packet by then): stalls = inputs non-empty at the start - packets sent.
+        // Non-empty inputs in round-robin order from `rr`: [rr, n) then [0, rr). An input
+        // emptied in this cycle was already visited, so reading the words as we go is exact.
+        // Stalls are counted as they happen; once no output can take a packet, the inputs not
+        // yet visited all stall (counted at once: the ones non-empty at the start, less the
+        // ones visited).
         let waiting: usize = self.nonempty.iter().map(|w| w.count_ones() as usize).sum();
-        let wi_n = self.words_in;
-        self.cand.fill(0);
-        for (wo, &word) in self.avail_bits.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let o = wo * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                for (c, h) in self
-                    .cand
-                    .iter_mut()
-                    .zip(&self.has_in[o * wi_n..(o + 1) * wi_n])
-                {
-                    *c |= h;
-                }
-            }
-        }
-        let mut sent = 0;
+        let mut visited = 0;
+        let mut stalls = 0u64;
         let rr = self.rr.min(n);
         'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
             let mut i = lo;
             while i < hi {
-                if n_avail == 0 {
-                    break 'sweep;
-                }
-                let bits = self.cand[i / 64] >> (i % 64);
+                let bits = self.nonempty[i / 64] >> (i % 64);
                 if bits == 0 {
                     i = (i / 64 + 1) * 64;
                     continue;
@@ -305,11 +276,18 @@ impl Crossbar {
                 if i >= hi {
                     break;
                 }
-                sent += self.serve(i, d, dom, &mut n_avail) as usize;
+                if n_avail == 0 {
+                    stalls += (waiting - visited) as u64;
+                    break 'sweep;
+                }
+                visited += 1;
+                if !self.serve(i, d, dom, &mut n_avail) {
+                    stalls += 1;
+                }
                 i += 1;
             }
         }
-        self.stats.stall_cycles += (waiting - sent) as u64;
+        self.stats.stall_cycles += stalls;
         self.rr = (self.rr + 1) % n.max(1);
     }
 
@@ -340,7 +318,6 @@ impl Crossbar {
         *c -= 1;
         if *c == 0 {
             self.has_out[i * w + o / 64] &= !(1 << (o % 64));
-            self.has_in[o * self.words_in + i / 64] &= !(1 << (i % 64));
         }
         let ser = f.div_ceil(self.fpc) as u64;
         self.in_free[i] = d + ser;
