@@ -378,9 +378,14 @@ impl Gpu {
 
     /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
     fn lockstep(&mut self, t0: Cycle, k: u64, fork: bool) -> bool {
-        let (sms, marks, kernels, cfg) = (&mut self.sms, &mut self.marks, &self.kernels, &self.cfg);
-        let mut progress = sms_epoch(sms, marks, kernels, cfg, t0, k, fork);
-        progress |= self.stage(t0, k);
+        let progress = if k == 1 && !fork {
+            // One pass over the SMs, staging as they step (run.rs).
+            self.sms_serial(t0)
+        } else {
+            let (sms, marks, kernels, cfg) =
+                (&mut self.sms, &mut self.marks, &self.kernels, &self.cfg);
+            sms_epoch(sms, marks, kernels, cfg, t0, k, fork) | self.stage(t0, k)
+        };
         progress
             | mem_epoch(
                 &mut self.partitions,

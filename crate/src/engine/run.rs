@@ -3,6 +3,7 @@
 //! skipping (see the `engine` module docs, "Skipping cycles").
 
 use super::{Gpu, DEADLOCK_CYCLES};
+use crate::core::StepCtx;
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
 
@@ -123,4 +124,65 @@ pub(super) fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Sen
         }
     }
     Ok(())
+}
+
+impl Gpu {
+    /// The SM half of a K = 1 cycle on this thread with its staging, in one pass over the SMs:
+    /// what `sms_epoch` (serial, K = 1) and then `stage` do, without the per-SM marks of the
+    /// epoch (no epoch to replay). An SM asleep in `t0` with nothing to take costs a check and
+    /// its deferred stall accounting. Staging SM by SM as they step is the same as staging
+    /// after all of them: no SM reads the block scheduler or the staged packets. Returns
+    /// whether anything changed (an SM, a finished CTA).
+    pub(super) fn sms_serial(&mut self, t0: Cycle) -> bool {
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            sched,
+            staged,
+            ..
+        } = self;
+        let ctx = StepCtx { kernels };
+        debug_assert!(staged.is_empty());
+        staged.t0 = t0;
+        staged.k = 1;
+        let mut progress = false;
+        for (s, (sm, m)) in sms.iter_mut().zip(marks.iter_mut()).enumerate() {
+            if let Some((l, cta)) = m.launch.take() {
+                let lat = cfg.sm.cta_launch_latency;
+                sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
+                debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
+            }
+            if !m.inbox.is_empty() {
+                for (c, r) in m.inbox.drain(..) {
+                    sm.sh.mem.deliver(c, r);
+                }
+                sm.wake_now();
+            }
+            if sm.awake(t0) {
+                progress |= sm.step(t0, &ctx);
+            } else {
+                sm.skip(1);
+            }
+            if !sm.sh.outbox.is_empty() {
+                staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+            }
+            if !sm.sh.done_ctas.is_empty() {
+                sched.freed(s);
+                for &kl in &sm.sh.done_ctas {
+                    let run = &mut sched.runs[kl as usize];
+                    run.ctas_done += 1;
+                    if run.ctas_done == run.ctas_total && !(sched.more && sched.issuing == Some(kl))
+                    {
+                        run.end_at = Some(t0);
+                        staged.flushes.push(t0);
+                    }
+                }
+                sm.sh.done_ctas.clear();
+                progress = true;
+            }
+        }
+        progress
+    }
 }

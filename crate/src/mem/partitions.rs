@@ -94,6 +94,9 @@ pub struct MemPartitions {
     flush: bool,
     sms: usize,
     stats: PartitionStats,
+    /// The core cycle of each L2 / DRAM tick of the cycle being stepped (scratch).
+    l2_cores: Vec<Cycle>,
+    dram_cores: Vec<Cycle>,
     /// `warm` with `par`: the slice of each line (scratch, kept for the next memcpy).
     #[cfg(feature = "parallel")]
     warm_scratch: Vec<u32>,
@@ -143,6 +146,8 @@ impl MemPartitions {
             flush: cfg.l2.flush_at_kernel_end,
             sms,
             stats: PartitionStats::default(),
+            l2_cores: Vec::new(),
+            dram_cores: Vec::new(),
             #[cfg(feature = "parallel")]
             warm_scratch: Vec::new(),
         })
@@ -265,11 +270,19 @@ impl MemPartitions {
                 self.rep.step(d, &self.icnt);
             }
         }
+        let (l2, dram) = (self.l2d.due(now), self.dramd.due(now));
+        self.l2_cores.clear();
+        self.l2_cores
+            .extend(l2.clone().map(|d| self.l2d.core_of(d)));
+        self.dram_cores.clear();
+        self.dram_cores
+            .extend(dram.clone().map(|d| self.dramd.core_of(d)));
         let x = CycleIn {
-            l2: self.l2d.due(now),
-            dram: self.dramd.due(now),
+            l2,
+            dram,
+            l2_cores: &self.l2_cores,
+            dram_cores: &self.dram_cores,
             l2d: &self.l2d,
-            dramd: &self.dramd,
             map: self.map,
             rep: &self.rep,
             dram_lat_core: self.dram_lat_core,

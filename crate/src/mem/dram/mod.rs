@@ -156,6 +156,17 @@ pub struct DramChannel {
 /// Under FR-FCFS a bank whose open row has a ready request in the served queue takes no row
 /// command until that request is served (the hit goes first): its other requests do not
 /// lower the bound (`blocked`, by bank).
+/// The bank-independent terms of [`DramChannel::col_from`] (`same` / `other`: tCCDL / tCCD
+/// after the last column command, to its bank group `lbg` or another; `base`: the data bus
+/// and the turnaround, for a read / a write).
+#[derive(Clone, Copy, Debug)]
+struct ColTerms {
+    same: u64,
+    other: u64,
+    lbg: u32,
+    base: [u64; 2],
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Wake {
     d: u64,
@@ -303,6 +314,43 @@ impl DramChannel {
         t
     }
 
+    /// [`DramChannel::col_from`] for every bank at once: the terms that do not depend on the
+    /// bank, computed once (a pick asks for many banks with the bus and the last column
+    /// command as they are).
+    fn col_terms(&self) -> ColTerms {
+        let (mut same, mut other, mut lbg) = (0, 0, u32::MAX);
+        if let Some((lc, g)) = self.last_col {
+            same = lc + (self.t.t_ccdl.max(self.t.t_ccd) as u64).max(1);
+            other = lc + (self.t.t_ccd as u64).max(1);
+            lbg = g;
+        }
+        let mut read = self.bus_free.saturating_sub(self.t.t_cl as u64);
+        if self.last_write_end != 0 {
+            read = read.max(self.last_write_end + self.t.t_wtr as u64);
+        }
+        let mut write = self.bus_free.saturating_sub(self.t.t_cwl as u64);
+        if let Some(c) = self.last_read_col {
+            write = write.max(c + self.t.t_rtw as u64);
+        }
+        ColTerms {
+            same,
+            other,
+            lbg,
+            base: [read, write],
+        }
+    }
+
+    /// [`DramChannel::col_from`] from the terms of [`DramChannel::col_terms`].
+    #[inline]
+    fn col_from_terms(&self, c: &ColTerms, k: usize, write: bool) -> u64 {
+        let gap = if c.lbg == k as u32 % self.bgs {
+            c.same
+        } else {
+            c.other
+        };
+        self.banks[k].col_ok.max(gap).max(c.base[write as usize])
+    }
+
     /// The bound of [`Wake`] over the queue `writes` names, from DRAM cycle `d` + 1 on (core
     /// cycle `core_d` is the current one), one pass per bank.
     fn compute_wake(&mut self, writes: bool, d: u64, core_d: Cycle) {
@@ -378,6 +426,8 @@ impl DramChannel {
         let q = if writes { &self.wq } else { &self.rq };
         let mut col: Option<(u64, usize, usize)> = None;
         let mut row: Option<(u64, usize, usize)> = None;
+        let single = self.wcap > 0;
+        let terms = self.col_terms();
         for b in q.busy_banks() {
             let bk = &self.banks[b];
             let es = q.bank(b);
@@ -399,8 +449,9 @@ impl DramChannel {
             // Whether a column command for a read / a write can go to the open row now
             // (computed when first needed).
             let mut can: [Option<bool>; 2] = [None; 2];
-            let mut can_col =
-                |w: bool| *can[w as usize].get_or_insert_with(|| self.col_from(b, w) <= d);
+            let mut can_col = |w: bool| {
+                *can[w as usize].get_or_insert_with(|| self.col_from_terms(&terms, b, w) <= d)
+            };
             let (mut hit, mut first) = (false, None);
             for (i, e) in es.iter().enumerate() {
                 if e.r.ready > core_d {
@@ -414,8 +465,10 @@ impl DramChannel {
                         }
                         break;
                     }
-                    if !can_col(!e.r.write) {
-                        // No column command from this bank now, and its row stays open.
+                    if single || !can_col(!e.r.write) {
+                        // No column command from this bank now (with a separate write
+                        // queue every request here is of this one's kind), and its row
+                        // stays open.
                         break;
                     }
                 } else if first.is_none() {

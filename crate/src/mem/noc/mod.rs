@@ -72,9 +72,10 @@ pub struct Crossbar {
     in_free: Vec<u64>,
     out_free: Vec<u64>,
     transit: Vec<VecDeque<(Cycle, NocPacket)>>,
-    /// Scratch for `step`: which outputs can take a packet this cycle (flags and bitset).
-    avail: Vec<bool>,
+    /// Scratch for `step`: which outputs can take a packet this cycle (bitset), and the
+    /// number of outputs.
     avail_bits: Vec<u64>,
+    n_out: usize,
     /// Packets queued per (input, output), and per input the bitset of outputs with any:
     /// an input none of whose outputs can take a packet stalls without a scan.
     to_out: Vec<u32>,
@@ -118,7 +119,7 @@ impl Crossbar {
             in_free: vec![0; inputs],
             out_free: vec![0; outputs],
             transit: vec![VecDeque::new(); outputs],
-            avail: vec![false; outputs],
+            n_out: outputs,
             avail_bits: vec![0; outputs.div_ceil(64)],
             to_out: vec![0; inputs * outputs],
             has_out: vec![0; inputs * outputs.div_ceil(64)],
@@ -156,7 +157,7 @@ impl Crossbar {
         }
         self.in_flits[i] += f;
         let o = self.dest(&p);
-        self.to_out[i * self.avail.len() + o] += 1;
+        self.to_out[i * self.n_out + o] += 1;
         self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
         self.inputs[i].push_back((p, f));
         self.dests[i].push_back(o as u32);
@@ -239,20 +240,31 @@ impl Crossbar {
         }
         let n = self.inputs.len();
         // Outputs that can take a packet this cycle (one that takes a packet is busy for the
-        // rest of it): with none left, no input queue needs scanning.
+        // rest of it), as a bitset: with none left, every input still to visit stalls.
+        let outs = self.n_out;
         let mut n_avail = 0;
-        self.avail_bits.fill(0);
-        for o in 0..self.avail.len() {
-            let held = self.transit[o].len() + self.lag[o] as usize;
-            let a = self.out_free[o] <= d && held < self.out_cap;
-            self.avail[o] = a;
-            self.avail_bits[o / 64] |= (a as u64) << (o % 64);
-            n_avail += a as usize;
+        for (wi, word) in self.avail_bits.iter_mut().enumerate() {
+            let lo = wi * 64;
+            let hi = (lo + 64).min(outs);
+            let mut bits = 0u64;
+            for o in lo..hi {
+                let held = self.transit[o].len() + self.lag[o] as usize;
+                let a = self.out_free[o] <= d && held < self.out_cap;
+                bits |= (a as u64) << (o - lo);
+            }
+            *word = bits;
+            n_avail += bits.count_ones() as usize;
         }
         // Non-empty inputs in round-robin order from `rr`: [rr, n) then [0, rr). An input
         // emptied in this cycle was already visited, so reading the words as we go is exact.
+        // Stalls are counted as they happen; once no output can take a packet, the inputs not
+        // yet visited all stall (counted at once: the ones non-empty at the start, less the
+        // ones visited).
+        let waiting: usize = self.nonempty.iter().map(|w| w.count_ones() as usize).sum();
+        let mut visited = 0;
+        let mut stalls = 0u64;
         let rr = self.rr.min(n);
-        for (lo, hi) in [(rr, n), (0, rr)] {
+        'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
             let mut i = lo;
             while i < hi {
                 let bits = self.nonempty[i / 64] >> (i % 64);
@@ -264,32 +276,41 @@ impl Crossbar {
                 if i >= hi {
                     break;
                 }
-                self.serve(i, d, dom, &mut n_avail);
+                if n_avail == 0 {
+                    stalls += (waiting - visited) as u64;
+                    break 'sweep;
+                }
+                visited += 1;
+                if !self.serve(i, d, dom, &mut n_avail) {
+                    stalls += 1;
+                }
                 i += 1;
             }
         }
+        self.stats.stall_cycles += stalls;
         self.rr = (self.rr + 1) % n.max(1);
     }
 
-    /// Input `i` (not empty) sends its oldest packet whose output can take it, or stalls.
+    /// Input `i` (not empty) sends its oldest packet whose output can take it; false when it
+    /// stalls.
     #[inline]
-    fn serve(&mut self, i: usize, d: u64, dom: &Domain, n_avail: &mut usize) {
-        let (w, outs) = (self.words, self.avail.len());
+    fn serve(&mut self, i: usize, d: u64, dom: &Domain, n_avail: &mut usize) -> bool {
+        let (w, outs) = (self.words, self.n_out);
+        if self.in_free[i] > d {
+            return false;
+        }
         let mine = &self.has_out[i * w..(i + 1) * w];
-        if self.in_free[i] > d
-            || *n_avail == 0
-            || mine.iter().zip(&self.avail_bits).all(|(a, b)| a & b == 0)
-        {
-            self.stats.stall_cycles += 1;
-            return;
+        if mine.iter().zip(&self.avail_bits).all(|(a, b)| a & b == 0) {
+            return false;
         }
         // Virtual output queues: the oldest packet whose output can take it moves; packets
         // to one output keep their order (an earlier one to the same output was refused).
-        let avail = &self.avail;
-        let pick = self.dests[i].iter().position(|&o| avail[o as usize]);
+        let avail = &self.avail_bits;
+        let pick = self.dests[i]
+            .iter()
+            .position(|&o| avail[o as usize / 64] >> (o % 64) & 1 != 0);
         let Some(j) = pick else {
-            self.stats.stall_cycles += 1;
-            return;
+            return false;
         };
         let (p, f) = self.inputs[i].remove(j).expect("picked");
         let o = self.dests[i].remove(j).expect("picked") as usize;
@@ -308,13 +329,13 @@ impl Crossbar {
         self.stats.flits += f as u64;
         self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
         if self.out_free[o] > d || self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
-            self.avail[o] = false;
             self.avail_bits[o / 64] &= !(1 << (o % 64));
             *n_avail -= 1;
         }
         if self.inputs[i].is_empty() {
             self.nonempty[i / 64] &= !(1 << (i % 64));
         }
+        true
     }
 
     /// The packet that has arrived at output `o` by core cycle `now`, without taking it.

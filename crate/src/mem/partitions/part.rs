@@ -126,8 +126,11 @@ impl L2Sleep {
 pub(super) struct CycleIn<'a> {
     pub l2: Range<u64>,
     pub dram: Range<u64>,
+    /// The core cycle of each L2 / DRAM tick of `l2` / `dram` (converted once per cycle for
+    /// all partitions).
+    pub l2_cores: &'a [Cycle],
+    pub dram_cores: &'a [Cycle],
     pub l2d: &'a Domain,
-    pub dramd: &'a Domain,
     pub map: AddrMap,
     pub rep: &'a Crossbar,
     pub dram_lat_core: Cycle,
@@ -166,8 +169,7 @@ impl Partition {
         if !self.busy(inq) {
             return;
         }
-        if !x.l2.is_empty() {
-            let last = x.l2d.core_of(x.l2.end - 1);
+        if let Some(&last) = x.l2_cores.last() {
             if self.sleep.holds(last, inq, &self.slices) && !no_sleep() {
                 // Every tick would repeat the stalls of the last one and do nothing else.
                 let n = x.l2.end - x.l2.start;
@@ -191,8 +193,7 @@ impl Partition {
         // Slices whose head request stalled in the latest tick that visited them.
         let mut stalled = 0u64;
         let map = x.map;
-        for d in x.l2.clone() {
-            let core_d = x.l2d.core_of(d);
+        for (d, &core_d) in x.l2.clone().zip(x.l2_cores) {
             for (j, sl) in self.slices.iter_mut().enumerate() {
                 let q = &mut inq[j];
                 let arrived = q.front().is_some_and(|(c, _)| *c <= core_d);
@@ -242,16 +243,14 @@ impl Partition {
             return;
         }
         let ds = x.dram.clone();
-        if ds.is_empty()
-            || self
-                .chan
-                .skip_steps(ds.clone(), x.dramd.core_of(ds.end - 1))
-        {
+        let Some(&core_last) = x.dram_cores.last() else {
+            return;
+        };
+        if self.chan.skip_steps(ds.clone(), core_last) {
             return;
         }
         let queued = self.chan.queued();
-        for d in ds {
-            let core_d = x.dramd.core_of(d);
+        for (d, &core_d) in ds.zip(x.dram_cores) {
             self.chan.step(d, core_d);
             while let Some(r) = self.chan.pop_done(d) {
                 let at = core_d + x.dram_lat_core;
