@@ -101,8 +101,9 @@ impl Staged {
     }
 }
 
-/// Steps one SM through `t0 .. t0 + k`, after taking its waiting replies.
-fn sm_epoch(
+/// Steps one SM through `t0 .. t0 + k`, after making its new CTA resident and taking its
+/// waiting replies (K = 1: also the serial one-pass SM half, `run.rs`).
+pub(super) fn sm_epoch(
     sm: &mut Sm,
     m: &mut EpochMarks,
     ctx: &StepCtx,

@@ -2,6 +2,7 @@
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
 
+use super::epoch::sm_epoch;
 use super::{Gpu, DEADLOCK_CYCLES};
 use crate::core::StepCtx;
 use crate::trace::KernelStream;
@@ -149,22 +150,7 @@ impl Gpu {
         staged.k = 1;
         let mut progress = false;
         for (s, (sm, m)) in sms.iter_mut().zip(marks.iter_mut()).enumerate() {
-            if let Some((l, cta)) = m.launch.take() {
-                let lat = cfg.sm.cta_launch_latency;
-                sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
-                debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
-            }
-            if !m.inbox.is_empty() {
-                for (c, r) in m.inbox.drain(..) {
-                    sm.sh.mem.deliver(c, r);
-                }
-                sm.wake_now();
-            }
-            if sm.awake(t0) {
-                progress |= sm.step(t0, &ctx);
-            } else {
-                sm.skip(1);
-            }
+            progress |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
             if !sm.sh.outbox.is_empty() {
                 staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
             }
