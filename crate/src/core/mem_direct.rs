@@ -160,7 +160,6 @@ pub fn issue(
         let start = (inst.addr_start as usize).min(wt.addrs.len());
         let addrs = &wt.addrs[start..(start + n).min(wt.addrs.len())];
         let bits = op.kind as u64 | (op.space as u64) << 8;
-        let lb = period;
         MemoKey::of(
             inst.pc,
             bits,
@@ -168,7 +167,7 @@ pub fn issue(
             inst.mem_width as u32,
             inst.shape,
             addrs,
-            lb,
+            period,
         )
     } else {
         None

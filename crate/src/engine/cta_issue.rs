@@ -175,6 +175,31 @@ impl BlockScheduler {
         }
     }
 
+    /// SM `sm` finished the CTAs of launches `done` (in order) in cycle `c`: its resources
+    /// free, and a launch whose last CTA this was ends then (its cycle goes to `flushes`, for
+    /// the L2 flush at kernel end). Returns whether there were any.
+    pub fn finished(
+        &mut self,
+        sm: usize,
+        done: &[u32],
+        c: Cycle,
+        flushes: &mut Vec<Cycle>,
+    ) -> bool {
+        if done.is_empty() {
+            return false;
+        }
+        self.freed(sm);
+        for &kl in done {
+            let run = &mut self.runs[kl as usize];
+            run.ctas_done += 1;
+            if run.ctas_done == run.ctas_total && !(self.more && self.issuing == Some(kl)) {
+                run.end_at = Some(c);
+                flushes.push(c);
+            }
+        }
+        true
+    }
+
     /// All launches started and finished.
     pub fn all_done(&self) -> bool {
         self.queue.is_empty() && self.issuing.is_none() && self.runs.iter().all(|r| r.done())

@@ -66,7 +66,6 @@ use crate::Cycle;
 /// Fewest busy SMs for a split K = 1 cycle on the partner thread (two threads): the memory
 /// side runs there beside them, and the hand-off costs about a microsecond. (With one busy
 /// SM the memory side alone rarely pays for it: a pointer chase ran 1.5x slower.)
-#[cfg(feature = "parallel")]
 const PAR_MIN_BUSY_SMS_PARTNER: usize = 2;
 
 /// What one SM did in each cycle of an epoch of K > 1 cycles (counts after the cycle; K = 1
@@ -286,18 +285,20 @@ impl Gpu {
         }
     }
 
+    /// Whether a partner thread runs the other half of split cycles (two threads).
+    fn has_partner(&self) -> bool {
+        #[cfg(feature = "parallel")]
+        return self.partner.is_some();
+        #[cfg(not(feature = "parallel"))]
+        false
+    }
+
     /// Whether the SM half should fork: parallel executor and enough SMs with work (fewer
     /// for a split cycle on the partner thread, whose hand-off costs about a microsecond).
     fn fork_sms(&self, last: Cycle, split: bool) -> bool {
-        #[cfg(feature = "parallel")]
-        let min = if split && self.partner.is_some() {
+        let min = if split && self.has_partner() {
             self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
         } else {
-            self.par_min_busy
-        };
-        #[cfg(not(feature = "parallel"))]
-        let min = {
-            let _ = split;
             self.par_min_busy
         };
         self.executor == Executor::Parallel
@@ -344,20 +345,12 @@ impl Gpu {
                 for p in &sm.sh.outbox[out_from..out_to] {
                     self.staged.pkts.push((c, *p));
                 }
-                if done_to > done_from {
-                    self.sched.freed(s as usize);
-                }
-                for &kl in &sm.sh.done_ctas[done_from..done_to] {
-                    let run = &mut self.sched.runs[kl as usize];
-                    run.ctas_done += 1;
-                    if run.ctas_done == run.ctas_total
-                        && !(self.sched.more && self.sched.issuing == Some(kl))
-                    {
-                        run.end_at = Some(c);
-                        self.staged.flushes.push(c);
-                    }
-                    done_any = true;
-                }
+                done_any |= self.sched.finished(
+                    s as usize,
+                    &sm.sh.done_ctas[done_from..done_to],
+                    c,
+                    &mut self.staged.flushes,
+                );
             }
         }
         for &s in &self.senders {
@@ -480,23 +473,23 @@ impl Gpu {
         }
         if !fork {
             // Too little work for a fork anywhere in this cycle (small kernels): all of it on
-            // this thread, as the serial executor would.
+            // this thread, as the serial executor runs it (the split order gives the same).
             partitions.set_parallel(false, 0);
+            prefetch(ahead);
+            return self.lockstep(t0, 1, false);
         }
-        let mut sm_half = || sms_epoch(sms, marks, kernels, cfg, t0, 1, fork);
-        let mut mem_half = || {
-            both(
-                fork,
-                &mut || replies_cycle(partitions, replies, inbox_next, t0),
-                &mut || prefetch(ahead),
-            )
-            .0
-        };
-        let (a, b) = if fork {
-            both(true, &mut sm_half, &mut mem_half)
-        } else {
-            (sm_half(), mem_half())
-        };
+        let (a, b) = both(
+            true,
+            &mut || sms_epoch(sms, marks, kernels, cfg, t0, 1, true),
+            &mut || {
+                both(
+                    true,
+                    &mut || replies_cycle(partitions, replies, inbox_next, t0),
+                    &mut || prefetch(ahead),
+                )
+                .0
+            },
+        );
         let progress = a | b | self.stage(t0, 1);
         requests_cycle(
             &mut self.partitions,

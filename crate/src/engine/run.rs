@@ -154,17 +154,7 @@ impl Gpu {
             if !sm.sh.outbox.is_empty() {
                 staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
             }
-            if !sm.sh.done_ctas.is_empty() {
-                sched.freed(s);
-                for &kl in &sm.sh.done_ctas {
-                    let run = &mut sched.runs[kl as usize];
-                    run.ctas_done += 1;
-                    if run.ctas_done == run.ctas_total && !(sched.more && sched.issuing == Some(kl))
-                    {
-                        run.end_at = Some(t0);
-                        staged.flushes.push(t0);
-                    }
-                }
+            if sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes) {
                 sm.sh.done_ctas.clear();
                 progress = true;
             }

@@ -156,6 +156,14 @@ pub struct DramChannel {
 /// Under FR-FCFS a bank whose open row has a ready request in the served queue takes no row
 /// command until that request is served (the hit goes first): its other requests do not
 /// lower the bound (`blocked`, by bank).
+#[derive(Clone, Copy, Debug, Default)]
+struct Wake {
+    d: u64,
+    core: Cycle,
+    writes: bool,
+    blocked: [u64; 4],
+}
+
 /// The bank-independent terms of [`DramChannel::col_from`] (`same` / `other`: tCCDL / tCCD
 /// after the last column command, to its bank group `lbg` or another; `base`: the data bus
 /// and the turnaround, for a read / a write).
@@ -165,14 +173,6 @@ struct ColTerms {
     other: u64,
     lbg: u32,
     base: [u64; 2],
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Wake {
-    d: u64,
-    core: Cycle,
-    writes: bool,
-    blocked: [u64; 4],
 }
 
 impl DramChannel {
@@ -293,30 +293,12 @@ impl DramChannel {
     /// could go to bank `k`'s open row: the bank's tRCD / tCCDL, tCCD(L) since the last column
     /// command, the data bus at +tCL / +tCWL, and the turnarounds.
     fn col_from(&self, k: usize, write: bool) -> u64 {
-        let mut t = self.banks[k].col_ok;
-        if let Some((lc, lbg)) = self.last_col {
-            let gap = if lbg == k as u32 % self.bgs {
-                self.t.t_ccdl.max(self.t.t_ccd)
-            } else {
-                self.t.t_ccd
-            } as u64;
-            t = t.max(lc + gap.max(1));
-        }
-        let lat = if write { self.t.t_cwl } else { self.t.t_cl } as u64;
-        t = t.max(self.bus_free.saturating_sub(lat));
-        if write {
-            if let Some(c) = self.last_read_col {
-                t = t.max(c + self.t.t_rtw as u64);
-            }
-        } else if self.last_write_end != 0 {
-            t = t.max(self.last_write_end + self.t.t_wtr as u64);
-        }
-        t
+        self.col_from_terms(&self.col_terms(), k, write)
     }
 
-    /// [`DramChannel::col_from`] for every bank at once: the terms that do not depend on the
-    /// bank, computed once (a pick asks for many banks with the bus and the last column
-    /// command as they are).
+    /// The terms of [`DramChannel::col_from`] that do not depend on the bank, computed once
+    /// where many banks are asked with the bus and the last column command as they are (a
+    /// pick, the wake bound).
     fn col_terms(&self) -> ColTerms {
         let (mut same, mut other, mut lbg) = (0, 0, u32::MAX);
         if let Some((lc, g)) = self.last_col {
@@ -357,6 +339,7 @@ impl DramChannel {
         let q = if writes { &self.wq } else { &self.rq };
         let mut blocked = [0u64; 4];
         let (mut td, mut tc) = (u64::MAX, Cycle::MAX);
+        let terms = self.col_terms();
         for b in q.busy_banks() {
             let bk = &self.banks[b];
             let Some(open) = bk.row else {
@@ -386,7 +369,7 @@ impl DramChannel {
             for e in q.bank(b) {
                 if e.row == open {
                     let slot = if e.r.write { &mut col_w } else { &mut col_r };
-                    let t = *slot.get_or_insert_with(|| self.col_from(b, e.r.write));
+                    let t = *slot.get_or_insert_with(|| self.col_from_terms(&terms, b, e.r.write));
                     td = td.min(t);
                     tc = tc.min(e.r.ready);
                     if e.r.ready <= core_d {
