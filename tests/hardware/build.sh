@@ -95,8 +95,12 @@ sm70() {  # $1 source, $2 output cubin, $3 extra ptxas flag
     sed -e 's/^\.version .*/.version 8.8/' -e 's/^\.target sm_75/.target sm_70/' "$2.ptx75" > "$2.ptx"
     "$WW_PTXAS12" -O3 -lineinfo -arch=sm_70 ${3:+$3} -o "$2" "$2.ptx"
 }
-sm70 "$here/kernels.cu" "$obj/kernels-sm70.cubin" ""
-sm70 "$here/tracer/wwtrace_patches.cu" "$obj/patches-sm70.cubin" --compile-as-tools-patch
+# A system CUDA 13 with no CUDA 12 ptxas beside it (a GPU machine building for itself) has no
+# Volta at all: sm_70 is then left out of the patches and the SASS, with a message.
+images=()
+if sm70 "$here/kernels.cu" "$obj/kernels-sm70.cubin" "" &&
+    sm70 "$here/tracer/wwtrace_patches.cu" "$obj/patches-sm70.cubin" --compile-as-tools-patch; then
+    images+=(--image3=kind=elf,sm=70,file="$obj/patches-sm70.cubin")
 python3 - "$obj/kernels-sm70.cubin" "$obj/kernels-sm70-as75.cubin" <<'PY'
 import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -108,11 +112,13 @@ PY
 "$WW_CUOBJDUMP" -sass "$obj/kernels-sm70-as75.cubin" 2>/dev/null \
     | sed 's/EF_CUDA_SM75 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM75)/EF_CUDA_SM70 (disassembled as SM75)/' \
     > "$out/sass/kernels-sm70.sass"
+else
+    echo "build.sh: no sm_70 (this nvcc has no Volta and no CUDA 12 ptxas is set): left out"
+fi
 
 # The patches of every target in one fatbin.
 fatbinary=$(dirname "$WW_NVCC")/fatbinary
-"$fatbinary" --64 --create="$out/wwtrace_patches.fatbin" \
-    --image3=kind=elf,sm=70,file="$obj/patches-sm70.cubin" \
+"$fatbinary" --64 --create="$out/wwtrace_patches.fatbin" "${images[@]}" \
     --image3=kind=elf,sm=75,file="$obj/patches-sm75.cubin" \
     --image3=kind=elf,sm=80,file="$obj/patches-sm80.cubin" \
     --image3=kind=elf,sm=90,file="$obj/patches-sm90.cubin"

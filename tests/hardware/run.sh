@@ -5,6 +5,10 @@
 # user allowed to read GPU performance counters (or with sudo -E).
 #
 #   tests/hardware/run.sh PRESET [SM]      e.g. tests/hardware/run.sh h100 90
+#
+# Clocks: by default the card is measured as found (ncu --clock-control none); every row records
+# the SM and DRAM clock rates ncu measured over the kernel, so rows stay comparable. On a machine
+# of your own, WW_NCU_CLOCK=base locks the base clocks for the run (ncu restores them after).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 preset=${1:?usage: run.sh PRESET [SM] (PRESET: the warpweave preset to compare with, e.g. h100)}
@@ -12,7 +16,7 @@ sm=${2:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | t
 out="$here/results"
 mkdir -p "$out"
 bin="$out/bench-sm$sm"
-if command -v nvcc >/dev/null; then
+if command -v nvcc >/dev/null && [[ -f "$here/bench.cu" ]]; then  # in the repo; build.sh's folder has the prebuilt bench
     nvcc -O3 -lineinfo -std=c++17 -arch="sm_$sm" -o "$bin" "$here/bench.cu"
     cuda=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 elif [[ -x "$here/pick-bench.sh" ]]; then  # the folder build.sh made, copied to this machine
@@ -26,13 +30,15 @@ fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
 ncu_version=$(ncu --version | tail -1 | sed 's/.*Version //')
+clock=${WW_NCU_CLOCK:-none}
 metrics="sm__cycles_elapsed.max,gpc__cycles_elapsed.max,sm__cycles_active.avg,\
 l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,\
 lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,\
-dram__sectors_read.sum,dram__sectors_write.sum,smsp__inst_executed.sum"
+dram__sectors_read.sum,dram__sectors_write.sum,smsp__inst_executed.sum,\
+sm__cycles_elapsed.avg.per_second,dram__cycles_elapsed.avg.per_second,gpu__time_duration.sum"
 
 csv="$out/$preset.csv"
-echo "preset,gpu,sm,driver,cuda,ncu,workload,params,kernel,sm_cycles,gpc_cycles,sm_active_cycles,l1_hit_pct,l2_hit_pct,l2_read_sectors,l2_write_sectors,l2_atom_sectors,l2_red_sectors,dram_read_sectors,dram_write_sectors,warp_insts" > "$csv"
+echo "preset,gpu,sm,driver,cuda,ncu,workload,params,kernel,sm_cycles,gpc_cycles,sm_active_cycles,l1_hit_pct,l2_hit_pct,l2_read_sectors,l2_write_sectors,l2_atom_sectors,l2_red_sectors,dram_read_sectors,dram_write_sectors,warp_insts,sm_hz,dram_hz,duration_ns,clock_control" > "$csv"
 raw="$out/ncu-raw"
 mkdir -p "$raw"
 n=0
@@ -41,11 +47,11 @@ while read -r name params; do
     n=$((n + 1))
     tag="$n-$name"
     # shellcheck disable=SC2086
-    ncu --csv --page raw --print-units base --cache-control all --clock-control base \
+    ncu --csv --page raw --print-units base --cache-control all --clock-control "$clock" \
         --metrics "$metrics" "$bin" "$name" $params > "$raw/$tag.csv"
-    python3 - "$raw/$tag.csv" "$preset" "$gpu" "$sm" "$driver" "$cuda" "$ncu_version" "$name" "$params" >> "$csv" <<'PY'
+    python3 - "$raw/$tag.csv" "$preset" "$gpu" "$sm" "$driver" "$cuda" "$ncu_version" "$name" "$params" "$clock" >> "$csv" <<'PY'
 import csv, sys
-path, preset, gpu, sm, driver, cuda, ncu, name, params = sys.argv[1:]
+path, preset, gpu, sm, driver, cuda, ncu, name, params, clock = sys.argv[1:]
 lines = [l for l in open(path) if l.startswith('"')]
 rows = list(csv.reader(lines))
 head, data = rows[0], rows[2:]  # rows[1] holds the units
@@ -58,9 +64,11 @@ keys = ["sm__cycles_elapsed.max", "gpc__cycles_elapsed.max", "sm__cycles_active.
         "l1tex__t_sector_hit_rate.pct", "lts__t_sector_hit_rate.pct",
         "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
         "lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum",
-        "dram__sectors_read.sum", "dram__sectors_write.sum", "smsp__inst_executed.sum"]
+        "dram__sectors_read.sum", "dram__sectors_write.sum", "smsp__inst_executed.sum",
+        "sm__cycles_elapsed.avg.per_second", "dram__cycles_elapsed.avg.per_second",
+        "gpu__time_duration.sum"]
 out = [preset, gpu, sm, driver, cuda, ncu, name, " ".join(params.split()), d.get("Kernel Name", "")]
-out += [g(k) for k in keys]
+out += [g(k) for k in keys] + [clock]
 csv.writer(sys.stdout, lineterminator="\n").writerow(out)
 PY
     echo "$tag done"

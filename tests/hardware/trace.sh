@@ -19,6 +19,16 @@ else
 fi
 [[ -x "$bin" ]] || { echo "no bench for sm_$sm next to trace.sh (run build.sh or run.sh first)"; exit 1; }
 mkdir -p "$dir"
+# libsanitizer-public.so loads its sibling libraries from its own folder: where the machine has
+# compute-sanitizer, its folder comes first, so the copy next to this script is only a fallback.
+if san=$(command -v compute-sanitizer); then
+    for d in "$(dirname "$san")/../compute-sanitizer" "$(dirname "$(readlink -f "$san")")"; do
+        if [[ -f "$d/libsanitizer-public.so" ]]; then
+            export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+            break
+        fi
+    done
+fi
 # Eager module loading: every module is loaded (and patched) at context creation.
 CUDA_MODULE_LOADING=EAGER CUDA_INJECTION64_PATH="$here/libwwtrace.so" WWTRACE_PATCHES="$here/wwtrace_patches.fatbin" \
     WWTRACE_OUT="$dir/records.wwsan" "$bin" "$@"

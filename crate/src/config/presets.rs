@@ -295,9 +295,9 @@ mod tests {
             1980.0,
             256,
             51200,
-            37,
-            224,
-            "H100 whitepaper",
+            27,
+            262,
+            "H100 whitepaper; latencies fitted to tests/hardware/results/h100.csv",
         ),
         ("teaching", 1, 2, 1000.0, 16, 64, 3, 3, "seed 003"),
     ];

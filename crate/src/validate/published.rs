@@ -7,7 +7,8 @@
 //! paper itself; not re-read since, and the search tool found no public copy of the table to
 //! confirm it: re-check against the PDF), `recalled` (written down from memory of the paper's
 //! table; neither re-read nor confirmed: the weakest status, re-check first), `spec` (a vendor
-//! document, not a measurement).
+//! document, not a measurement), `measured` (measured by this project on a lent GPU with Nsight
+//! Compute: `tests/hardware/results/<preset>.csv`, solved per hop as its README says).
 //!
 //! Re-checked in session 3 with the search tool: none of the `paper` latency figures (Jia18 L1
 //! 28 / L2 193 / shared 19 / FFMA 4 / DFMA 8, Jia19 L2 188 / FFMA 4, Abdelkhalik L1 33 / L2 200
@@ -71,6 +72,8 @@ const L2_SIZE: &str =
     "L2 capacity from the vendor: TITAN V 4.5 MB (seed 004 Table 3), RTX 2080 Ti \
                        5.5 MB (seed 000 Table I), A100 40 MB (A100 whitepaper), H100 SXM5 50 MB \
                        (H100 whitepaper); a size, not a measurement of the step";
+const HW_H100: &str = "warpweave tests/hardware/results/h100.csv: pointer_chase under Nsight \
+    Compute 2025.3.1 on an NVIDIA H100 80GB HBM3 (2026-11-22)";
 const CUDA_TPUT: &str = "NVIDIA CUDA C++ Programming Guide, \"Arithmetic Instructions\": \
                          throughput of native arithmetic instructions (operations per clock \
                          cycle per multiprocessor)";
@@ -92,7 +95,7 @@ macro_rules! row {
 }
 
 /// Every published figure, grouped by preset.
-pub static PUBLISHED: [Published; 42] = [
+pub static PUBLISHED: [Published; 45] = [
     // TITAN V: Jia et al. measured the Tesla V100 (the same GV100 SM, cycles per SM clock).
     row!("titanv", "lat_l1", 28.0, "Tesla V100", JIA18, "paper"),
     row!("titanv", "lat_l2", 193.0, "Tesla V100", JIA18, "paper"),
@@ -195,7 +198,32 @@ pub static PUBLISHED: [Published; 42] = [
     row!("a100", "tput_sfu", 16.0, "cc 8.0", CUDA_TPUT, "spec"),
     row!("a100", "shmem_conflict", 1.0, "cc 8.0", CUDA_SHMEM, "spec"),
     row!("a100", "l2_step_kb", 40960.0, "A100", L2_SIZE, "spec"),
-    // H100: only vendor figures so far (no microbenchmark table could be confirmed here).
+    // H100: our own pointer chases (ncu, H100 80GB HBM3, driver 580.159.04, 1.98 GHz), each
+    // hop solved from two or three chase sizes (tests/hardware/README.md), and vendor figures.
+    row!(
+        "h100",
+        "lat_l1",
+        32.1,
+        "H100 80GB HBM3",
+        HW_H100,
+        "measured"
+    ),
+    row!(
+        "h100",
+        "lat_l2",
+        286.0,
+        "H100 80GB HBM3",
+        HW_H100,
+        "measured"
+    ),
+    row!(
+        "h100",
+        "lat_dram",
+        685.0,
+        "H100 80GB HBM3",
+        HW_H100,
+        "measured"
+    ),
     row!("h100", "tput_fp32", 128.0, "cc 9.0", CUDA_TPUT, "spec"),
     row!("h100", "tput_int", 64.0, "cc 9.0", CUDA_TPUT, "spec"),
     row!("h100", "tput_fp64", 64.0, "cc 9.0", CUDA_TPUT, "spec"),

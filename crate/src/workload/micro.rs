@@ -34,7 +34,20 @@ pub static CHASE_PARAMS: [ParamDesc; 4] = [
     BINARY_VERSION,
 ];
 
-pub static FFMA_DEP_PARAMS: [ParamDesc; 3] = [
+/// nvcc's loop shape for the FFMA kernels: 0 = the chain written straight (one PC per FFMA),
+/// u > 0 = a loop of u FFMAs (ffma_indep: u rounds of all chains) closed by IADD3, ISETP,
+/// @P0 BRA, then the remainder straight. nvcc 13.0 for sm_90 unrolls ffma_dep by 64 and
+/// ffma_indep (8 chains) by 8 rounds; a 4,096-FFMA straight chain is 64 KiB of code that
+/// misses the instruction caches all the way, which the hardware's loop does not.
+const FFMA_UNROLL: ParamDesc = ParamDesc::num(
+    "unroll",
+    "0",
+    0,
+    1 << 16,
+    "FFMAs per loop trip (ffma_indep: rounds); 0 = straight-line code",
+);
+
+pub static FFMA_DEP_PARAMS: [ParamDesc; 4] = [
     ParamDesc::num("n", "1024", 1, 1 << 20, "FFMAs in the chain"),
     ParamDesc::num(
         "warps",
@@ -43,10 +56,11 @@ pub static FFMA_DEP_PARAMS: [ParamDesc; 3] = [
         32,
         "warps in the single CTA (each runs the same chain)",
     ),
+    FFMA_UNROLL,
     BINARY_VERSION,
 ];
 
-pub static FFMA_INDEP_PARAMS: [ParamDesc; 4] = [
+pub static FFMA_INDEP_PARAMS: [ParamDesc; 5] = [
     ParamDesc::num("n", "256", 1, 1 << 16, "FFMAs per chain"),
     ParamDesc::num(
         "chains",
@@ -56,6 +70,7 @@ pub static FFMA_INDEP_PARAMS: [ParamDesc; 4] = [
         "independent chains, interleaved round-robin",
     ),
     ParamDesc::num("warps", "1", 1, 32, "warps in the single CTA"),
+    FFMA_UNROLL,
     BINARY_VERSION,
 ];
 
@@ -184,9 +199,10 @@ pub(super) fn chase(
 
 /// Dependent FFMA chain: each warp runs `9 + n` instructions on sm_80 (`8 + n` before):
 /// MOV R1, S2R R0, I2F R2, MOV R3, then `FFMA R2 <- R2, R3, R3` n times (FFMA i reads the R2
-/// written by FFMA i-1), then (ULDC.64), MOV, IMAD.WIDE, STG, EXIT.
+/// written by FFMA i-1), then (ULDC.64), MOV, IMAD.WIDE, STG, EXIT. With `unroll` u > 0 the
+/// FFMAs are a loop ([`ffma_loop`]).
 pub fn ffma_dep(a: &Args) -> Result<MemTrace> {
-    let (n, warps) = (a.num("n"), a.u32("warps"));
+    let (n, warps, unroll) = (a.num("n"), a.u32("warps"), a.num("unroll"));
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
     let mut lay = Layout::new();
@@ -200,9 +216,9 @@ pub fn ffma_dep(a: &Args) -> Result<MemTrace> {
     .nregs(8);
     kb.add_all_ctas(|w| {
         prologue(w);
-        for _ in 0..n {
+        ffma_loop(w, n, unroll, |w| {
             w.alu("FFMA", &[r(2)], &[r(2), r(3), r(3)]);
-        }
+        });
         epilogue(w, isa, out);
     });
     Ok(lay.into_trace("ffma_dep", vec![kb.build()]))
@@ -212,9 +228,10 @@ pub fn ffma_dep(a: &Args) -> Result<MemTrace> {
 /// before): MOV R1, S2R R0, I2F R2, MOV R3, k x `MOV R(8+c) <- R2`, then n rounds of
 /// `FFMA R(8+c) <- R(8+c), R3, R3` for c = 0..k (consecutive FFMAs are independent when k > 1),
 /// then k-1 FADDs folding the chains into R8, MOV R2 <- R8, and (ULDC.64), MOV, IMAD.WIDE,
-/// STG, EXIT.
+/// STG, EXIT. With `unroll` u > 0 the rounds are a loop ([`ffma_loop`]).
 pub fn ffma_indep(a: &Args) -> Result<MemTrace> {
     let (n, k, warps) = (a.num("n"), a.num("chains") as u8, a.u32("warps"));
+    let unroll = a.num("unroll");
     let bv = a.u32("binary_version");
     let isa = sass::isa(bv);
     let mut lay = Layout::new();
@@ -231,11 +248,11 @@ pub fn ffma_indep(a: &Args) -> Result<MemTrace> {
         for c in 0..k {
             w.alu("MOV", &[r(8 + c)], &[r(2)]);
         }
-        for _ in 0..n {
+        ffma_loop(w, n, unroll, |w| {
             for c in 0..k {
                 w.alu("FFMA", &[r(8 + c)], &[r(8 + c), r(3), r(3)]);
             }
-        }
+        });
         for c in 1..k {
             w.alu("FADD", &[r(8)], &[r(8), r(8 + c)]);
         }
@@ -243,6 +260,37 @@ pub fn ffma_indep(a: &Args) -> Result<MemTrace> {
         epilogue(w, isa, out);
     });
     Ok(lay.into_trace("ffma_indep", vec![kb.build()]))
+}
+
+/// `n` rounds of `round`: straight when `unroll` is 0, else `n / unroll` trips of a loop
+/// (MOV R5 <- trips; per trip `unroll` rounds, IADD3 R5, ISETP.NE R5, @P0 BRA back; the same
+/// PCs every trip), then the `n % unroll` rounds left, straight.
+fn ffma_loop(
+    w: &mut super::WarpBuilder,
+    n: u64,
+    unroll: u64,
+    mut round: impl FnMut(&mut super::WarpBuilder),
+) {
+    let (trips, rest) = match n.checked_div(unroll) {
+        Some(trips) => (trips, n % unroll),
+        None => (0, n),
+    };
+    if trips > 0 {
+        w.alu_imm("MOV", &[r(5)], &[], trips);
+        let top = w.pc();
+        for t in 0..trips {
+            w.set_pc(top);
+            for _ in 0..unroll {
+                round(w);
+            }
+            w.alu("IADD3", &[r(5)], &[r(5)]);
+            w.alu("ISETP.NE.AND", &[], &[r(5)]);
+            w.bra_if(if t + 1 < trips { u32::MAX } else { 0 }, top);
+        }
+    }
+    for _ in 0..rest {
+        round(w);
+    }
 }
 
 fn prologue(w: &mut super::WarpBuilder) {

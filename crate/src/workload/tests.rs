@@ -478,6 +478,23 @@ fn ffma_chains() {
         f.windows(5).all(|p| p[4].srcs().contains(&p[0].dst[0])),
         "chain c repeats every 4"
     );
+    // nvcc's loop shape: n = 10, unroll = 4 -> MOV, 2 trips of (4 FFMA, IADD3, ISETP, BRA) at
+    // the same PCs, then 2 FFMAs straight.
+    let t = gen("ffma_dep", &["n=10", "unroll=4"]);
+    let k = &t.kernels[0];
+    let w = &k.ctas[0].warps[0];
+    assert_eq!(w.insts.len(), 19 - 10 + 1 + 2 * 7 + 2);
+    let f: Vec<&TraceInst> = w.insts.iter().filter(|i| name(k, i) == "FFMA").collect();
+    assert_eq!(f.len(), 10);
+    assert_eq!(f[0].pc, f[4].pc, "trip 2 runs trip 1's PCs");
+    assert_ne!(f[4].pc, f[8].pc, "the remainder follows the loop");
+    assert!(f.windows(2).all(|p| p[1].srcs().contains(&p[0].dst[0])));
+    let bra: Vec<&TraceInst> = w.insts.iter().filter(|i| name(k, i) == "BRA").collect();
+    assert_eq!(bra.len(), 2);
+    // ffma_indep: unroll counts rounds (all chains): n = 3, 4 chains, unroll 2 -> 1 trip of 8
+    // FFMAs and its 3 loop instructions, a MOV before it, 1 round of 4 after.
+    let t = gen("ffma_indep", &["n=3", "chains=4", "unroll=2"]);
+    assert_eq!(counts(&t.kernels[0]), vec![9 + 8 + 1 + 8 + 3 + 4]);
 }
 
 #[test]

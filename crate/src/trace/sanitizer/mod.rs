@@ -99,3 +99,5 @@ pub fn import(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_h100;
