@@ -3,8 +3,9 @@
 //! is regenerated from its name and parameters and simulated on the row's preset, `cycle` mode
 //! for elapsed cycles and `memory` mode for hit rates and sector counts. Prints MAPE and
 //! Pearson correlation per metric, and fails when the cycles MAPE of a file exceeds
-//! [`CYCLES_MAPE_MAX`] or a pointer-chase row (the latency calibration) is off by more than
-//! [`CHASE_MAX`]. Skipped, with a message, when no results exist.
+//! [`CYCLES_MAPE_MAX`], its L2 hit-rate MAPE [`L2_HIT_MAPE_MAX`], or a pointer-chase row (the
+//! latency calibration) is off by more than [`CHASE_MAX`]. Skipped, with a message, when no
+//! results exist.
 //!
 //! Model settings for the comparison: `l2.warm_from_memcpy = false` (run.sh uses
 //! `--cache-control all`, which flushes the caches before the kernel). The preset's
@@ -21,10 +22,12 @@ use warpweave::workload::{self, Params};
 
 const SETS: [&str; 1] = ["l2.warm_from_memcpy=false"];
 
-/// Issue #9's goal for elapsed cycles: MAPE under 15% (h100, 26 kernels: 14.8% today).
+/// Issue #9's goal for elapsed cycles: MAPE under 15% (h100, 26 kernels: 14.4% today).
 const CYCLES_MAPE_MAX: f64 = 15.0;
 /// Pointer chases measure the L1, L2 and DRAM load-to-use latencies the preset is fitted to.
 const CHASE_MAX: f64 = 5.0;
+/// Seed 004's L2 hit-rate error, the goal for the L2 (h100: 3.6% today, SMs' traffic).
+const L2_HIT_MAPE_MAX: f64 = 15.86;
 
 fn results_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hardware/results")
@@ -73,10 +76,34 @@ fn parse_csv(path: &Path) -> Vec<HwRow> {
                 .split_whitespace()
                 .map(str::to_string)
                 .collect(),
-            hw: METRICS.iter().map(|(m, c)| (*m, num(c))).collect(),
+            hw: METRICS
+                .iter()
+                .map(|(m, c)| (*m, tex_metric(&head, &cells, m).unwrap_or_else(|| num(c))))
+                .collect(),
         });
     }
     rows
+}
+
+/// The L2 metrics from the SMs' traffic alone (`l2_tex_*` columns, run.sh asks for them where
+/// ncu knows them): on the H100 the plain `lts__t_sectors` counts also hold the traffic between
+/// the L2's two halves (1.5x the reads of a vecadd), which the model does not have. `None` for
+/// other metrics, or rows without the columns.
+fn tex_metric(head: &[&str], cells: &[String], metric: &str) -> Option<f64> {
+    let get = |name: &str| -> Option<f64> {
+        let i = head.iter().position(|h| *h == name)?;
+        cells.get(i)?.parse().ok()
+    };
+    let (rd, wr) = (get("l2_tex_read_sectors")?, get("l2_tex_write_sectors")?);
+    match metric {
+        "l2_read_sectors" => Some(rd),
+        "l2_write_sectors" => Some(wr),
+        "l2_hit_pct" if rd + wr > 0.0 => {
+            let hits = get("l2_tex_read_hit_sectors")? + get("l2_tex_write_hit_sectors")?;
+            Some(100.0 * hits / (rd + wr))
+        }
+        _ => None,
+    }
 }
 
 fn split_csv(line: &str) -> Vec<String> {
@@ -109,7 +136,11 @@ fn simulate(row: &HwRow) -> Vec<(&'static str, f64)> {
     vec![
         ("cycles", r.kernels[0].cycles as f64),
         ("l1_hit_pct", 100.0 * k.l1.hit_rate),
-        ("l2_hit_pct", 100.0 * k.l2.hit_rate),
+        // Per sector, as ncu counts.
+        (
+            "l2_hit_pct",
+            100.0 * k.l2.sector_hits as f64 / k.l2.sectors.max(1) as f64,
+        ),
         ("l2_read_sectors", k.l1.next_read_sectors as f64),
         ("l2_write_sectors", k.l1.next_write_sectors as f64),
         ("dram_read_sectors", k.dram_read_sectors as f64),
@@ -173,6 +204,13 @@ fn simulator_against_hardware_counters() {
                 pearson(&hw, &sim),
                 errs.len()
             );
+            if *m == "l2_hit_pct" {
+                assert!(
+                    mape <= L2_HIT_MAPE_MAX,
+                    "{}: L2 hit rate MAPE {mape:.2}% over {L2_HIT_MAPE_MAX}%",
+                    f.display()
+                );
+            }
         }
         let mut errs = Vec::new();
         for (r, s) in rows.iter().zip(&sims) {

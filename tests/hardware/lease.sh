@@ -33,6 +33,7 @@ pack() { tar czf "$out/hardware.tar.gz" -C "$dist" results sass t 2>/dev/null ||
         cp "$dist/results/$preset.csv" "$out/" 2>/dev/null
         pack
     fi
+    [[ -n "${WW_SKIP_TRACE:-}" ]] && { echo "== done ($(date -u +%T))"; exit 0; }  # ncu only
     echo "== tracer ($(date -u +%T))"
     export WWTRACE_VERBOSE=1
     while read -r name params; do

@@ -37,8 +37,21 @@ lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.su
 dram__sectors_read.sum,dram__sectors_write.sum,smsp__inst_executed.sum,\
 sm__cycles_elapsed.avg.per_second,dram__cycles_elapsed.avg.per_second,gpu__time_duration.sum"
 
+# L2 traffic from the SMs alone (srcunit_tex): on GPUs whose L2 is split in two halves (A100,
+# H100) the plain lts__t_sectors counts also include the traffic between the halves (the
+# "L2 fabric"), which the simulator has no counterpart for. Asked for only where this ncu
+# knows them (empty columns otherwise).
+known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}')
+tex=""
+for m in lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcunit_tex_op_write.sum \
+    lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum; do
+    grep -qx "${m%.*}" <<<"$known" && tex="$tex,$m"
+done
+metrics="$metrics$tex"
+echo "L2 metrics by source unit:${tex:- none known to this ncu}"
+
 csv="$out/$preset.csv"
-echo "preset,gpu,sm,driver,cuda,ncu,workload,params,kernel,sm_cycles,gpc_cycles,sm_active_cycles,l1_hit_pct,l2_hit_pct,l2_read_sectors,l2_write_sectors,l2_atom_sectors,l2_red_sectors,dram_read_sectors,dram_write_sectors,warp_insts,sm_hz,dram_hz,duration_ns,clock_control" > "$csv"
+echo "preset,gpu,sm,driver,cuda,ncu,workload,params,kernel,sm_cycles,gpc_cycles,sm_active_cycles,l1_hit_pct,l2_hit_pct,l2_read_sectors,l2_write_sectors,l2_atom_sectors,l2_red_sectors,dram_read_sectors,dram_write_sectors,warp_insts,sm_hz,dram_hz,duration_ns,clock_control,l2_tex_read_sectors,l2_tex_write_sectors,l2_tex_read_hit_sectors,l2_tex_write_hit_sectors" > "$csv"
 raw="$out/ncu-raw"
 mkdir -p "$raw"
 n=0
@@ -69,6 +82,10 @@ keys = ["sm__cycles_elapsed.max", "gpc__cycles_elapsed.max", "sm__cycles_active.
         "gpu__time_duration.sum"]
 out = [preset, gpu, sm, driver, cuda, ncu, name, " ".join(params.split()), d.get("Kernel Name", "")]
 out += [g(k) for k in keys] + [clock]
+out += [g(k) for k in ["lts__t_sectors_srcunit_tex_op_read.sum",
+                       "lts__t_sectors_srcunit_tex_op_write.sum",
+                       "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+                       "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum"]]
 csv.writer(sys.stdout, lineterminator="\n").writerow(out)
 PY
     echo "$tag done"
