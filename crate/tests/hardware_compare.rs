@@ -3,7 +3,8 @@
 //! is regenerated from its name and parameters and simulated on the row's preset, `cycle` mode
 //! for elapsed cycles and `memory` mode for hit rates and sector counts. Prints MAPE and
 //! Pearson correlation per metric, and fails when the cycles MAPE of a file exceeds
-//! [`CYCLES_MAPE_MAX`], its L2 hit-rate MAPE [`L2_HIT_MAPE_MAX`], or a pointer-chase row (the
+//! [`CYCLES_MAPE_MAX`], its L2 hit-rate MAPE [`L2_HIT_MAPE_MAX`], its DRAM read-sector MAPE
+//! [`DRAM_READ_MAPE_MAX`], or a pointer-chase row (the
 //! latency calibration) is off by more than [`CHASE_MAX`]. Skipped, with a message, when no
 //! results exist.
 //!
@@ -22,12 +23,14 @@ use warpweave::workload::{self, Params};
 
 const SETS: [&str; 1] = ["l2.warm_from_memcpy=false"];
 
-/// Issue #9's goal for elapsed cycles: MAPE under 15% (h100, 26 kernels: 14.4% today).
+/// Issue #9's goal for elapsed cycles: MAPE under 15% (h100, 26 kernels: 12.9% today).
 const CYCLES_MAPE_MAX: f64 = 15.0;
 /// Pointer chases measure the L1, L2 and DRAM load-to-use latencies the preset is fitted to.
 const CHASE_MAX: f64 = 5.0;
-/// Seed 004's L2 hit-rate error, the goal for the L2 (h100: 3.6% today, SMs' traffic).
+/// Seed 004's L2 hit-rate error, the goal for the L2 (h100: 4.2% today, SMs' traffic).
 const L2_HIT_MAPE_MAX: f64 = 15.86;
+/// Seed 004's DRAM transaction error, the goal for DRAM reads (h100: 14.7% today).
+const DRAM_READ_MAPE_MAX: f64 = 16.85;
 
 fn results_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hardware/results")
@@ -204,13 +207,16 @@ fn simulator_against_hardware_counters() {
                 pearson(&hw, &sim),
                 errs.len()
             );
-            if *m == "l2_hit_pct" {
-                assert!(
-                    mape <= L2_HIT_MAPE_MAX,
-                    "{}: L2 hit rate MAPE {mape:.2}% over {L2_HIT_MAPE_MAX}%",
-                    f.display()
-                );
-            }
+            let goal = match *m {
+                "l2_hit_pct" => L2_HIT_MAPE_MAX,
+                "dram_read_sectors" => DRAM_READ_MAPE_MAX,
+                _ => f64::INFINITY,
+            };
+            assert!(
+                mape <= goal,
+                "{}: {m} MAPE {mape:.2}% over the goal {goal}%",
+                f.display()
+            );
         }
         let mut errs = Vec::new();
         for (r, s) in rows.iter().zip(&sims) {

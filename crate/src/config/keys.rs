@@ -207,6 +207,14 @@ impl Table {
             "Write-back + allocate: a store miss does not read the sectors it writes; a sector \
              written in part is read when a load needs it (Volta+ L2 write-validate)",
         );
+        self.int(
+            &format!("{p}.fetch_bytes"),
+            "bytes",
+            0,
+            1024,
+            "Bytes a read miss fetches: the aligned blocks its missing sectors touch (0 = the \
+             missing sectors alone; sm_80+ L2: 64)",
+        );
         self.int(&format!("{p}.latency"), clock, 0, 100_000, "Hit latency");
         self.int(
             &format!("{p}.mshr_entries"),

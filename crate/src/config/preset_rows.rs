@@ -502,6 +502,11 @@ pub const H100: &[Row] = &[
     ),
     ("l2.cache.size_kb", "640", "WP H100 (50 MB L2 / 80 slices)"),
     (
+        "l2.cache.fetch_bytes",
+        "64",
+        "measured: every pointer chase reads 2 sectors from DRAM per missed sector (tests/hardware/results/h100.csv); CUDA cudaLimitMaxL2FetchGranularity, 64 by default",
+    ),
+    (
         "l2.cache.latency",
         "262",
         "fitted: measured L2-hit pointer-chase hop 286 cycles (H100, tests/hardware/results/h100.csv)",

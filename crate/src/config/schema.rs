@@ -329,6 +329,11 @@ pub struct CacheConfig {
     /// is read from the next level when a load first needs it. Volta and later L2s work so
     /// (Khairy et al. 2020, cited by seed 004 section 3.3). false: fetch on write.
     pub lazy_fetch_on_read: bool,
+    /// Bytes a read miss fetches from the next level: every sector of each aligned block of
+    /// this size that the missing sectors touch, unless valid already (0 = the missing sectors
+    /// alone). sm_80 and later L2s fetch 64 B from DRAM for a lone 32-B sector miss (CUDA's
+    /// `cudaLimitMaxL2FetchGranularity`, 64 by default); measured on the H100.
+    pub fetch_bytes: u32,
     /// Hit latency in the cache's clock domain.
     pub latency: u32,
     pub mshr_entries: u32,

@@ -355,6 +355,19 @@ fn check_cache(p: &str, c: &CacheConfig) -> Result<()> {
             ),
         ));
     }
+    if c.fetch_bytes != 0
+        && (!c.fetch_bytes.is_power_of_two()
+            || !c.fetch_bytes.is_multiple_of(c.sector_bytes)
+            || c.fetch_bytes > c.line_bytes)
+    {
+        return Err(Error::config(
+            format!("{p}.fetch_bytes"),
+            format!(
+                "{} must be 0 or a power of two from {p}.sector_bytes = {} to {p}.line_bytes = {}",
+                c.fetch_bytes, c.sector_bytes, c.line_bytes
+            ),
+        ));
+    }
     let Some(sets) = cache_sets(c) else {
         return Err(Error::config(
             format!("{p}.size_kb"),

@@ -245,6 +245,7 @@ impl Default for CacheConfig {
             write_policy: WritePolicy::WriteBack,
             write_allocate: true,
             lazy_fetch_on_read: false,
+            fetch_bytes: 0,
             latency: 20,
             mshr_entries: 32,
             mshr_merge: 8,

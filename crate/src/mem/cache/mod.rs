@@ -33,6 +33,10 @@
 //! - stores on a write-through, write-allocate cache ([`SectorCache::store`]; the L1s) make
 //!   only the sectors they write whole valid: a sector written in part is read from the next
 //!   level by the first load that needs it (Accel-Sim's V100 L1 is `L` too).
+//! - fetch granularity (`fetch_bytes`, 0 = off): a read miss fetches every sector of each
+//!   aligned `fetch_bytes` block its missing sectors touch, except sectors valid already or
+//!   written in part; the extra sectors become valid with the rest. sm_80+ L2s fetch 64 B from
+//!   DRAM for a lone 32-B sector miss (measured on the H100: tests/hardware/README.md).
 
 pub mod fx;
 pub mod index;
@@ -174,6 +178,8 @@ pub struct SectorCache {
     write_allocate: bool,
     /// Stores do not fetch (see the module docs).
     lazy: bool,
+    /// Sectors per read fetch block (`fetch_bytes / sector_bytes`; 1 = the missing ones).
+    fetch_group: u8,
     /// Slice-local keys: lines `key_il` at a time are interleaved over `key_stride` slices.
     key_il: u64,
     key_stride: u64,
@@ -216,6 +222,7 @@ impl SectorCache {
             lazy: cfg.lazy_fetch_on_read
                 && cfg.write_allocate
                 && cfg.write_policy == WritePolicy::WriteBack,
+            fetch_group: (cfg.fetch_bytes / cfg.sector_bytes.max(1)).clamp(1, 8) as u8,
             key_il: 1,
             key_stride: 1,
             tag: vec![INVALID; n],
@@ -432,7 +439,12 @@ impl SectorCache {
         let valid = slot.map_or(0, |i| self.valid[i as usize]);
         let missing = sectors & !valid;
         if !write {
-            return if self.g.sets == 0 { sectors } else { missing };
+            return if self.g.sets == 0 {
+                sectors
+            } else {
+                let partial = slot.map_or(0, |i| self.partial[i as usize]);
+                self.read_fetch(missing, valid, partial)
+            };
         }
         if self.policy == WritePolicy::WriteBack && self.write_allocate && self.g.sets > 0 {
             missing
@@ -551,10 +563,11 @@ impl SectorCache {
         }
         let set = self.set_of(line);
         if !write {
+            let partial = slot.map_or(0, |i| self.partial[i as usize]);
+            o.fetch = self.read_fetch(missing, valid, partial);
             let i = self.touch_or_allocate(line, set, slot, &mut o);
-            self.valid[i as usize] |= sectors;
+            self.valid[i as usize] |= sectors | o.fetch;
             self.partial[i as usize] &= !sectors;
-            o.fetch = missing;
             return self.account(o);
         }
         match self.policy {
@@ -598,6 +611,26 @@ impl SectorCache {
             }
         }
         self.account(o)
+    }
+
+    /// The sectors a read missing `missing` fetches: those, and with `fetch_bytes` the rest of
+    /// each aligned block they touch that is neither valid nor written in part.
+    #[inline]
+    fn read_fetch(&self, missing: u8, valid: u8, partial: u8) -> u8 {
+        let g = self.fetch_group as u32;
+        if g <= 1 || missing == 0 {
+            return missing;
+        }
+        let block = ((1u32 << g) - 1) as u8;
+        let mut wide = 0u8;
+        let mut s = 0;
+        while s < 8 {
+            if missing & (block << s) != 0 {
+                wide |= block << s;
+            }
+            s += g;
+        }
+        missing | (wide & !valid & !partial)
     }
 
     /// Counts one access (hits, sectors, reads or writes).

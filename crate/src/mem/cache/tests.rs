@@ -311,3 +311,36 @@ fn sector_count_is_count_ones() {
         assert_eq!(sector_count(m), m.count_ones() as u64);
     }
 }
+
+/// `fetch_bytes = 64` on 32-B sectors: a read fetches the aligned pair of each sector it
+/// lacks, except sectors valid already or written in part (lazy fetch-on-read).
+#[test]
+fn fetch_bytes_widens_read_misses_to_aligned_blocks() {
+    let c = CacheConfig {
+        lazy_fetch_on_read: true,
+        fetch_bytes: 64,
+        ..cfg(WritePolicy::WriteBack, true)
+    };
+    let mut c = SectorCache::new(&c, "t").unwrap();
+    // Sector 0 missing: sectors 0 and 1 come; sector 1 then hits.
+    assert_eq!(c.would_fetch(0x000, 0b0001, false), 0b0011);
+    assert_eq!(c.access(0x000, 0b0001, false).fetch, 0b0011);
+    let o = c.access(0x000, 0b0010, false);
+    assert_eq!((o.hit, o.fetch), (true, 0));
+    // Sector 2 written in part: a read of sector 3 fetches 3 alone (2 keeps its bytes).
+    c.store(0x000, 0b0100, 0);
+    assert_eq!(c.access(0x000, 0b1000, false).fetch, 0b1000);
+    // Two blocks touched: sectors 1 and 2 of a new line -> all four.
+    assert_eq!(c.access(0x080, 0b0110, false).fetch, 0b1111);
+    // Writes are unchanged: an atomic reads only what it lacks.
+    assert_eq!(c.access(0x100, 0b0001, true).fetch, 0b0001);
+    assert_eq!(c.stats.fetch_sectors, 2 + 1 + 4 + 1);
+    // fetch_bytes must be a power of two from the sector to the line.
+    for bad in ["48", "16", "256"] {
+        let set = format!("l2.cache.fetch_bytes={bad}");
+        let e = crate::config::load_with_overrides("titanv", &[set.as_str()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("l2.cache.fetch_bytes"), "{bad}: {e}");
+    }
+}
