@@ -56,22 +56,32 @@ pub const MAX_INTERVAL: u64 = (RING as u64) - HORIZON - 8;
 
 /// Counters per cycle in a ring: entry `c % RING` is `c << 5 | count`, valid while its stamp
 /// is `c` (bookings span less than `RING` cycles, so a live cycle is never overwritten, and a
-/// stale entry reads as zero).
+/// stale entry reads as zero). Beside it one bit per entry, set while the entry's cycle has
+/// reached the calendar's capacity (`cap` of [`Calendar::book`]; the same for every booking
+/// of one calendar), so the searches ([`Calendar::first_free`], [`Calendar::full_in`]) read
+/// 64 cycles a word. Every booking and search is at or after the SM's clock `now` and before
+/// `now + RING`; [`Calendar::advance`] clears the bits of the cycles before `now`, so a set
+/// bit in that window is always the full cycle of this turn of the ring.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
     ring: Vec<u64>,
+    full: [u64; RING / 64],
+    /// The bits of the cycles before this one are cleared.
+    clear_to: Cycle,
 }
 
 impl Calendar {
     fn new() -> Self {
         Calendar {
             ring: vec![0; RING],
+            full: [0; RING / 64],
+            clear_to: 0,
         }
     }
 
-    /// Bookings at cycle `c`.
-    #[inline(always)]
-    pub fn used(&self, c: Cycle) -> u32 {
+    /// Bookings at cycle `c` (the searches read the full bits; the tests compare with this).
+    #[cfg(test)]
+    fn used(&self, c: Cycle) -> u32 {
         let e = self.ring[(c as usize) & (RING - 1)];
         if e >> 5 == c {
             (e & 31) as u32
@@ -80,24 +90,139 @@ impl Calendar {
         }
     }
 
-    /// Books one more at cycle `c`; returns the bookings there before.
+    /// The clock is `now`: the full bits of the cycles before it are cleared (their entries
+    /// are never booked or searched again, and their places in the ring come next).
     #[inline(always)]
-    pub fn book(&mut self, c: Cycle) -> u32 {
+    fn advance(&mut self, now: Cycle) {
+        if now > self.clear_to {
+            self.clear(now);
+        }
+    }
+
+    #[inline(never)]
+    fn clear(&mut self, now: Cycle) {
+        if now - self.clear_to >= RING as u64 {
+            self.full = [0; RING / 64];
+        } else {
+            let mut c = self.clear_to;
+            while c < now {
+                let i = (c as usize) & (RING - 1);
+                let b = i % 64;
+                let span = ((64 - b) as u64).min(now - c);
+                self.full[i / 64] &= !(low_bits(span) << b);
+                c += span;
+            }
+        }
+        self.clear_to = now;
+    }
+
+    /// Books one more at cycle `c` of a calendar of capacity `cap`; returns the bookings
+    /// there before.
+    #[inline(always)]
+    pub fn book(&mut self, c: Cycle, cap: u32) -> u32 {
+        debug_assert!(c >= self.clear_to && c < self.clear_to + RING as u64);
         let i = (c as usize) & (RING - 1);
         let e = self.ring[i];
-        if e >> 5 == c {
+        let before = if e >> 5 == c {
             self.ring[i] = e + 1;
             (e & 31) as u32
         } else {
             self.ring[i] = (c << 5) | 1;
             0
+        };
+        if before + 1 >= cap {
+            self.full[i / 64] |= 1u64 << (i % 64);
         }
+        before
     }
 
-    /// The first cycle of `[from, from + len)` with `cap` bookings, if any.
+    /// Whether cycle `c` has `cap` bookings.
     #[inline(always)]
-    fn full_in(&self, from: Cycle, len: u64, cap: u32) -> Option<Cycle> {
-        (from..from + len).find(|&c| self.used(c) >= cap)
+    fn is_full(&self, c: Cycle) -> bool {
+        let i = (c as usize) & (RING - 1);
+        self.full[i / 64] & (1u64 << (i % 64)) != 0
+    }
+
+    /// The first cycle at or after `from` with fewer than `cap` bookings, or some cycle past
+    /// `limit` when there is none up to it (`limit < from + RING - 64`).
+    #[inline(always)]
+    fn first_free(&self, from: Cycle, limit: Cycle) -> Cycle {
+        let mut c = from;
+        while c <= limit {
+            let i = (c as usize) & (RING - 1);
+            let b = i % 64;
+            let free = !self.full[i / 64] >> b;
+            if free != 0 {
+                return c + free.trailing_zeros() as u64;
+            }
+            c += (64 - b) as u64;
+        }
+        c
+    }
+
+    /// The first cycle of `[from, from + len)` with `cap` bookings, if any (`len < RING`).
+    #[inline(always)]
+    fn full_in(&self, from: Cycle, len: u64) -> Option<Cycle> {
+        let end = from + len;
+        let mut c = from;
+        while c < end {
+            let i = (c as usize) & (RING - 1);
+            let b = i % 64;
+            let span = ((64 - b) as u64).min(end - c);
+            let bits = (self.full[i / 64] >> b) & low_bits(span);
+            if bits != 0 {
+                return Some(c + bits.trailing_zeros() as u64);
+            }
+            c += span;
+        }
+        None
+    }
+}
+
+impl Calendar {
+    /// The full bits of the 128 cycles from `from` (bit k: cycle `from + k`).
+    #[inline(always)]
+    fn window(&self, from: Cycle) -> u128 {
+        let p = (from as usize) & (RING - 1);
+        let (w, b) = (p / 64, p % 64);
+        let f = &self.full;
+        let lo = f[w] as u128 | (f[(w + 1) % (RING / 64)] as u128) << 64;
+        if b == 0 {
+            lo
+        } else {
+            (lo >> b) | (f[(w + 2) % (RING / 64)] as u128) << (128 - b)
+        }
+    }
+}
+
+/// The first cycle at or after `s` (and at most `limit`, `limit - s < 64`) with a free issue
+/// lane (`issue` window of `s`) whose next `iv` cycles (`1 <= iv <= 64`) have a free pipeline
+/// (`unit` window of `s`, none: any), if any.
+#[inline(always)]
+fn first_slot(s: Cycle, limit: Cycle, issue: u128, unit: Option<(u128, u64)>) -> Option<Cycle> {
+    let mut cand = !issue;
+    if let Some((u, iv)) = unit {
+        // Bit k of `blocked`: a full cycle in [k + 1, k + iv].
+        let mut blocked = u >> 1;
+        let mut len = 1;
+        while len < iv {
+            let step = len.min(iv - len);
+            blocked |= blocked >> step;
+            len += step;
+        }
+        cand &= !blocked;
+    }
+    cand &= (1u128 << (limit - s + 1)) - 1;
+    (cand != 0).then(|| s + cand.trailing_zeros() as u64)
+}
+
+/// The lowest `n` bits (`n <= 64`).
+#[inline(always)]
+fn low_bits(n: u64) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
     }
 }
 
@@ -157,12 +282,11 @@ impl SubCore {
     /// The first cycle at or after `h.t` with a free issue lane and (ALU) a free pipeline of
     /// the unit over its interval.
     #[inline]
-    fn ahead_slot(&self, sh: &SmShared, h: &Head, now: Cycle) -> Slot {
+    fn ahead_slot(&mut self, sh: &SmShared, h: &Head, now: Cycle) -> Slot {
         let limit = now + HORIZON;
-        let width = sh.p.issue_width.max(1);
         let op = h.op;
         let mut s = h.t;
-        let mut unit: Option<(usize, u32, u64)> = None;
+        let mut unit: Option<(usize, u64)> = None;
         if !op.is_mem() && !op.acts_at_issue() {
             let u = op.unit as usize;
             if u == U_DP && sh.p.dp_shared {
@@ -170,21 +294,51 @@ impl SubCore {
             } else if u < NUM_UNITS {
                 let cap = self.exec.pipes[u].len() as u32;
                 if cap > 0 {
-                    unit = Some((u, cap, (op.interval.max(1) as u64).min(MAX_INTERVAL)));
+                    unit = Some((u, (op.interval.max(1) as u64).min(MAX_INTERVAL)));
                 }
             }
         }
-        let a = &self.ev.ahead;
+        let a = &mut self.ev.ahead;
+        a.issue.advance(now);
+        if let Some((u, _)) = unit {
+            a.units[u].advance(now);
+        }
+        if s <= limit
+            && !a.issue.is_full(s)
+            && unit.is_none_or(|(u, iv)| a.units[u].full_in(s + 1, iv).is_none())
+        {
+            // Free at once (the common case: nothing to search).
+            return if op.kind == OpKind::Barrier && s > now {
+                Slot::File(s)
+            } else {
+                Slot::At(s)
+            };
+        }
+        if s <= limit && limit - s < 64 && unit.is_none_or(|(_, iv)| iv <= 64) {
+            // Both calendars at once, 128 cycles a window (`limit - s <= HORIZON`); with no
+            // such cycle up to the limit, the search below gives the cycle it is filed at.
+            let unit_w = unit.map(|(u, iv)| (a.units[u].window(s), iv));
+            if let Some(c) = first_slot(s, limit, a.issue.window(s), unit_w) {
+                return if op.kind == OpKind::Barrier && c > now {
+                    Slot::File(c)
+                } else {
+                    Slot::At(c)
+                };
+            }
+        }
         loop {
             if s > limit {
                 return Slot::File(s);
             }
-            if a.issue.used(s) >= width {
-                s += 1;
-                continue;
+            // The first cycle with a free issue lane (all full up to the limit: filed at the
+            // cycle after it).
+            let f = a.issue.first_free(s, limit);
+            if f > limit {
+                return Slot::File(limit + 1);
             }
-            if let Some((u, cap, iv)) = unit {
-                if let Some(c) = a.units[u].full_in(s + 1, iv, cap) {
+            s = f;
+            if let Some((u, iv)) = unit {
+                if let Some(c) = a.units[u].full_in(s + 1, iv) {
                     s = c;
                     continue;
                 }
@@ -210,7 +364,7 @@ impl SubCore {
     ) -> bool {
         let (op, inst, kernel) = (h.op, &h.inst, h.kernel);
         self.ev.stale = true;
-        if self.ev.ahead.issue.book(s) == 0 {
+        if self.ev.ahead.issue.book(s, sh.p.issue_width.max(1)) == 0 {
             // A new issue cycle: counted now, paid back by the next accounted cycles.
             sh.stats.subcores[self.id].stalls.add(StallKind::Issued, 1);
             sh.ahead_debt[self.id] += 1;
@@ -229,9 +383,10 @@ impl SubCore {
             if u == U_DP && sh.p.dp_shared {
                 super::issue::book_pool(&mut sh.dp_pool, start + iv);
             } else if u < NUM_UNITS && !self.exec.pipes[u].is_empty() {
+                let cap = self.exec.pipes[u].len() as u32;
                 let cal = &mut self.ev.ahead.units[u];
                 for c in start..start + iv.min(MAX_INTERVAL) {
-                    cal.book(c);
+                    cal.book(c, cap);
                 }
             }
             next = super::issue::book_alu(sh, wi, inst, &op, u, start, next);
@@ -284,5 +439,100 @@ impl SubCore {
         self.ev.stale = false;
         sh.account_stall(self.id, kind, pc, 1);
         changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{first_slot, Calendar, RING};
+
+    /// `first_slot` gives the cycle the step-by-step search gives (issue lane free, then the
+    /// unit's next `iv` cycles free, else from the first full one), when it is up to the limit.
+    #[test]
+    fn first_slot_is_the_stepped_search() {
+        let (mut issue, mut unit) = (Calendar::new(), Calendar::new());
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut now = 0;
+        for step in 0..30_000u64 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            if x.is_multiple_of(5) {
+                now += (x >> 61) + 1;
+            }
+            issue.advance(now);
+            unit.advance(now);
+            let c = now + (x >> 40) % 120;
+            if issue.used(c) < 1 {
+                issue.book(c, 1);
+            }
+            let c = now + (x >> 30) % 160;
+            if unit.used(c) < 2 {
+                unit.book(c, 2);
+            }
+            let iv = 1 + (x >> 20) % 64;
+            let limit = now + 48;
+            let mut s = now + (x >> 10) % 49;
+            let stepped = loop {
+                if s > limit {
+                    break None;
+                }
+                let f = issue.first_free(s, limit);
+                if f > limit {
+                    break None;
+                }
+                s = f;
+                if !x.is_multiple_of(3) {
+                    if let Some(c) = unit.full_in(s + 1, iv) {
+                        s = c;
+                        continue;
+                    }
+                }
+                break Some(s);
+            };
+            let s0 = now + (x >> 10) % 49;
+            let u = (!x.is_multiple_of(3)).then(|| (unit.window(s0), iv));
+            assert_eq!(
+                first_slot(s0, limit, issue.window(s0), u),
+                stepped,
+                "step {step}"
+            );
+        }
+    }
+
+    /// `first_free` and `full_in` give what a scan of `used` gives, on a seeded stream of
+    /// bookings at and after a clock moving forward (the bits of past cycles cleared by
+    /// `advance`, stale ring entries included).
+    #[test]
+    fn searches_find_what_a_scan_finds() {
+        for cap in 1..=3u32 {
+            let mut cal = Calendar::new();
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut now = 0;
+            for step in 0..30_000u64 {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                if x.is_multiple_of(7) {
+                    now += (x >> 60) + if x.is_multiple_of(91) { RING as u64 } else { 0 };
+                }
+                cal.advance(now);
+                let c = now + (x >> 40) % 200;
+                if cal.used(c) < cap {
+                    cal.book(c, cap);
+                }
+                let from = now + (x >> 20) % 60;
+                let limit = now + 48;
+                let scan = (from..=limit).find(|&c| cal.used(c) < cap);
+                let f = cal.first_free(from, limit);
+                match scan {
+                    Some(s) => assert_eq!(f, s, "cap {cap} step {step}"),
+                    None => assert!(f > limit, "cap {cap} step {step}"),
+                }
+                let len = 1 + (x >> 50) % 190;
+                let scan = (from + 1..from + 1 + len).find(|&c| cal.used(c) >= cap);
+                assert_eq!(cal.full_in(from + 1, len), scan, "cap {cap} step {step}");
+            }
+        }
     }
 }

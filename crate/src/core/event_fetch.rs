@@ -21,14 +21,62 @@ impl SubCore {
     /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
     /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
     /// fetch within a cycle).
+    #[inline]
     pub(super) fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
+        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
+        let w = &sh.warps[wi];
+        let (head, fetched) = (w.ib.head, w.ev.fetched);
+        if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
+            return;
+        }
+        if fetched - head.min(fetched) + 1 == cap && self.fetch_refill(sh, ctx, wi, t) {
+            return;
+        }
+        self.ev_fetch_groups(sh, ctx, wi, t);
+    }
+
+    /// [`Self::ev_fetch`] of the refill after an issue (one free entry, so a group of one)
+    /// when the instruction lies on the line the sub-core's L0 probed last (`l0_last`): the
+    /// loop of [`Self::ev_fetch_groups`] for that case, without its set-up. False (nothing
+    /// done) in any other case.
+    #[inline]
+    fn fetch_refill(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) -> bool {
+        let Some((l0_line, h)) = self.ev.l0_last else {
+            return false;
+        };
+        if !sh.p.fetch.subcore {
+            return false;
+        }
+        let w = &sh.warps[wi];
+        let fetched = w.ev.fetched;
+        let pc = sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[fetched as usize].pc;
+        let addr = ctx.kernels[w.kernel as usize].code_base + pc as u64;
+        if addr >> self.fetch.l0.line_bytes().trailing_zeros() != l0_line {
+            return false;
+        }
+        let unit_free = if super::mem_direct::is_direct(sh) {
+            0
+        } else {
+            self.ev.fetch_free
+        };
+        let f = t.max(w.ev.fetch_free).max(unit_free);
+        sh.stats.subcores[self.id].l0i_hits += 1;
+        let d = (h.max(f) + self.fetch.l0.latency as u64).max(f + 1);
+        self.ev.fetch_free = d;
+        let e = &mut sh.warps[wi].ev;
+        e.avail[fetched as usize % IBUF] = d + 1;
+        e.fetched = fetched + 1;
+        e.fetch_free = d;
+        true
+    }
+
+    /// [`Self::ev_fetch`]: the general case, group by group.
+    #[inline(never)]
+    fn ev_fetch_groups(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
         let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
         let w = &sh.warps[wi];
         let (head, n_insts) = (w.ib.head, w.n_insts);
         let mut fetched = w.ev.fetched;
-        if fetched >= n_insts || fetched - head.min(fetched) >= cap {
-            return;
-        }
         let (cta, widx) = (w.cta as usize, w.widx as usize);
         let mut warp_free = w.ev.fetch_free;
         let base = ctx.kernels[w.kernel as usize].code_base;

@@ -122,13 +122,10 @@ impl EvWarp {
         self.wait = W_NONE;
     }
 
+    /// `r`'s ready time (the zero registers' entries are never written: they read 0).
     #[inline]
     pub(super) fn reg(&self, r: Reg) -> Cycle {
-        if is_zero_reg(r) || r as usize >= self.ready.len() {
-            0
-        } else {
-            self.ready[r as usize]
-        }
+        self.ready.get(r as usize).copied().unwrap_or(0)
     }
 
     /// A load's write of `r` completed at `now`.

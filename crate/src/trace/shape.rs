@@ -135,17 +135,27 @@ impl AddrShape {
     pub fn expand(&self, base: u64, n: usize, out: &mut Vec<u64>) {
         let (s, s2) = (self.stride as i64 as u64, self.stride2 as i64 as u64);
         let r = self.run.max(1) as usize;
-        // Written in place, run by run (plain loops the compiler unrolls).
-        let at = out.len();
-        out.resize(at + n, 0);
-        let mut first = base;
-        for run in out[at..].chunks_mut(r) {
-            let mut a = first;
-            for x in run {
-                *x = a;
-                a = a.wrapping_add(s);
+        // Run by run (plain loops the compiler unrolls), for a warp's lanes on the stack and
+        // copied once (no zero fill of `out` first).
+        let fill = |dst: &mut [u64]| {
+            let mut first = base;
+            for run in dst.chunks_mut(r) {
+                let mut a = first;
+                for x in run {
+                    *x = a;
+                    a = a.wrapping_add(s);
+                }
+                first = first.wrapping_add(s2);
             }
-            first = first.wrapping_add(s2);
+        };
+        if n <= 32 {
+            let mut lanes = [0u64; 32];
+            fill(&mut lanes[..n]);
+            out.extend_from_slice(&lanes[..n]);
+        } else {
+            let at = out.len();
+            out.resize(at + n, 0);
+            fill(&mut out[at..]);
         }
     }
 }

@@ -512,13 +512,15 @@ impl ChunkDecoder {
                 }
                 let st = sl.stride;
                 if kind == KIND_INDEX {
-                    // `base + j * stride`, written in place (a plain loop the compiler unrolls).
-                    out.resize(at + n, 0);
+                    // `base + j * stride`, built on the stack (a plain loop the compiler
+                    // unrolls) and copied once: no zero fill of `out` first (n <= 32 lanes).
+                    let mut lanes = [0u64; 32];
                     let mut a = base;
-                    for x in &mut out[at..] {
+                    for x in &mut lanes[..n] {
                         *x = a;
                         a = a.wrapping_add(st);
                     }
+                    out.extend_from_slice(&lanes[..n]);
                     i32::try_from(st as i64).map_or(AddrShape::NONE, AddrShape::strided)
                 } else {
                     let lane0 = mask.trailing_zeros();
