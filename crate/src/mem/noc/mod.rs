@@ -41,6 +41,21 @@ impl NocStats {
     }
 }
 
+/// Clears the bits of `busy` whose port is free by cycle `d` (`free[i] <= d`).
+#[inline]
+fn release(busy: &mut [u64], free: &[u64], d: u64) {
+    for (w, word) in busy.iter_mut().enumerate() {
+        let mut b = *word;
+        while b != 0 {
+            let i = w * 64 + b.trailing_zeros() as usize;
+            b &= b - 1;
+            if free[i] <= d {
+                *word &= !(1 << (i % 64));
+            }
+        }
+    }
+}
+
 /// Bytes a packet carries besides its header.
 pub fn payload_bytes(p: &NocPacket, sector_bytes: u32) -> u32 {
     let write = p.req.kind.is_write();
@@ -91,6 +106,14 @@ pub struct Crossbar {
     nonempty: Vec<u64>,
     /// Scratch for `step`: the inputs that may send this cycle.
     cand: Vec<u64>,
+    /// Inputs and outputs still serializing a packet (`in_free` / `out_free` after the
+    /// current cycle: set when a packet of more than one cycle is sent, cleared by the first
+    /// step that finds them free), so a step passes them over without a look.
+    in_busy: Vec<u64>,
+    out_busy: Vec<u64>,
+    /// Outputs that may hold packets in flight (a superset: set when one is sent, cleared by
+    /// [`Crossbar::pop_arrived`] when it finds none).
+    occupied: Vec<u64>,
     /// Per output: packets its receiver took in this core cycle ahead of a `step` that comes
     /// before the taking in the reference order (`hold_outputs` / `outputs_taken`); `step`
     /// still counts them against `out_cap` and forgets them.
@@ -135,6 +158,9 @@ impl Crossbar {
             in_words: inputs.div_ceil(64).max(1),
             nonempty: vec![0; inputs.div_ceil(64).max(1)],
             cand: vec![0; inputs.div_ceil(64).max(1)],
+            occupied: vec![0; outputs.div_ceil(64)],
+            in_busy: vec![0; inputs.div_ceil(64).max(1)],
+            out_busy: vec![0; outputs.div_ceil(64)],
             lag: vec![0; outputs],
             lagging: false,
             queued: 0,
@@ -255,15 +281,29 @@ impl Crossbar {
         // Outputs that can take a packet this cycle (one that takes a packet is busy for the
         // rest of it), as a bitset: with none left, every input still to visit stalls.
         let outs = self.n_out;
+        release(&mut self.in_busy, &self.in_free, d);
+        release(&mut self.out_busy, &self.out_free, d);
         let mut n_avail = 0;
         for (wi, word) in self.avail_bits.iter_mut().enumerate() {
             let lo = wi * 64;
             let hi = (lo + 64).min(outs);
-            let mut bits = 0u64;
-            for o in lo..hi {
-                let held = self.transit[o].len() + self.lag[o] as usize;
-                let a = self.out_free[o] <= d && held < self.out_cap;
-                bits |= (a as u64) << (o - lo);
+            let mut bits = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                (1u64 << (hi - lo)) - 1
+            };
+            // Not still serializing (`out_busy` holds every output with `out_free > d`).
+            bits &= !self.out_busy[wi];
+            if self.out_cap != usize::MAX {
+                // Room at the receiver.
+                let mut b = bits;
+                while b != 0 {
+                    let o = lo + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    if self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
+                        bits &= !(1 << (o - lo));
+                    }
+                }
             }
             *word = bits;
             n_avail += bits.count_ones() as usize;
@@ -292,6 +332,10 @@ impl Crossbar {
                 }
             } else {
                 self.cand.copy_from_slice(&self.nonempty);
+            }
+            // An input still serializing its last packet stalls.
+            for (c, b) in self.cand.iter_mut().zip(&self.in_busy) {
+                *c &= !b;
             }
             let rr = self.rr.min(n);
             'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
@@ -360,12 +404,17 @@ impl Crossbar {
         let ser = f.div_ceil(self.fpc) as u64;
         self.in_free[i] = d + ser;
         self.out_free[o] = d + ser;
+        if ser > 1 {
+            self.in_busy[i / 64] |= 1 << (i % 64);
+            self.out_busy[o / 64] |= 1 << (o % 64);
+        }
         self.in_flits[i] -= f;
         self.queued -= 1;
         self.in_transit += 1;
         self.stats.packets += 1;
         self.stats.flits += f as u64;
         self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
+        self.occupied[o / 64] |= 1 << (o % 64);
         if self.out_free[o] > d || self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
             self.avail_bits[o / 64] &= !(1 << (o % 64));
             *n_avail -= 1;
@@ -386,6 +435,26 @@ impl Crossbar {
             self.transit[o].pop_front().map(|(_, p)| p)
         } else {
             None
+        }
+    }
+    /// Every packet that has arrived by core cycle `now`, output by output in order, appended
+    /// to `out` (what [`Crossbar::pop`] on each output in turn gives), visiting only the
+    /// outputs with packets in flight.
+    pub fn pop_arrived(&mut self, now: Cycle, out: &mut Vec<NocPacket>) {
+        for w in 0..self.occupied.len() {
+            let mut bits = self.occupied[w];
+            while bits != 0 {
+                let o = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let t = &mut self.transit[o];
+                while t.front().is_some_and(|(c, _)| *c <= now) {
+                    out.push(t.pop_front().expect("front").1);
+                    self.in_transit -= 1;
+                }
+                if t.is_empty() {
+                    self.occupied[w] &= !(1 << (o % 64));
+                }
+            }
         }
     }
     /// Earliest arrival among packets in flight.
