@@ -325,8 +325,8 @@ impl Crossbar {
                     while b != 0 {
                         let o = wi * 64 + b.trailing_zeros() as usize;
                         b &= b - 1;
-                        for (c, h) in self.cand.iter_mut().zip(&self.has_in[o * iw..(o + 1) * iw]) {
-                            *c |= h;
+                        for k in 0..iw {
+                            self.cand[k] |= self.has_in[o * iw + k];
                         }
                     }
                 }
@@ -334,8 +334,8 @@ impl Crossbar {
                 self.cand.copy_from_slice(&self.nonempty);
             }
             // An input still serializing its last packet stalls.
-            for (c, b) in self.cand.iter_mut().zip(&self.in_busy) {
-                *c &= !b;
+            for k in 0..iw {
+                self.cand[k] &= !self.in_busy[k];
             }
             let rr = self.rr.min(n);
             'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
@@ -374,12 +374,8 @@ impl Crossbar {
         // Virtual output queues: the oldest packet whose output can take it moves; packets
         // to one output keep their order (an earlier one to the same output was refused).
         let mut best: Option<(u64, usize)> = None;
-        for (wi, (&h, &a)) in self.has_out[i * w..(i + 1) * w]
-            .iter()
-            .zip(&self.avail_bits)
-            .enumerate()
-        {
-            let mut b = h & a;
+        for wi in 0..w {
+            let mut b = self.has_out[i * w + wi] & self.avail_bits[wi];
             while b != 0 {
                 let o = wi * 64 + b.trailing_zeros() as usize;
                 b &= b - 1;
