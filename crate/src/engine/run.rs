@@ -154,7 +154,10 @@ impl Gpu {
             if !sm.sh.outbox.is_empty() {
                 staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
             }
-            if sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes) {
+            // (Checked here: a call per SM and cycle costs more than the rare work.)
+            if !sm.sh.done_ctas.is_empty()
+                && sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes)
+            {
                 sm.sh.done_ctas.clear();
                 progress = true;
             }

@@ -302,6 +302,9 @@ impl MemPartitions {
         );
         let mut taken = 0;
         for p in &mut self.parts {
+            if !std::mem::take(&mut p.merge) {
+                continue;
+            }
             let mut fails = 0;
             for (j, out) in p.out.iter_mut().enumerate() {
                 for r in out.drain(..) {
@@ -318,11 +321,7 @@ impl MemPartitions {
             self.req.outputs_taken();
         }
         if self.rep.in_transit() > 0 {
-            for sm in 0..self.sms {
-                while let Some(p) = self.rep.pop(sm, now) {
-                    replies.push(p);
-                }
-            }
+            self.rep.pop_arrived(now, replies);
         }
         let slices = self.slices().all(|s| s.is_idle());
         self.quiet = [slices, self.parts.iter().all(|p| p.chan.is_idle())];

@@ -266,10 +266,11 @@ impl DramChannel {
                 self.wake.core = self.wake.core.min(r.ready);
             }
         }
+        let open = self.banks[e.bank as usize].row;
         if sep {
-            self.wq.push(e);
+            self.wq.push(e, open);
         } else {
-            self.rq.push(e);
+            self.rq.push(e, open);
         }
         Ok(())
     }
@@ -340,8 +341,26 @@ impl DramChannel {
         let mut blocked = [0u64; 4];
         let (mut td, mut tc) = (u64::MAX, Cycle::MAX);
         let terms = self.col_terms();
+        let fast = self.wcap > 0 && self.frfcfs;
         for b in q.busy_banks() {
             let bk = &self.banks[b];
+            if fast && q.ready_max[b] <= core_d {
+                // Every request of the bank is ready (one kind of request per queue): what the
+                // scan below finds, from the first request and the first hit alone. (Any core
+                // bound at or before `core_d` acts alike: later steps come later.)
+                let es = q.bank(b);
+                match bk.row {
+                    None => td = 0,
+                    Some(_) if self.hits[writes as usize][b] == 0 => td = td.min(bk.pre_ok),
+                    Some(_) => {
+                        let h = q.first_hit[b] as usize;
+                        td = td.min(self.col_from_terms(&terms, b, es[h].r.write));
+                        blocked[b / 64] |= 1 << (b % 64);
+                    }
+                }
+                tc = tc.min(es[0].r.ready);
+                continue;
+            }
             let Some(open) = bk.row else {
                 // A row command may go as soon as a request is ready.
                 td = 0;
@@ -414,6 +433,25 @@ impl DramChannel {
         for b in q.busy_banks() {
             let bk = &self.banks[b];
             let es = q.bank(b);
+            if single && q.ready_max[b] <= core_d {
+                // Every request of the bank is ready (and of one kind): a bank with a request
+                // on its open row offers its first such for a column command and keeps its
+                // row; another offers its first request for a row command.
+                let h = q.first_hit[b];
+                if bk.row.is_some() && self.hits[writes as usize][b] > 0 {
+                    let h = h as usize;
+                    if self.col_from_terms(&terms, b, es[h].r.write) <= d
+                        && col.is_none_or(|(s, _, _)| es[h].seq < s)
+                    {
+                        col = Some((es[h].seq, b, h));
+                    }
+                } else if (bk.row.is_none() || d >= bk.pre_ok)
+                    && row.is_none_or(|(s, _, _)| es[0].seq < s)
+                {
+                    row = Some((es[0].seq, b, 0));
+                }
+                continue;
+            }
             let open = match bk.row {
                 Some(open) if self.hits[writes as usize][b] > 0 => open,
                 // No row open, or no request on the open row (which may close after tRAS /
@@ -505,10 +543,11 @@ impl DramChannel {
         };
         match pick {
             Some((true, bank, i)) => {
+                let open = self.banks[bank].row;
                 let e = if writes {
-                    self.wq.take(bank, i)
+                    self.wq.take(bank, i, open)
                 } else {
-                    self.rq.take(bank, i)
+                    self.rq.take(bank, i, open)
                 };
                 // A column command serves a request on the open row.
                 self.hits[(e.r.write && self.wcap > 0) as usize][bank] -= 1;
@@ -558,9 +597,9 @@ impl DramChannel {
         bank.col_ok = act + self.t.t_rcd as u64;
         bank.pre_ok = act + self.t.t_ras as u64;
         self.last_act = Some(act);
-        // The open row changed: recount both queues' requests on it.
-        self.hits[0][bi] = self.rq.bank(bi).iter().filter(|e| e.row == row).count() as u32;
-        self.hits[1][bi] = self.wq.bank(bi).iter().filter(|e| e.row == row).count() as u32;
+        // The open row changed: recount both queues' requests on it, find their first.
+        self.hits[0][bi] = self.rq.reopen(bi, row);
+        self.hits[1][bi] = self.wq.reopen(bi, row);
         if writes {
             self.wq.mark_opened(bi, i);
         } else {

@@ -23,6 +23,9 @@ pub(super) struct Queued {
     pub seq: u64,
 }
 
+/// No request of the bank is on its open row (`BankQueues::first_hit`).
+pub(super) const NO_HIT: u32 = u32::MAX;
+
 /// Per-bank queues with a busy-bank bitmask.
 #[derive(Clone, Debug)]
 pub(super) struct BankQueues {
@@ -31,6 +34,12 @@ pub(super) struct BankQueues {
     pub len: usize,
     /// Banks with queued requests (bit b of word b / 64).
     busy: Vec<u64>,
+    /// Per bank: the index of its first request on the bank's open row (`NO_HIT`: none), kept
+    /// on push, take and row change.
+    pub first_hit: Vec<u32>,
+    /// Per bank: no request of it is ready later than this core cycle (an upper bound: the
+    /// largest `ready` pushed since the bank was last empty).
+    pub ready_max: Vec<u64>,
 }
 
 impl BankQueues {
@@ -39,11 +48,18 @@ impl BankQueues {
             q: vec![Vec::new(); banks as usize],
             len: 0,
             busy: vec![0; (banks as usize).div_ceil(64)],
+            first_hit: vec![NO_HIT; banks as usize],
+            ready_max: vec![0; banks as usize],
         }
     }
 
-    pub fn push(&mut self, e: Queued) {
+    /// Queues `e`; `open`: its bank's open row.
+    pub fn push(&mut self, e: Queued, open: Option<u64>) {
         let b = e.bank as usize;
+        if self.first_hit[b] == NO_HIT && open == Some(e.row) {
+            self.first_hit[b] = self.q[b].len() as u32;
+        }
+        self.ready_max[b] = self.ready_max[b].max(e.r.ready);
         self.q[b].push(e);
         self.len += 1;
         self.busy[b / 64] |= 1 << (b % 64);
@@ -72,14 +88,39 @@ impl BankQueues {
         }
     }
 
-    /// Takes request `i` of bank `b`'s queue.
-    pub fn take(&mut self, b: usize, i: usize) -> Queued {
+    /// Takes request `i` of bank `b`'s queue (`open`: the bank's open row).
+    pub fn take(&mut self, b: usize, i: usize, open: Option<u64>) -> Queued {
         let e = self.q[b].remove(i);
         self.len -= 1;
         if self.q[b].is_empty() {
             self.busy[b / 64] &= !(1 << (b % 64));
+            self.first_hit[b] = NO_HIT;
+            self.ready_max[b] = 0;
+            return e;
+        }
+        let fh = self.first_hit[b];
+        if fh != NO_HIT {
+            if (i as u32) < fh {
+                self.first_hit[b] = fh - 1;
+            } else if i as u32 == fh {
+                self.first_hit[b] = self.hit_from(b, i, open);
+            }
         }
         e
+    }
+
+    /// Bank `b`'s row `open` was opened: its first request on it, and how many there are.
+    pub fn reopen(&mut self, b: usize, open: u64) -> u32 {
+        self.first_hit[b] = self.hit_from(b, 0, Some(open));
+        self.q[b].iter().filter(|e| e.row == open).count() as u32
+    }
+
+    /// The index of bank `b`'s first request on row `open` from index `i` on.
+    fn hit_from(&self, b: usize, i: usize, open: Option<u64>) -> u32 {
+        self.q[b][i..]
+            .iter()
+            .position(|e| Some(e.row) == open)
+            .map_or(NO_HIT, |k| (i + k) as u32)
     }
 
     /// The oldest request (arrival order across banks) among the busy banks `bank_ok` admits,

@@ -41,6 +41,21 @@ impl NocStats {
     }
 }
 
+/// Clears the bits of `busy` whose port is free by cycle `d` (`free[i] <= d`).
+#[inline]
+fn release(busy: &mut [u64], free: &[u64], d: u64) {
+    for (w, word) in busy.iter_mut().enumerate() {
+        let mut b = *word;
+        while b != 0 {
+            let i = w * 64 + b.trailing_zeros() as usize;
+            b &= b - 1;
+            if free[i] <= d {
+                *word &= !(1 << (i % 64));
+            }
+        }
+    }
+}
+
 /// Bytes a packet carries besides its header.
 pub fn payload_bytes(p: &NocPacket, sector_bytes: u32) -> u32 {
     let write = p.req.kind.is_write();
@@ -65,9 +80,12 @@ pub struct Crossbar {
     fpc: u32,
     in_cap: u32,
     out_cap: usize,
-    inputs: Vec<VecDeque<(NocPacket, u32)>>,
-    /// Each queued packet's output, parallel to `inputs` (compact, for the scan in `step`).
-    dests: Vec<VecDeque<u32>>,
+    /// Virtual output queues: input `i`'s packets for output `o` at `i * n_out + o`, each with
+    /// its arrival number at input `i` and its flits; the oldest packet of an input whose
+    /// output can take it is the lowest arrival number among those queues' heads.
+    voq: Vec<VecDeque<(u64, NocPacket, u32)>>,
+    /// Per input: the next arrival number.
+    seq: Vec<u64>,
     in_flits: Vec<u32>,
     in_free: Vec<u64>,
     out_free: Vec<u64>,
@@ -76,13 +94,26 @@ pub struct Crossbar {
     /// number of outputs.
     avail_bits: Vec<u64>,
     n_out: usize,
-    /// Packets queued per (input, output), and per input the bitset of outputs with any:
-    /// an input none of whose outputs can take a packet stalls without a scan.
-    to_out: Vec<u32>,
+    /// Per input the bitset of outputs with a queued packet (`words` per input): an input
+    /// none of whose outputs can take a packet stalls without a look at its queues.
     has_out: Vec<u64>,
     words: usize,
-    /// Inputs with a queued packet (bit per input): `step` visits only these.
+    /// Per output the bitset of inputs with a packet for it (`in_words` per output), so a
+    /// step with few free outputs finds the inputs that may send without visiting the rest.
+    has_in: Vec<u64>,
+    in_words: usize,
+    /// Inputs with a queued packet (bit per input).
     nonempty: Vec<u64>,
+    /// Scratch for `step`: the inputs that may send this cycle.
+    cand: Vec<u64>,
+    /// Inputs and outputs still serializing a packet (`in_free` / `out_free` after the
+    /// current cycle: set when a packet of more than one cycle is sent, cleared by the first
+    /// step that finds them free), so a step passes them over without a look.
+    in_busy: Vec<u64>,
+    out_busy: Vec<u64>,
+    /// Outputs that may hold packets in flight (a superset: set when one is sent, cleared by
+    /// [`Crossbar::pop_arrived`] when it finds none).
+    occupied: Vec<u64>,
     /// Per output: packets its receiver took in this core cycle ahead of a `step` that comes
     /// before the taking in the reference order (`hold_outputs` / `outputs_taken`); `step`
     /// still counts them against `out_cap` and forgets them.
@@ -113,18 +144,23 @@ impl Crossbar {
             fpc: c.port_flits_per_cycle.max(1),
             in_cap: c.buffer_flits.max(1),
             out_cap: out_cap.max(1),
-            inputs: vec![VecDeque::new(); inputs],
-            dests: vec![VecDeque::new(); inputs],
+            voq: vec![VecDeque::new(); inputs * outputs],
+            seq: vec![0; inputs],
             in_flits: vec![0; inputs],
             in_free: vec![0; inputs],
             out_free: vec![0; outputs],
             transit: vec![VecDeque::new(); outputs],
             n_out: outputs,
             avail_bits: vec![0; outputs.div_ceil(64)],
-            to_out: vec![0; inputs * outputs],
             has_out: vec![0; inputs * outputs.div_ceil(64)],
             words: outputs.div_ceil(64),
+            has_in: vec![0; outputs * inputs.div_ceil(64).max(1)],
+            in_words: inputs.div_ceil(64).max(1),
             nonempty: vec![0; inputs.div_ceil(64).max(1)],
+            cand: vec![0; inputs.div_ceil(64).max(1)],
+            occupied: vec![0; outputs.div_ceil(64)],
+            in_busy: vec![0; inputs.div_ceil(64).max(1)],
+            out_busy: vec![0; outputs.div_ceil(64)],
             lag: vec![0; outputs],
             lagging: false,
             queued: 0,
@@ -157,10 +193,13 @@ impl Crossbar {
         }
         self.in_flits[i] += f;
         let o = self.dest(&p);
-        self.to_out[i * self.n_out + o] += 1;
-        self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
-        self.inputs[i].push_back((p, f));
-        self.dests[i].push_back(o as u32);
+        let q = &mut self.voq[i * self.n_out + o];
+        if q.is_empty() {
+            self.has_out[i * self.words + o / 64] |= 1 << (o % 64);
+            self.has_in[o * self.in_words + i / 64] |= 1 << (i % 64);
+        }
+        q.push_back((self.seq[i], p, f));
+        self.seq[i] += 1;
         self.nonempty[i / 64] |= 1 << (i % 64);
         self.queued += 1;
         Ok(())
@@ -238,102 +277,143 @@ impl Crossbar {
         if self.queued == 0 {
             return;
         }
-        let n = self.inputs.len();
+        let n = self.in_free.len();
         // Outputs that can take a packet this cycle (one that takes a packet is busy for the
         // rest of it), as a bitset: with none left, every input still to visit stalls.
         let outs = self.n_out;
+        release(&mut self.in_busy, &self.in_free, d);
+        release(&mut self.out_busy, &self.out_free, d);
         let mut n_avail = 0;
         for (wi, word) in self.avail_bits.iter_mut().enumerate() {
             let lo = wi * 64;
             let hi = (lo + 64).min(outs);
-            let mut bits = 0u64;
-            for o in lo..hi {
-                let held = self.transit[o].len() + self.lag[o] as usize;
-                let a = self.out_free[o] <= d && held < self.out_cap;
-                bits |= (a as u64) << (o - lo);
+            let mut bits = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                (1u64 << (hi - lo)) - 1
+            };
+            // Not still serializing (`out_busy` holds every output with `out_free > d`).
+            bits &= !self.out_busy[wi];
+            if self.out_cap != usize::MAX {
+                // Room at the receiver.
+                let mut b = bits;
+                while b != 0 {
+                    let o = lo + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    if self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
+                        bits &= !(1 << (o - lo));
+                    }
+                }
             }
             *word = bits;
             n_avail += bits.count_ones() as usize;
         }
-        // Non-empty inputs in round-robin order from `rr`: [rr, n) then [0, rr). An input
-        // emptied in this cycle was already visited, so reading the words as we go is exact.
-        // Stalls are counted as they happen; once no output can take a packet, the inputs not
-        // yet visited all stall (counted at once: the ones non-empty at the start, less the
-        // ones visited).
+        // Every non-empty input is visited in round-robin order from `rr` ([rr, n) then
+        // [0, rr)) and stalls unless it sends, so the stalls are the non-empty inputs less the
+        // packets sent. Outputs only become busy during the sweep, so an input with no packet
+        // for an output free at its start cannot send: only the others (`cand`) are visited,
+        // in the same order, each checked as it comes. With few free outputs they are found
+        // from the outputs' input sets, else from the non-empty inputs.
         let waiting: usize = self.nonempty.iter().map(|w| w.count_ones() as usize).sum();
-        let mut visited = 0;
-        let mut stalls = 0u64;
-        let rr = self.rr.min(n);
-        'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
-            let mut i = lo;
-            while i < hi {
-                let bits = self.nonempty[i / 64] >> (i % 64);
-                if bits == 0 {
-                    i = (i / 64 + 1) * 64;
-                    continue;
+        let mut sent = 0usize;
+        if n_avail > 0 {
+            let iw = self.in_words;
+            if n_avail * iw <= waiting {
+                self.cand.fill(0);
+                for (wi, &bits) in self.avail_bits.iter().enumerate() {
+                    let mut b = bits;
+                    while b != 0 {
+                        let o = wi * 64 + b.trailing_zeros() as usize;
+                        b &= b - 1;
+                        for k in 0..iw {
+                            self.cand[k] |= self.has_in[o * iw + k];
+                        }
+                    }
                 }
-                i += bits.trailing_zeros() as usize;
-                if i >= hi {
-                    break;
+            } else {
+                self.cand.copy_from_slice(&self.nonempty);
+            }
+            // An input still serializing its last packet stalls.
+            for k in 0..iw {
+                self.cand[k] &= !self.in_busy[k];
+            }
+            let rr = self.rr.min(n);
+            'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
+                let mut i = lo;
+                while i < hi {
+                    let bits = self.cand[i / 64] >> (i % 64);
+                    if bits == 0 {
+                        i = (i / 64 + 1) * 64;
+                        continue;
+                    }
+                    i += bits.trailing_zeros() as usize;
+                    if i >= hi {
+                        break;
+                    }
+                    if self.serve(i, d, dom, &mut n_avail) {
+                        sent += 1;
+                        if n_avail == 0 {
+                            break 'sweep;
+                        }
+                    }
+                    i += 1;
                 }
-                if n_avail == 0 {
-                    stalls += (waiting - visited) as u64;
-                    break 'sweep;
-                }
-                visited += 1;
-                if !self.serve(i, d, dom, &mut n_avail) {
-                    stalls += 1;
-                }
-                i += 1;
             }
         }
-        self.stats.stall_cycles += stalls;
+        self.stats.stall_cycles += (waiting - sent) as u64;
         self.rr = (self.rr + 1) % n.max(1);
     }
 
-    /// Input `i` (not empty) sends its oldest packet whose output can take it; false when it
-    /// stalls.
+    /// Input `i` sends its oldest packet whose output can take it; false when it stalls.
     #[inline]
     fn serve(&mut self, i: usize, d: u64, dom: &Domain, n_avail: &mut usize) -> bool {
         let (w, outs) = (self.words, self.n_out);
         if self.in_free[i] > d {
             return false;
         }
-        let mine = &self.has_out[i * w..(i + 1) * w];
-        if mine.iter().zip(&self.avail_bits).all(|(a, b)| a & b == 0) {
-            return false;
-        }
         // Virtual output queues: the oldest packet whose output can take it moves; packets
         // to one output keep their order (an earlier one to the same output was refused).
-        let avail = &self.avail_bits;
-        let pick = self.dests[i]
-            .iter()
-            .position(|&o| avail[o as usize / 64] >> (o % 64) & 1 != 0);
-        let Some(j) = pick else {
+        let mut best: Option<(u64, usize)> = None;
+        for wi in 0..w {
+            let mut b = self.has_out[i * w + wi] & self.avail_bits[wi];
+            while b != 0 {
+                let o = wi * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                let s = self.voq[i * outs + o].front().expect("has_out").0;
+                if best.is_none_or(|(bs, _)| s < bs) {
+                    best = Some((s, o));
+                }
+            }
+        }
+        let Some((_, o)) = best else {
             return false;
         };
-        let (p, f) = self.inputs[i].remove(j).expect("picked");
-        let o = self.dests[i].remove(j).expect("picked") as usize;
-        let c = &mut self.to_out[i * outs + o];
-        *c -= 1;
-        if *c == 0 {
+        let q = &mut self.voq[i * outs + o];
+        let (_, p, f) = q.pop_front().expect("picked");
+        if q.is_empty() {
             self.has_out[i * w + o / 64] &= !(1 << (o % 64));
+            self.has_in[o * self.in_words + i / 64] &= !(1 << (i % 64));
+            if self.has_out[i * w..(i + 1) * w].iter().all(|&x| x == 0) {
+                self.nonempty[i / 64] &= !(1 << (i % 64));
+            }
         }
         let ser = f.div_ceil(self.fpc) as u64;
         self.in_free[i] = d + ser;
         self.out_free[o] = d + ser;
+        if ser > 1 {
+            self.in_busy[i / 64] |= 1 << (i % 64);
+            self.out_busy[o / 64] |= 1 << (o % 64);
+        }
         self.in_flits[i] -= f;
         self.queued -= 1;
         self.in_transit += 1;
         self.stats.packets += 1;
         self.stats.flits += f as u64;
         self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
+        self.occupied[o / 64] |= 1 << (o % 64);
         if self.out_free[o] > d || self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
             self.avail_bits[o / 64] &= !(1 << (o % 64));
             *n_avail -= 1;
-        }
-        if self.inputs[i].is_empty() {
-            self.nonempty[i / 64] &= !(1 << (i % 64));
         }
         true
     }
@@ -351,6 +431,26 @@ impl Crossbar {
             self.transit[o].pop_front().map(|(_, p)| p)
         } else {
             None
+        }
+    }
+    /// Every packet that has arrived by core cycle `now`, output by output in order, appended
+    /// to `out` (what [`Crossbar::pop`] on each output in turn gives), visiting only the
+    /// outputs with packets in flight.
+    pub fn pop_arrived(&mut self, now: Cycle, out: &mut Vec<NocPacket>) {
+        for w in 0..self.occupied.len() {
+            let mut bits = self.occupied[w];
+            while bits != 0 {
+                let o = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let t = &mut self.transit[o];
+                while t.front().is_some_and(|(c, _)| *c <= now) {
+                    out.push(t.pop_front().expect("front").1);
+                    self.in_transit -= 1;
+                }
+                if t.is_empty() {
+                    self.occupied[w] &= !(1 << (o % 64));
+                }
+            }
         }
     }
     /// Earliest arrival among packets in flight.

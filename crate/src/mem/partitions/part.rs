@@ -35,6 +35,8 @@ pub(super) struct Partition {
     /// Requests taken from the request crossbar and replies refused, this cycle.
     pub taken: usize,
     pub fails: u64,
+    /// Whether `out`, `taken` or `fails` may hold something to merge (the L2 ticked).
+    pub merge: bool,
     sleep: L2Sleep,
 }
 
@@ -147,6 +149,7 @@ impl Partition {
             held: vec![0; n],
             taken: 0,
             fails: 0,
+            merge: false,
             sleep: L2Sleep::default(),
         }
     }
@@ -188,6 +191,7 @@ impl Partition {
 
     /// The L2 ticks of `x.l2` (the last in core cycle `last`), then the sleep they allow.
     fn l2_ticks(&mut self, inq: &mut [VecDeque<(Cycle, NocPacket)>], x: &CycleIn<'_>, last: Cycle) {
+        self.merge = true;
         // Reply-crossbar input occupancy, read when a slice first has a reply due.
         let mut held_read = false;
         // Slices whose head request stalled in the latest tick that visited them.
