@@ -6,6 +6,9 @@
 # what is done is copied to $OUT at once, so a run cut off still returns its first results.
 #
 #   OUT=/some/dir tests/hardware/lease.sh [PRESET]          (PRESET: default h100)
+#   WW_SKIP_NCU=1: the tracer only; WW_SKIP_TRACE=1: ncu only; WW_DIST: the build folder.
+#   Every trace runs under `timeout -s KILL 45` and two failures end the tracer step: a hung
+#   debugger once cost a session 8 of its 30 device minutes.
 #
 # Back here: tar xzf hardware.tar.gz; copy results/PRESET.csv to tests/hardware/results/; then
 # `cargo test --features cli --test hardware_compare -- --nocapture`, and for each traced
