@@ -5,6 +5,7 @@
 # user allowed to read GPU performance counters (or with sudo -E).
 #
 #   tests/hardware/run.sh PRESET [SM]      e.g. tests/hardware/run.sh h100 90
+#   WW_WORKLOADS=FILE: another workload list (default: workloads.txt next to this script)
 #
 # Clocks: by default the card is measured as found (ncu --clock-control none); every row records
 # the SM and DRAM clock rates ncu measured over the kernel, so rows stay comparable. On a machine
@@ -89,5 +90,5 @@ out += [g(k) for k in ["lts__t_sectors_srcunit_tex_op_read.sum",
 csv.writer(sys.stdout, lineterminator="\n").writerow(out)
 PY
     echo "$tag done"
-done < "$here/workloads.txt"
+done < "${WW_WORKLOADS:-$here/workloads.txt}"
 echo "wrote $csv ($n kernels). Compare: cargo test --features cli --test hardware_compare -- --nocapture"
