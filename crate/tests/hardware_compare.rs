@@ -250,21 +250,8 @@ fn simulator_against_hardware_counters() {
 
 /// Simulates every row, spread over the machine's cores (rows are independent).
 fn simulate_all(rows: &[HwRow]) -> Vec<Vec<(&'static str, f64)>> {
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out: Vec<Option<Vec<(&'static str, f64)>>> = vec![None; rows.len()];
-    let done = std::sync::Mutex::new(&mut out);
-    std::thread::scope(|s| {
-        for _ in 0..n {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(r) = rows.get(i) else { break };
-                let v = simulate(r);
-                done.lock().unwrap()[i] = Some(v);
-            });
-        }
-    });
-    out.into_iter().map(|v| v.expect("simulated")).collect()
+    use rayon::prelude::*;
+    rows.par_iter().map(simulate).collect()
 }
 
 #[test]

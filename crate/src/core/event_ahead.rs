@@ -446,6 +446,12 @@ impl SubCore {
 mod tests {
     use super::{first_slot, Calendar, RING};
 
+    /// The seeded stream both tests draw bookings and clock steps from (Knuth's MMIX LCG).
+    fn lcg(x: u64) -> u64 {
+        x.wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407)
+    }
+
     /// `first_slot` gives the cycle the step-by-step search gives (issue lane free, then the
     /// unit's next `iv` cycles free, else from the first full one), when it is up to the limit.
     #[test]
@@ -454,9 +460,7 @@ mod tests {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut now = 0;
         for step in 0..30_000u64 {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
+            x = lcg(x);
             if x.is_multiple_of(5) {
                 now += (x >> 61) + 1;
             }
@@ -510,9 +514,7 @@ mod tests {
             let mut x = 0x9e37_79b9_7f4a_7c15u64;
             let mut now = 0;
             for step in 0..30_000u64 {
-                x = x
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
+                x = lcg(x);
                 if x.is_multiple_of(7) {
                     now += (x >> 60) + if x.is_multiple_of(91) { RING as u64 } else { 0 };
                 }
