@@ -319,6 +319,11 @@ pub const TITANV: &[Row] = &[
         "AS-SM7_TITANV (l2_rop_latency)",
     ),
     (
+        "frontend.l1i_miss_latency",
+        "160",
+        "AS-SM7_TITANV (l2_rop_latency)",
+    ),
+    (
         "analytic.dram_latency",
         "260",
         "AS-SM7_TITANV (rop 160 + dram 100)",
@@ -409,6 +414,11 @@ pub const A100: &[Row] = &[
     ("dram.timing.t_ccdl", "4", "AS-A100"),
     ("analytic.l1_latency", "37", "AS-A100"),
     ("analytic.l2_latency", "224", "AS-A100 (l2_rop_latency)"),
+    (
+        "frontend.l1i_miss_latency",
+        "224",
+        "AS-A100 (l2_rop_latency)",
+    ),
     (
         "analytic.dram_latency",
         "422",
@@ -530,8 +540,13 @@ pub const H100: &[Row] = &[
     ),
     (
         "analytic.l2_latency",
+        "286",
+        "measured L2-hit pointer-chase hop (H100, tests/hardware/results/h100.csv)",
+    ),
+    (
+        "frontend.l1i_miss_latency",
         "224",
-        "assumed as AS-A100; also the cycle model's L1I miss penalty, which has no instruction prefetch: the measured L2-hit hop (286, tests/hardware/results/h100.csv) there adds 5-8% to small kernels' cycles",
+        "fitted (tests/hardware): the model has no instruction prefetch, and the measured L2-hit hop (286) here adds 5-8% to small kernels' cycles",
     ),
     (
         "analytic.dram_latency",
@@ -735,6 +750,7 @@ pub const TEACHING: &[Row] = &[
         "seed 003 (memory datapath 3 cycles at every level)",
     ),
     ("analytic.l2_latency", "3", "seed 003"),
+    ("frontend.l1i_miss_latency", "3", "seed 003"),
     ("analytic.dram_latency", "3", "seed 003"),
     ("analytic.shmem_latency", "3", "seed 003"),
     ("analytic.const_latency", "3", "seed 003"),

@@ -295,6 +295,11 @@ const TURING: &[Row] = &[
     ("analytic.l1_latency", "32", "seed 000 Table II"),
     ("analytic.l2_latency", "188", "seed 000 Table II"),
     (
+        "frontend.l1i_miss_latency",
+        "188",
+        "seed 000 Table II (L2 latency)",
+    ),
+    (
         "analytic.dram_latency",
         "227",
         "seed 000 Table II (memory 227 cycles)",
@@ -398,6 +403,11 @@ const GA10X: &[Row] = &[
     ("analytic.l1_latency", "39", "AS-SM86_RTX3070"),
     (
         "analytic.l2_latency",
+        "187",
+        "AS-SM86_RTX3070 (l2_rop_latency)",
+    ),
+    (
+        "frontend.l1i_miss_latency",
         "187",
         "AS-SM86_RTX3070 (l2_rop_latency)",
     ),

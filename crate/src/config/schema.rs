@@ -136,6 +136,9 @@ pub struct FrontendConfig {
     pub l1i: ICacheConfig,
     /// Bytes between the code of consecutive kernels (distinct addresses per kernel, seed 001).
     pub kernel_code_stride: u64,
+    /// Core cycles an L1I miss waits for its line beyond the L1I latency (the L2 round trip;
+    /// the model has no instruction prefetch, so this is the effective penalty).
+    pub l1i_miss_latency: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

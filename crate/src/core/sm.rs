@@ -78,7 +78,7 @@ impl SmParams {
                 width: cfg.frontend.fetch_width.max(1),
                 inst_bytes: cfg.frontend.inst_bytes.max(1),
                 subcore: cfg.features.subcore_frontend,
-                miss_penalty: cfg.analytic.l2_latency,
+                miss_penalty: cfg.frontend.l1i_miss_latency,
             },
             group_limit: group_limit(&cfg.frontend),
             ibuffer: cfg.frontend.ibuffer_size.max(1),

@@ -534,6 +534,7 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some(r) = rop {
         c.l2.cache.latency = r;
         c.analytic.l2_latency = r;
+        c.frontend.l1i_miss_latency = r;
     }
     if let Some(d) = dram {
         c.analytic.dram_latency = rop.unwrap_or(c.analytic.l2_latency).saturating_add(d);

@@ -180,6 +180,13 @@ pub fn specs() -> Vec<KeyDoc> {
         1 << 40,
         "Distance between the code of consecutive kernels",
     );
+    t.int(
+        "frontend.l1i_miss_latency",
+        "core cycles",
+        0,
+        100_000,
+        "Cycles an L1I miss waits for its line beyond the L1I latency (no instruction prefetch is modelled)",
+    );
     t.icache("frontend.l0i");
     t.icache("frontend.l1i");
     // regfile

@@ -110,6 +110,7 @@ impl Default for FrontendConfig {
                 mshr: 8,
             },
             kernel_code_stride: 1 << 20,
+            l1i_miss_latency: 188,
         }
     }
 }
