@@ -18,7 +18,7 @@
 # column is user + system time (threads add up), `K` the epoch length.
 #
 # ROUNDS=N runs every row N times and keeps the fastest (native: `wall s`, with its peak and CPU
-# time; wasm: its seconds); the title says how many. Use ROUNDS=3 for figures that compare 1 and 2 threads.
+# time; wasm: its seconds); the title says how many. Native rounds alternate the thread counts. Use ROUNDS=3 for figures that compare 1 and 2 threads.
 #
 # usage: bench/run.sh   env: THREADS="1 2"; EPOCHS="1 8"; GPU=titanv; ROUNDS=1; BIG=1 (10M trace in every mode);
 #        NO_WASM=1; NO_10M=1 (skip the 10M trace); BIN=/path/to/warpweave and WASM_FILE=x.wasm
@@ -59,20 +59,19 @@ gen() { # name n
 gen vecadd-1m 2097152
 [ -n "${NO_10M:-}" ] || gen vecadd-10m 20971520
 
-# fastest LOG CMD...: runs CMD ROUNDS times; LOG gets the output of the round with the least
-# `simulated in` seconds (or of the first failure, with a non-zero status).
-fastest() {
-  local log=$1 best="" r secs
+# keep_fastest LOG CMD...: runs CMD once; LOG keeps whichever output (this one or LOG's) has
+# the least `simulated in` seconds. Returns non-zero (LOG = this output) when CMD fails.
+keep_fastest() {
+  local log=$1 secs best
   shift
-  for ((r = 0; r < ROUNDS; r++)); do
-    "$@" >"$log.r" 2>&1 || { mv "$log.r" "$log"; return 1; }
-    secs=$(grep -m1 '^simulated in' "$log.r" | awk '{print $3}' | tr -d ':s')
-    if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then
-      best=$secs
-      mv "$log.r" "$log"
-    fi
-  done
-  rm -f "$log.r"
+  "$@" >"$log.r" 2>&1 || { mv "$log.r" "$log"; return 1; }
+  secs=$(grep -m1 '^simulated in' "$log.r" | awk '{print $3}' | tr -d ':s')
+  best=$(grep -m1 '^simulated in' "$log" 2>/dev/null | awk '{print $3}' | tr -d ':s' || true)
+  if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then
+    mv "$log.r" "$log"
+  else
+    rm -f "$log.r"
+  fi
 }
 
 # wasm_fastest WARM MODE TRACE: bench/wasm_sim.mjs ROUNDS times (a fresh node each, as the
@@ -116,19 +115,31 @@ for t in "${traces[@]}"; do
   for mode in $modes; do
     ks=1
     case $mode in cycle | hybrid) ks=$EPOCHS ;; esac
+    margs=(--mode "$mode")
+    [ $mode = stream ] && margs=(--model memory=analytical)
+    ths=$THREADS
+    # the functional pass is single-threaded; the stream check is one thread
+    case $mode in memory | stream) ths=1 ;; esac
     for k in $ks; do
-    for th in $THREADS; do
-      [ $mode = memory ] && [ "$th" != 1 ] && continue # the functional pass is single-threaded
-      [ $mode = stream ] && [ "$th" != 1 ] && continue
-      margs=(--mode "$mode")
-      [ $mode = stream ] && margs=(--model memory=analytical)
-      log=$OUT/$name.$mode.$th.k$k.txt
-      if fastest "$log" /usr/bin/time -f $'maxrss %M\ncpu %U %S' "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" --set "features.epoch_cycles=$k" -q; then
-        row "$name" "$mode" "$th" "$log" "$k"
-      else
-        echo "| $name | $mode | native | $th | failed: $(tail -1 "$log") |"
-      fi
-    done
+      # Rounds interleave the thread counts (1, 2, 1, 2, ...), so the 1- and 2-thread rows
+      # come from the same minutes of this VM's drifting speed.
+      declare -A failed=()
+      for th in $ths; do rm -f "$OUT/$name.$mode.$th.k$k.txt"; done
+      for ((r = 0; r < ROUNDS; r++)); do
+        for th in $ths; do
+          [ -n "${failed[$th]:-}" ] && continue
+          keep_fastest "$OUT/$name.$mode.$th.k$k.txt" /usr/bin/time -f $'maxrss %M\ncpu %U %S' "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" --set "features.epoch_cycles=$k" -q || failed[$th]=1
+        done
+      done
+      for th in $ths; do
+        log=$OUT/$name.$mode.$th.k$k.txt
+        if [ -z "${failed[$th]:-}" ]; then
+          row "$name" "$mode" "$th" "$log" "$k"
+        else
+          echo "| $name | $mode | native | $th | failed: $(tail -1 "$log") |"
+        fi
+      done
+      unset failed
     done
     if [ -n "$WASM" ] && [ "$name" != vecadd-10m ]; then
       read -r _ _ cyc n secs wips < <(wasm_fastest "" "$mode" "$t")
