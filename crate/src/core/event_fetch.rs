@@ -161,7 +161,7 @@ impl SubCore {
 }
 
 /// Issue statistics and the issue log (the cycle front end counts the same).
-#[inline]
+#[inline(always)]
 pub(super) fn count_issue(
     now: Cycle,
     sh: &mut SmShared,

@@ -94,8 +94,11 @@ fn epochs(
             continue;
         }
         gpu.finish_requests();
-        // Some SM is due next cycle: the earliest event (nothing comes sooner).
-        let soon = gpu.wakes.on && gpu.wakes.min <= now + 1;
+        // `next_event` would give a cycle no later than `now + 1` (a CTA to hand out, or an
+        // SM due then), and any such answer only moves on one cycle: not asked (it visits
+        // every SM).
+        let soon = (gpu.sched.issuing.is_some() && gpu.sched.ready_at <= now + 1)
+            || (gpu.wakes.on && gpu.wakes.min <= now + 1);
         let next = if soon {
             Some(now + 1)
         } else {
