@@ -227,6 +227,7 @@ impl SubCore {
 
     /// After warp `wi` issued at `at`: refills its instruction buffer and files the earliest
     /// cycle of its next issue (`next`) with what it waits for until then.
+    #[inline]
     pub(super) fn after_issue(
         &mut self,
         sh: &mut SmShared,
