@@ -288,12 +288,7 @@ impl AnalyticSmMem {
             _ => {
                 let e = self.pc_entry(req.pc);
                 if bypasses(req) {
-                    let level = if e.bypass_dram * 2 <= FP {
-                        HitLevel::L2
-                    } else {
-                        HitLevel::Dram
-                    };
-                    (e.bypass, level)
+                    (e.bypass, bypass_level(&e))
                 } else {
                     (e.global, e.level)
                 }
@@ -363,18 +358,27 @@ impl AnalyticSmMem {
         check_mshr: bool,
     ) -> Option<(Cycle, u64, HitLevel)> {
         let start = now + 1;
-        let (lat, level) = self.latency(req);
-        let (ready, mshr) = match req.space {
+        let (ready, mshr, level) = match req.space {
             MemSpace::Shared => {
+                let (lat, level) = self.latency(req);
                 let wf = req.shmem_wavefronts.max(1) as u64;
                 let s = start.max(self.q.shm_ready);
                 self.q.shm_ready = s + wf;
-                (s + lat as u64, 0)
+                (s + lat as u64, 0, level)
             }
-            MemSpace::Constant => (start + lat as u64, 0),
+            MemSpace::Constant => {
+                let (lat, level) = self.latency(req);
+                (start + lat as u64, 0, level)
+            }
             _ => {
+                // `latency`'s global case, from the one look-up of the PC's entry.
                 let (pi, e) = self.pc_index(req.pc);
                 let bypass = bypasses(req);
+                let (lat, level) = if bypass {
+                    (e.bypass, bypass_level(&e))
+                } else {
+                    (e.global, e.level)
+                };
                 let (miss, dram) = if bypass {
                     (FP, e.bypass_dram)
                 } else {
@@ -424,7 +428,7 @@ impl AnalyticSmMem {
                         }
                     }
                 }
-                (done, mshr)
+                (done, mshr, level)
             }
         };
         Some((ready, mshr, level))
@@ -446,6 +450,15 @@ impl AnalyticSmMem {
 
     pub fn outstanding(&self) -> usize {
         self.heap.len()
+    }
+}
+
+/// Where an L1-bypassing request of a PC with entry `e` is served (mostly).
+fn bypass_level(e: &PcLat) -> HitLevel {
+    if e.bypass_dram * 2 <= FP {
+        HitLevel::L2
+    } else {
+        HitLevel::Dram
     }
 }
 

@@ -333,7 +333,9 @@ impl SubCore {
 
     /// Takes warp `wi` out of where it is filed and computes its head instruction's earliest
     /// issue time (no earlier than `earliest`); `None` when it blocked (filed as such) or has
-    /// nothing left to issue.
+    /// nothing left to issue. (Inlined: `fast` calls it for every instruction, and its `Head`
+    /// then needs no copy.)
+    #[inline(always)]
     pub(super) fn ev_head(
         &mut self,
         sh: &mut SmShared,

@@ -21,7 +21,7 @@ impl SubCore {
     /// that fetch is decoded; an L0 I-cache miss goes to the SM's L1I (no arbiter modelled).
     /// Instructions decoded in cycle d issue from d + 1 (the cycle model's order: issue, decode,
     /// fetch within a cycle).
-    #[inline]
+    #[inline(always)]
     pub(super) fn ev_fetch(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {
         let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
         let w = &sh.warps[wi];
@@ -161,7 +161,7 @@ impl SubCore {
 }
 
 /// Issue statistics and the issue log (the cycle front end counts the same).
-#[inline]
+#[inline(always)]
 pub(super) fn count_issue(
     now: Cycle,
     sh: &mut SmShared,

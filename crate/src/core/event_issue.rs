@@ -170,6 +170,7 @@ pub(super) fn book_pool(pool: &mut [Cycle], until: Cycle) {
 /// and `fast`'s run-ahead): the unit's statistics, its destinations' ready times and the
 /// warp's last result. Returns the earliest cycle of the warp's next issue: `next`, or after a
 /// branch the cycle it resolves.
+#[inline]
 pub(super) fn book_alu(
     sh: &mut SmShared,
     wi: usize,
@@ -226,6 +227,7 @@ impl SubCore {
 
     /// After warp `wi` issued at `at`: refills its instruction buffer and files the earliest
     /// cycle of its next issue (`next`) with what it waits for until then.
+    #[inline]
     pub(super) fn after_issue(
         &mut self,
         sh: &mut SmShared,

@@ -264,6 +264,8 @@ pub struct Gpu {
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
     req_pending: bool,
+    /// The SMs' wake cycles for the serial one-pass SM half (`run.rs`, `SmWakes`).
+    wakes: run::SmWakes,
     /// Cycles per epoch (`features.epoch_cycles`, at least 1).
     pub epoch: u64,
     pub memcpys: u64,
@@ -334,6 +336,7 @@ impl Gpu {
             staged: Staged::default(),
             senders: Vec::new(),
             req_pending: false,
+            wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
             warnings: Vec::new(),

@@ -1,10 +1,16 @@
 //! The epoch loop of a `Simulator::run_for` slice (`run_epochs`, on a pool worker with the
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
+//!
+//! One thread, K = 1, no cycle memory system, event front end (`fast`): the SM half visits only
+//! the SMs that are due (`SmWakes`): an SM asleep until its wake cycle, with no CTA to take,
+//! would only add a cycle of deferred stall accounting ([`Sm::skip`]), so it is not visited at
+//! all and its skipped cycles are added in one go at its next visit or when the slice ends.
+//! The whole-GPU skip and the next-event search read the same wake cycles.
 
 use super::epoch::sm_epoch;
 use super::{Gpu, DEADLOCK_CYCLES};
-use crate::core::StepCtx;
+use crate::core::{Sm, StepCtx};
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
 
@@ -36,7 +42,9 @@ pub(super) fn run_epochs(
     end: Cycle,
     admitted: bool,
 ) -> Result<Slice> {
+    gpu.wakes.begin(&gpu.sms, gpu.now, gpu.lazy_ok());
     let r = epochs(gpu, stream, end, admitted);
+    gpu.wakes.end(&mut gpu.sms);
     // Whoever reads the GPU next (admit, the result) sees every cycle complete.
     gpu.finish_requests();
     r
@@ -86,7 +94,17 @@ fn epochs(
             continue;
         }
         gpu.finish_requests();
-        let Some(next) = gpu.next_event() else {
+        // `next_event` would give a cycle no later than `now + 1` (a CTA to hand out, or an
+        // SM due then), and any such answer only moves on one cycle: not asked (it visits
+        // every SM).
+        let soon = (gpu.sched.issuing.is_some() && gpu.sched.ready_at <= now + 1)
+            || (gpu.wakes.on && gpu.wakes.min <= now + 1);
+        let next = if soon {
+            Some(now + 1)
+        } else {
+            gpu.next_event()
+        };
+        let Some(next) = next else {
             return Ok(Slice::Deadlock(gpu.deadlock_report()));
         };
         if now - gpu.last_progress > DEADLOCK_CYCLES {
@@ -100,7 +118,10 @@ fn epochs(
             let target = next.min(end.max(now + 1));
             let target = (target - target % gpu.epoch).max(now + 1);
             let k = target - now - 1;
-            if k > 0 {
+            if gpu.wakes.on {
+                // Settled at each SM's next visit (`SmWakes::end` at the latest).
+                gpu.wakes.acct_to = target;
+            } else if k > 0 {
                 for sm in &mut gpu.sms {
                     sm.skip(k);
                 }
@@ -127,7 +148,125 @@ pub(super) fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Sen
     Ok(())
 }
 
+/// The SMs' wake cycles for the serial one-pass SM half (`Gpu::sms_serial`), on only while
+/// it is the only way SMs step (`Gpu::lazy_ok`, from `run_epochs`' start to its end): per SM
+/// its [`Sm::wake`] (it changes only when the SM steps or takes a CTA), and the first cycle
+/// whose stall accounting it has not had yet.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SmWakes {
+    pub on: bool,
+    wake: Vec<Cycle>,
+    from: Vec<Cycle>,
+    /// The least of `wake`: before it no SM without a new CTA is visited.
+    pub min: Cycle,
+    /// Every SM's cycles before this are simulated or skipped (accounting pending in `from`).
+    pub acct_to: Cycle,
+    /// The issuing launch and how many of its CTAs were issued, when last looked: a change
+    /// means the block scheduler may have handed out CTAs (`EpochMarks::launch`).
+    seen: Option<(u32, u64)>,
+}
+
+impl SmWakes {
+    /// A slice starts at `now` (every SM accounted before it): all SMs are due once.
+    fn begin(&mut self, sms: &[Sm], now: Cycle, on: bool) {
+        self.on = on;
+        if !on {
+            return;
+        }
+        self.wake.clear();
+        self.wake.resize(sms.len(), 0);
+        self.from.clear();
+        self.from.resize(sms.len(), now);
+        self.min = 0;
+        self.acct_to = now;
+        self.seen = None;
+    }
+
+    /// The slice ends: every SM gets the accounting of its skipped cycles.
+    fn end(&mut self, sms: &mut [Sm]) {
+        if !std::mem::take(&mut self.on) {
+            return;
+        }
+        for (sm, &f) in sms.iter_mut().zip(&self.from) {
+            if self.acct_to > f {
+                sm.skip(self.acct_to - f);
+            }
+        }
+    }
+}
+
 impl Gpu {
+    /// Whether the SM half may visit only due SMs (`SmWakes`): the serial executor at K = 1
+    /// (every cycle's SMs step in `sms_serial`), no cycle memory system (no replies arrive),
+    /// and SMs whose wake is their exact next event (event front end, idle skipping, no
+    /// timeline recorder).
+    fn lazy_ok(&self) -> bool {
+        self.executor == super::Executor::Serial
+            && self.epoch == 1
+            && matches!(self.partitions, super::MemPartitions::None)
+            && self
+                .sms
+                .iter()
+                .all(|sm| sm.skip_idle && sm.sh.p.analytic_frontend && sm.recorder.is_none())
+    }
+
+    /// [`Gpu::sms_serial`] visiting only the SMs that are due (`SmWakes`) or were handed a CTA
+    /// this cycle; each visited SM first gets the accounting of the cycles it slept through.
+    fn sms_due(&mut self, t0: Cycle) -> bool {
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            sched,
+            staged,
+            wakes,
+            ..
+        } = self;
+        let seen = sched
+            .issuing
+            .map(|l| (l, sched.runs[l as usize].ctas_issued));
+        let launched = seen != wakes.seen;
+        wakes.seen = seen;
+        wakes.acct_to = t0 + 1;
+        debug_assert!(staged.is_empty());
+        staged.t0 = t0;
+        staged.k = 1;
+        if !launched && t0 < wakes.min {
+            return false;
+        }
+        let ctx = StepCtx { kernels };
+        let mut progress = false;
+        let mut min = Cycle::MAX;
+        for (s, sm) in sms.iter_mut().enumerate() {
+            let w = wakes.wake[s];
+            if w > t0 && !(launched && marks[s].launch.is_some()) {
+                min = min.min(w);
+                continue;
+            }
+            let m = &mut marks[s];
+            debug_assert!(m.inbox.is_empty());
+            if t0 > wakes.from[s] {
+                sm.skip(t0 - wakes.from[s]);
+            }
+            wakes.from[s] = t0 + 1;
+            progress |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
+            wakes.wake[s] = sm.wake;
+            min = min.min(sm.wake);
+            if !sm.sh.outbox.is_empty() {
+                staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+            }
+            if !sm.sh.done_ctas.is_empty()
+                && sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes)
+            {
+                sm.sh.done_ctas.clear();
+                progress = true;
+            }
+        }
+        wakes.min = min;
+        progress
+    }
+
     /// The SM half of a K = 1 cycle on this thread with its staging, in one pass over the SMs:
     /// what `sms_epoch` (serial, K = 1) and then `stage` do, without the per-SM marks of the
     /// epoch (no epoch to replay). An SM asleep in `t0` with nothing to take costs a check and
@@ -135,6 +274,9 @@ impl Gpu {
     /// after all of them: no SM reads the block scheduler or the staged packets. Returns
     /// whether anything changed (an SM, a finished CTA).
     pub(super) fn sms_serial(&mut self, t0: Cycle) -> bool {
+        if self.wakes.on {
+            return self.sms_due(t0);
+        }
         let Gpu {
             sms,
             marks,
