@@ -121,7 +121,9 @@ mod tests {
         for deg in 1..=20u32 {
             for i in 0..20_000u64 {
                 // LCG values, small ones and every bit pattern of the low 16 bits.
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 for n in [x, x >> 24, i, i << 7, u64::MAX - i] {
                     assert_eq!(gf2_mod_table(n, deg), gf2_mod(n, deg), "n {n:#x} deg {deg}");
                 }
