@@ -73,7 +73,7 @@ use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
 pub use cta_issue::{BlockScheduler, KernelRun};
-use epoch::{EpochMarks, Staged};
+use epoch::{EpochMarks, Inboxes, Staged};
 pub use model::{Mode, ModelChoice, ModuleModel};
 pub use occupancy::{occupancy, Limiter, Occupancy};
 pub use result::SimResult;
@@ -255,11 +255,14 @@ pub struct Gpu {
     marks: Vec<EpochMarks>,
     /// Replies the memory side produces in the epoch it is running (per SM), handed to `marks`
     /// at the epoch's end.
-    inbox_next: Vec<Vec<(Cycle, NocPacket)>>,
+    inbox_next: Inboxes,
     /// The SMs' packets and finished CTAs of the last epoch, for the memory side to run.
     staged: Staged,
-    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
+    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch; in a
+    /// two-thread K = 1 cycle those this thread stepped).
     senders: Vec<u32>,
+    /// Two-thread K = 1 cycle: SMs the partner stepped that finished CTAs.
+    done_hi: Vec<u32>,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -330,9 +333,13 @@ impl Gpu {
             marks: (0..cfg.gpu.num_sms)
                 .map(|_| EpochMarks::default())
                 .collect(),
-            inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
+            inbox_next: Inboxes {
+                per_sm: vec![Vec::new(); cfg.gpu.num_sms as usize],
+                filled: Vec::new(),
+            },
             staged: Staged::default(),
             senders: Vec::new(),
+            done_hi: Vec::new(),
             req_pending: false,
             epoch: cfg.features.epoch_cycles.max(1) as u64,
             memcpys: 0,
@@ -677,6 +684,16 @@ impl<'a> Simulator<'a> {
             let mut s = self.src.open_kernel_owned(index)?;
             self.gpu
                 .start_kernel(s.info().clone(), s.ops(), index, stream)?;
+            // Two threads: its first two chunks decode side by side.
+            #[cfg(feature = "parallel")]
+            if let (Some(p), Some([a, b])) = (self.gpu.partner.as_mut(), s.prefetch_pair()) {
+                let mut b = Some(b);
+                p.join(a, &mut || {
+                    if let Some(b) = b.take() {
+                        b();
+                    }
+                });
+            }
             self.gpu.feed_ctas(&mut *s)?;
             self.stream = Some(s);
             changed = true;
