@@ -422,6 +422,19 @@ impl Gpu {
         };
         let want = self.sms.len() + 1;
         while self.sched.more && self.sched.ctas.len() < want {
+            // Two threads: whenever nothing is decoded ahead, the next two chunks decode side
+            // by side (at a kernel's start, all the chunks its first cycle needs).
+            #[cfg(feature = "parallel")]
+            if let Some(p) = self.partner.as_mut() {
+                if let Some([a, b]) = s.prefetch_pair() {
+                    let mut b = Some(b);
+                    p.join(a, &mut || {
+                        if let Some(b) = b.take() {
+                            b();
+                        }
+                    });
+                }
+            }
             let Some(cta) = s.next_cta()? else {
                 self.sched.more = false;
                 break;
@@ -684,16 +697,6 @@ impl<'a> Simulator<'a> {
             let mut s = self.src.open_kernel_owned(index)?;
             self.gpu
                 .start_kernel(s.info().clone(), s.ops(), index, stream)?;
-            // Two threads: its first two chunks decode side by side.
-            #[cfg(feature = "parallel")]
-            if let (Some(p), Some([a, b])) = (self.gpu.partner.as_mut(), s.prefetch_pair()) {
-                let mut b = Some(b);
-                p.join(a, &mut || {
-                    if let Some(b) = b.take() {
-                        b();
-                    }
-                });
-            }
             self.gpu.feed_ctas(&mut *s)?;
             self.stream = Some(s);
             changed = true;
