@@ -449,8 +449,11 @@ impl Gpu {
             staged,
             replies,
             inbox_next,
+            #[cfg(feature = "parallel")]
             senders,
+            #[cfg(feature = "parallel")]
             done_hi,
+            #[cfg(feature = "parallel")]
             sched,
             #[cfg(feature = "parallel")]
             partner,

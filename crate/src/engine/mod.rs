@@ -262,6 +262,7 @@ pub struct Gpu {
     /// two-thread K = 1 cycle those this thread stepped).
     senders: Vec<u32>,
     /// Two-thread K = 1 cycle: SMs the partner stepped that finished CTAs.
+    #[cfg(feature = "parallel")]
     done_hi: Vec<u32>,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
@@ -339,6 +340,7 @@ impl Gpu {
             },
             staged: Staged::default(),
             senders: Vec::new(),
+            #[cfg(feature = "parallel")]
             done_hi: Vec::new(),
             req_pending: false,
             epoch: cfg.features.epoch_cycles.max(1) as u64,
