@@ -12,6 +12,11 @@
 //! Only scheduling: which thread runs a closure never changes what it computes, so results
 //! stay identical for any thread count.
 //!
+//! Measuring: with the feature `handoff-stats` (off by default, nothing compiled in without
+//! it) the partner prints, when it stops, how long the epoch loop's thread was busy in its
+//! side of the joins, waited at their ends and ran between them, and how long the partner was
+//! busy, started late and ended after it.
+//!
 //! Safety: [`Partner::join`] hands the partner a pointer to a closure on the caller's stack
 //! and does not return (nor unwind) before the partner has finished with it, which is what
 //! makes the borrowed closure sound to run on another thread (the pattern of
