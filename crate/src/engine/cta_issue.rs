@@ -67,6 +67,8 @@ pub struct BlockScheduler {
     try_for: Option<u32>,
     /// The least of `next_try`: before it no SM can take a CTA (one comparison per epoch).
     min_try: Cycle,
+    /// Scratch for `issue`: a bit per SM whose `next_try` has come.
+    due: Vec<u64>,
 }
 
 impl BlockScheduler {
@@ -122,36 +124,67 @@ impl BlockScheduler {
         if now < self.min_try {
             return 0;
         }
-        let mut issued = 0;
-        let mut last = None;
-        for i in 0..n {
-            if self.ctas.is_empty() {
-                break;
-            }
-            let s = if self.rr + i >= n {
-                self.rr + i - n
+        // One pass: the SMs worth asking now (`due`, a bit each) and the least entry of the
+        // others; then the round robin visits only the due ones, from `rr` on (the others
+        // it would skip).
+        self.due.clear();
+        self.due.resize(n.div_ceil(64), 0);
+        let mut least = Cycle::MAX;
+        for (s, &t) in self.next_try.iter().enumerate() {
+            if t <= now {
+                self.due[s >> 6] |= 1 << (s & 63);
             } else {
-                self.rr + i
-            };
-            if now < self.next_try[s] {
-                continue;
-            }
-            let sm = &sms[s];
-            if sm.can_launch(k, now) {
-                let cta = self.ctas.pop_front().expect("not empty");
-                launch(s, l, cta);
-                issued += 1;
-                last = Some(s);
-                // What `Sm::launch_cta` sets `cta_ready_at` to.
-                self.next_try[s] = now + cta_latency as u64;
-            } else if now < sm.cta_ready_at {
-                self.next_try[s] = sm.cta_ready_at;
-            } else {
-                self.next_try[s] = Cycle::MAX;
+                least = least.min(t);
             }
         }
-        // SMs not visited (the queue ran dry) keep their entries, all of them >= min_try.
-        self.min_try = self.next_try.iter().copied().min().unwrap_or(0);
+        let start = if self.rr >= n { self.rr - n } else { self.rr };
+        let mut issued = 0;
+        let mut last = None;
+        for (a, b) in [(start, n), (0, start)] {
+            let mut s = a;
+            while s < b {
+                let w = s >> 6;
+                // Due SMs in s..b within word w.
+                let lo_mask = !0u64 << (s & 63);
+                let hi_bits = (b - (w << 6)).min(64);
+                let hi_mask = if hi_bits == 64 {
+                    !0
+                } else {
+                    (1u64 << hi_bits) - 1
+                };
+                let mut m = self.due[w] & lo_mask & hi_mask;
+                while m != 0 {
+                    let s = (w << 6) + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if self.ctas.is_empty() {
+                        // Not visited (the queue ran dry): its entry stays.
+                        least = least.min(self.next_try[s]);
+                        continue;
+                    }
+                    let sm = &sms[s];
+                    let t = if sm.can_launch(k, now) {
+                        let cta = self.ctas.pop_front().expect("not empty");
+                        launch(s, l, cta);
+                        issued += 1;
+                        last = Some(s);
+                        // What `Sm::launch_cta` sets `cta_ready_at` to.
+                        now + cta_latency as u64
+                    } else if now < sm.cta_ready_at {
+                        sm.cta_ready_at
+                    } else {
+                        Cycle::MAX
+                    };
+                    self.next_try[s] = t;
+                    least = least.min(t);
+                }
+                s = (w + 1) << 6;
+            }
+        }
+        self.min_try = if n == 0 { 0 } else { least };
+        debug_assert_eq!(
+            self.min_try,
+            self.next_try.iter().copied().min().unwrap_or(0)
+        );
         if let Some(s) = last {
             self.rr = s + 1;
         }

@@ -40,7 +40,8 @@
 //!  thread A (epoch loop)          partner thread (handoff.rs)
 //!  issue CTAs c (decide only)
 //!  ── hand-off ───────────────────────────────────────────────────────────
-//!  decode ahead                   request half of c-1 (staged packets of c-1)
+//!  (when due: decode chunk n)     (when due: decode chunk n+1; `prefetch_pair`)
+//!                                 request half of c-1 (staged packets of c-1)
 //!                                 reply half of c ─> inboxes (stamped c)
 //!  SMs from the low end  ──>  <── SMs from the high end (runs taken until they meet)
 //!  ── join ───────────────────────────────────────────────────────────────
@@ -90,13 +91,33 @@ pub(super) struct Staged {
     pub k: u64,
     /// Packets in (cycle, SM) order.
     pub pkts: Vec<(Cycle, NocPacket)>,
+    /// Two-thread K = 1 cycle: the packets of the SMs the partner stepped (all above those of
+    /// `pkts`), staged by the partner itself in the runs it took from the high end, each run
+    /// in SM order; `hi_runs` holds where each run starts, so the runs in reverse continue
+    /// `pkts` in SM order.
+    pub hi: Vec<(Cycle, NocPacket)>,
+    pub hi_runs: Vec<u32>,
     /// Cycles at which a kernel ended (the L2 flush at kernel end happens then).
     pub flushes: Vec<Cycle>,
 }
 
 impl Staged {
     pub fn is_empty(&self) -> bool {
-        self.pkts.is_empty() && self.flushes.is_empty()
+        self.pkts.is_empty() && self.hi.is_empty() && self.flushes.is_empty()
+    }
+
+    /// Every packet in SM order: `pkts`, then the runs of `hi` from the lowest SM up.
+    fn drain_into(&mut self, pending: &mut Vec<NocPacket>) {
+        pending.extend(self.pkts.iter().map(|p| p.1));
+        let mut end = self.hi.len();
+        for &start in self.hi_runs.iter().rev() {
+            let start = start as usize;
+            pending.extend(self.hi[start..end].iter().map(|p| p.1));
+            end = start;
+        }
+        self.pkts.clear();
+        self.hi.clear();
+        self.hi_runs.clear();
     }
 }
 
@@ -191,7 +212,7 @@ fn mem_epoch(
     pending: &mut Vec<NocPacket>,
     replies: &mut Vec<NocPacket>,
     staged: &mut Staged,
-    inbox: &mut [Vec<(Cycle, NocPacket)>],
+    inbox: &mut Inboxes,
 ) -> bool {
     let mut progress = false;
     let mut p = 0;
@@ -219,22 +240,35 @@ fn mem_epoch(
 fn replies_cycle(
     parts: &mut MemPartitions,
     replies: &mut Vec<NocPacket>,
-    inbox: &mut [Vec<(Cycle, NocPacket)>],
+    inbox: &mut Inboxes,
     c: Cycle,
 ) -> bool {
     parts.replies_half(c, replies);
     deliver(replies, inbox, c)
 }
 
-/// Replies to the SMs' inboxes, stamped `c`; whether there were any.
-fn deliver(replies: &mut Vec<NocPacket>, inbox: &mut [Vec<(Cycle, NocPacket)>], c: Cycle) -> bool {
+/// Replies to the SMs' inboxes (`Inboxes`), stamped `c`; whether there were any.
+fn deliver(replies: &mut Vec<NocPacket>, inbox: &mut Inboxes, c: Cycle) -> bool {
     let any = !replies.is_empty();
     for r in replies.drain(..) {
-        if let Some(b) = inbox.get_mut(r.src_sm as usize) {
+        let s = r.src_sm as usize;
+        if let Some(b) = inbox.per_sm.get_mut(s) {
+            if b.is_empty() {
+                inbox.filled.push(s as u32);
+            }
             b.push((c, r));
         }
     }
     any
+}
+
+/// Replies the memory side produced in the epoch it is running, per SM, handed to the SMs'
+/// marks at the epoch's end; `filled` lists the SMs whose inbox is not empty (so the
+/// hand-over visits only those).
+#[derive(Debug, Default)]
+pub(super) struct Inboxes {
+    pub per_sm: Vec<Vec<(Cycle, NocPacket)>>,
+    pub filled: Vec<u32>,
 }
 
 /// The other clock domains, in fixed order, with as many ticks as fall in cycle `c`.
@@ -261,13 +295,12 @@ fn requests_cycle(
 ) {
     let c = staged.t0;
     debug_assert_eq!(staged.k, 1);
-    pending.extend(staged.pkts.iter().map(|p| p.1));
+    staged.drain_into(pending);
     parts.requests_half(c, pending);
     tick_domains(parts, clocks, c);
     for _ in &staged.flushes {
         parts.end_kernel();
     }
-    staged.pkts.clear();
     staged.flushes.clear();
 }
 
@@ -363,11 +396,13 @@ impl Gpu {
 
     /// Hands the replies the memory side produced to the SMs' inboxes.
     fn post_replies(&mut self) {
-        for (m, b) in self.marks.iter_mut().zip(self.inbox_next.iter_mut()) {
-            if !b.is_empty() {
-                m.inbox.append(b);
-            }
+        let ib = &mut self.inbox_next;
+        for &s in &ib.filled {
+            self.marks[s as usize]
+                .inbox
+                .append(&mut ib.per_sm[s as usize]);
         }
+        ib.filled.clear();
     }
 
     /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
@@ -415,6 +450,12 @@ impl Gpu {
             replies,
             inbox_next,
             #[cfg(feature = "parallel")]
+            senders,
+            #[cfg(feature = "parallel")]
+            done_hi,
+            #[cfg(feature = "parallel")]
+            sched,
+            #[cfg(feature = "parallel")]
             partner,
             ..
         } = self;
@@ -429,40 +470,85 @@ impl Gpu {
             let ends = TwoEnds::new(sms.len());
             let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
             let ctx = StepCtx { kernels };
-            let step_run = |r: std::ops::Range<usize>| {
+            senders.clear();
+            done_hi.clear();
+            let mut rb = false;
+            // Staging: this thread notes the SMs it stepped that sent packets or finished
+            // CTAs and stages them after the join (SM order, its cache); the partner stages
+            // its own SMs' packets itself, run by run (`Staged::hi`), and notes those that
+            // finished CTAs for the block scheduler.
+            let mut low = || {
                 let mut any = false;
-                for i in r {
-                    // SAFETY: `ends` hands out every index once.
-                    let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
-                    any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
+                while let Some(r) = ends.take_low() {
+                    for i in r {
+                        // SAFETY: `ends` hands out every index once.
+                        let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
+                        any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
+                        if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
+                            senders.push(i as u32);
+                        }
+                    }
                 }
                 any
             };
-            let mut rb = false;
+            // Decoding ahead: the next two chunks at once, one on each thread (a chunk is
+            // worth dozens of cycles; one thread decoding alone kept the other waiting).
+            let (mut h0, mut h1) = match ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
+                Some([x, y]) => (Some(x), Some(y)),
+                None => (None, None),
+            };
             let a = partner.join(
                 || {
-                    prefetch(ahead);
-                    let mut any = false;
-                    while let Some(r) = ends.take_low() {
-                        any |= step_run(r);
+                    if let Some(h) = h0.take() {
+                        h();
                     }
-                    any
+                    low()
                 },
                 &mut || {
+                    if let Some(h) = h1.take() {
+                        h();
+                    }
                     if pending {
                         // The last cycle's request half (it must precede this cycle's reply
                         // half; the SMs never read it).
                         requests_cycle(partitions, clocks, outbox, staged);
                     }
                     let mut any = replies_cycle(partitions, replies, inbox_next, t0);
+                    debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
                     while let Some(r) = ends.take_high() {
-                        any |= step_run(r);
+                        staged.hi_runs.push(staged.hi.len() as u32);
+                        for i in r {
+                            // SAFETY: as above.
+                            let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
+                            any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
+                            if !sm.sh.outbox.is_empty() {
+                                staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+                            }
+                            if !sm.sh.done_ctas.is_empty() {
+                                done_hi.push(i as u32);
+                            }
+                        }
                     }
                     rb = any;
                 },
             );
-            let b = rb;
-            let progress = a | b | self.stage(t0, 1);
+            // The rest of the staging, in SM order: this thread's SMs (all below the
+            // partner's), then the partner's that finished CTAs.
+            staged.t0 = t0;
+            staged.k = 1;
+            let mut done_any = false;
+            done_hi.sort_unstable();
+            for &s in senders.iter().chain(done_hi.iter()) {
+                let sm = &mut sms[s as usize];
+                if !sm.sh.outbox.is_empty() {
+                    staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+                }
+                if sched.finished(s as usize, &sm.sh.done_ctas, t0, &mut staged.flushes) {
+                    sm.sh.done_ctas.clear();
+                    done_any = true;
+                }
+            }
+            let progress = a | rb | done_any;
             // This cycle's request half waits for the next cycle's parallel phase (or for
             // `finish_requests`, whichever comes first).
             self.req_pending = true;

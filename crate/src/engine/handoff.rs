@@ -12,6 +12,11 @@
 //! Only scheduling: which thread runs a closure never changes what it computes, so results
 //! stay identical for any thread count.
 //!
+//! Measuring: with the feature `handoff-stats` (off by default, nothing compiled in without
+//! it) the partner prints, when it stops, how long the epoch loop's thread was busy in its
+//! side of the joins, waited at their ends and ran between them, and how long the partner was
+//! busy, started late and ended after it.
+//!
 //! Safety: [`Partner::join`] hands the partner a pointer to a closure on the caller's stack
 //! and does not return (nor unwind) before the partner has finished with it, which is what
 //! makes the borrowed closure sound to run on another thread (the pattern of
@@ -30,14 +35,32 @@ const SPIN_ROUNDS: u32 = 1 << 17;
 
 type Job = *mut (dyn FnMut() + Send + 'static);
 
-struct Shared {
+/// A value on a cache line (pair) of its own, so what one thread writes is not on the line the
+/// other spins on or writes.
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// What the poster writes for each job, on one cache line (pair): the partner spins on it.
+#[repr(align(128))]
+struct Post {
     /// Jobs posted so far (the poster's sequence number).
-    posted: AtomicU64,
-    /// Jobs finished so far.
-    finished: AtomicU64,
-    /// The posted job; written by the poster before `posted` is raised, read by the partner
+    seq: AtomicU64,
+    /// The posted job; written by the poster before `seq` is raised, read by the partner
     /// after it sees the rise, and not touched again until `finished` catches up.
     job: UnsafeCell<Option<Job>>,
+}
+
+struct Shared {
+    post: Post,
+    /// Jobs finished so far; the poster spins on it.
+    finished: Line<AtomicU64>,
     /// A panic of the last job, for the poster to resume.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// Set while the partner is (about to be) parked on `wake`.
@@ -45,9 +68,38 @@ struct Shared {
     lock: Mutex<()>,
     wake: Condvar,
     stop: AtomicBool,
+    /// Feature `handoff-stats`: nanoseconds the partner spent in jobs.
+    #[cfg(feature = "handoff-stats")]
+    b_busy: AtomicU64,
+    /// Feature `handoff-stats`: when the partner started and ended its last job
+    /// (nanoseconds since `base`).
+    #[cfg(feature = "handoff-stats")]
+    b_start: AtomicU64,
+    #[cfg(feature = "handoff-stats")]
+    b_end: AtomicU64,
+    #[cfg(feature = "handoff-stats")]
+    base: std::time::Instant,
 }
 
-// SAFETY: `job` is only accessed under the posted/finished hand-off described on the field.
+/// Feature `handoff-stats`: where the poster's time went (nanoseconds).
+#[cfg(feature = "handoff-stats")]
+#[derive(Default)]
+struct Times {
+    joins: u64,
+    /// In its own side of a join.
+    a_busy: u64,
+    /// Waiting for the partner at the end of a join.
+    a_wait: u64,
+    /// From the end of one join to the start of the next (the serial part of a cycle).
+    between: u64,
+    /// From the post to the partner's start of the job.
+    b_lag: u64,
+    /// From the end of this thread's side to the end of the partner's (when later).
+    b_tail: u64,
+    last_end: Option<std::time::Instant>,
+}
+
+// SAFETY: `post.job` is only accessed under the seq/finished hand-off described on the field.
 unsafe impl Sync for Shared {}
 unsafe impl Send for Shared {}
 
@@ -55,6 +107,8 @@ unsafe impl Send for Shared {}
 pub struct Partner {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    #[cfg(feature = "handoff-stats")]
+    times: Times,
 }
 
 impl std::fmt::Debug for Partner {
@@ -66,14 +120,24 @@ impl std::fmt::Debug for Partner {
 impl Partner {
     pub fn new() -> std::io::Result<Partner> {
         let shared = Arc::new(Shared {
-            posted: AtomicU64::new(0),
-            finished: AtomicU64::new(0),
-            job: UnsafeCell::new(None),
+            post: Post {
+                seq: AtomicU64::new(0),
+                job: UnsafeCell::new(None),
+            },
+            finished: Line(AtomicU64::new(0)),
             panic: Mutex::new(None),
             parked: AtomicBool::new(false),
             lock: Mutex::new(()),
             wake: Condvar::new(),
             stop: AtomicBool::new(false),
+            #[cfg(feature = "handoff-stats")]
+            b_busy: AtomicU64::new(0),
+            #[cfg(feature = "handoff-stats")]
+            b_start: AtomicU64::new(0),
+            #[cfg(feature = "handoff-stats")]
+            b_end: AtomicU64::new(0),
+            #[cfg(feature = "handoff-stats")]
+            base: std::time::Instant::now(),
         });
         let s = shared.clone();
         let thread = std::thread::Builder::new()
@@ -82,6 +146,8 @@ impl Partner {
         Ok(Partner {
             shared,
             thread: Some(thread),
+            #[cfg(feature = "handoff-stats")]
+            times: Times::default(),
         })
     }
 
@@ -93,10 +159,10 @@ impl Partner {
         // SAFETY: the lifetime is erased only for the partner's use, which ends before this
         // function returns or unwinds (`Wait` below waits on every path).
         let ptr: Job = unsafe { std::mem::transmute(ptr) };
-        let seq = sh.posted.load(Ordering::Relaxed) + 1;
+        let seq = sh.post.seq.load(Ordering::Relaxed) + 1;
         // SAFETY: the partner has finished every earlier job, so nobody reads `job` now.
-        unsafe { *sh.job.get() = Some(ptr) };
-        sh.posted.store(seq, Ordering::SeqCst);
+        unsafe { *sh.post.job.get() = Some(ptr) };
+        sh.post.seq.store(seq, Ordering::SeqCst);
         if sh.parked.load(Ordering::SeqCst) {
             let _g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
             sh.wake.notify_one();
@@ -123,9 +189,28 @@ impl Partner {
                 }
             }
         }
+        #[cfg(feature = "handoff-stats")]
+        let t0 = std::time::Instant::now();
         let wait = Wait(sh, seq);
         let r = a();
+        #[cfg(feature = "handoff-stats")]
+        let t1 = std::time::Instant::now();
         drop(wait);
+        #[cfg(feature = "handoff-stats")]
+        {
+            let t2 = std::time::Instant::now();
+            let t = &mut self.times;
+            t.joins += 1;
+            t.a_busy += (t1 - t0).as_nanos() as u64;
+            t.a_wait += (t2 - t1).as_nanos() as u64;
+            if let Some(e) = t.last_end {
+                t.between += (t0 - e).as_nanos() as u64;
+            }
+            let ns = |i: std::time::Instant| (i - sh.base).as_nanos() as u64;
+            t.b_lag += sh.b_start.load(Ordering::Relaxed).saturating_sub(ns(t0));
+            t.b_tail += sh.b_end.load(Ordering::Relaxed).saturating_sub(ns(t1));
+            t.last_end = Some(t2);
+        }
         if let Some(p) = sh.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
             resume_unwind(p);
         }
@@ -136,6 +221,21 @@ impl Partner {
 impl Drop for Partner {
     fn drop(&mut self) {
         let sh = &*self.shared;
+        #[cfg(feature = "handoff-stats")]
+        {
+            let t = &self.times;
+            let s = |ns: u64| ns as f64 * 1e-9;
+            eprintln!(
+                "handoff-stats: {} joins; this thread {:.3} s busy, {:.3} s waiting, {:.3} s between joins; partner {:.3} s busy, {:.3} s from post to start, {:.3} s ending after this thread",
+                t.joins,
+                s(t.a_busy),
+                s(t.a_wait),
+                s(t.between),
+                s(sh.b_busy.load(Ordering::Relaxed)),
+                s(t.b_lag),
+                s(t.b_tail)
+            );
+        }
         sh.stop.store(true, Ordering::SeqCst);
         {
             let _g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
@@ -152,7 +252,7 @@ fn partner_loop(sh: &Shared) {
     loop {
         // Wait for the next job: spin, then park.
         let mut spins = 0u32;
-        while sh.posted.load(Ordering::Acquire) == done {
+        while sh.post.seq.load(Ordering::Acquire) == done {
             if sh.stop.load(Ordering::Relaxed) {
                 return;
             }
@@ -170,7 +270,7 @@ fn partner_loop(sh: &Shared) {
             let g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
             sh.parked.store(true, Ordering::SeqCst);
             let mut g = g;
-            while sh.posted.load(Ordering::SeqCst) == done && !sh.stop.load(Ordering::SeqCst) {
+            while sh.post.seq.load(Ordering::SeqCst) == done && !sh.stop.load(Ordering::SeqCst) {
                 g = sh.wake.wait(g).unwrap_or_else(|e| e.into_inner());
             }
             sh.parked.store(false, Ordering::SeqCst);
@@ -180,12 +280,25 @@ fn partner_loop(sh: &Shared) {
         done += 1;
         // SAFETY: the poster wrote `job` before raising `posted` and keeps the closure alive
         // until `finished` reaches `done`.
-        let job = unsafe { (*sh.job.get()).take() };
+        let job = unsafe { (*sh.post.job.get()).take() };
         if let Some(job) = job {
             // SAFETY: as above; the closure is not used by the poster meanwhile.
             let f = unsafe { &mut *job };
+            #[cfg(feature = "handoff-stats")]
+            let t0 = std::time::Instant::now();
+            #[cfg(feature = "handoff-stats")]
+            sh.b_start
+                .store((t0 - sh.base).as_nanos() as u64, Ordering::Relaxed);
             if let Err(p) = catch_unwind(AssertUnwindSafe(f)) {
                 *sh.panic.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+            }
+            #[cfg(feature = "handoff-stats")]
+            {
+                let t1 = std::time::Instant::now();
+                sh.b_busy
+                    .fetch_add((t1 - t0).as_nanos() as u64, Ordering::Relaxed);
+                sh.b_end
+                    .store((t1 - sh.base).as_nanos() as u64, Ordering::Relaxed);
             }
         }
         sh.finished.store(done, Ordering::Release);
@@ -196,12 +309,19 @@ fn partner_loop(sh: &Shared) {
 /// work makes them meet: the low end takes runs upward, the high end downward, each run a
 /// quarter of what is left (at least one), so a cycle's few dozen SMs cost a dozen or so
 /// atomic claims and the two threads finish within about one SM of each other.
+/// (On a cache line of its own: both threads write it, and nothing else should move with it.)
 #[derive(Debug)]
-pub struct TwoEnds(AtomicU64);
+pub struct TwoEnds(Line<AtomicU64>);
+
+impl std::fmt::Debug for Line<AtomicU64> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 impl TwoEnds {
     pub fn new(n: usize) -> TwoEnds {
-        TwoEnds(AtomicU64::new(n as u64 & 0xffff_ffff))
+        TwoEnds(Line(AtomicU64::new(n as u64 & 0xffff_ffff)))
     }
 
     /// The next run from the low end, or None when nothing is left.

@@ -73,7 +73,7 @@ use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
 pub use cta_issue::{BlockScheduler, KernelRun};
-use epoch::{EpochMarks, Staged};
+use epoch::{EpochMarks, Inboxes, Staged};
 pub use model::{Mode, ModelChoice, ModuleModel};
 pub use occupancy::{occupancy, Limiter, Occupancy};
 pub use result::SimResult;
@@ -255,11 +255,15 @@ pub struct Gpu {
     marks: Vec<EpochMarks>,
     /// Replies the memory side produces in the epoch it is running (per SM), handed to `marks`
     /// at the epoch's end.
-    inbox_next: Vec<Vec<(Cycle, NocPacket)>>,
+    inbox_next: Inboxes,
     /// The SMs' packets and finished CTAs of the last epoch, for the memory side to run.
     staged: Staged,
-    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
+    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch; in a
+    /// two-thread K = 1 cycle those this thread stepped).
     senders: Vec<u32>,
+    /// Two-thread K = 1 cycle: SMs the partner stepped that finished CTAs.
+    #[cfg(feature = "parallel")]
+    done_hi: Vec<u32>,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -332,9 +336,14 @@ impl Gpu {
             marks: (0..cfg.gpu.num_sms)
                 .map(|_| EpochMarks::default())
                 .collect(),
-            inbox_next: vec![Vec::new(); cfg.gpu.num_sms as usize],
+            inbox_next: Inboxes {
+                per_sm: vec![Vec::new(); cfg.gpu.num_sms as usize],
+                filled: Vec::new(),
+            },
             staged: Staged::default(),
             senders: Vec::new(),
+            #[cfg(feature = "parallel")]
+            done_hi: Vec::new(),
             req_pending: false,
             wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,
@@ -418,6 +427,19 @@ impl Gpu {
         };
         let want = self.sms.len() + 1;
         while self.sched.more && self.sched.ctas.len() < want {
+            // Two threads: whenever nothing is decoded ahead, the next two chunks decode side
+            // by side (at a kernel's start, all the chunks its first cycle needs).
+            #[cfg(feature = "parallel")]
+            if let Some(p) = self.partner.as_mut() {
+                if let Some([a, b]) = s.prefetch_pair() {
+                    let mut b = Some(b);
+                    p.join(a, &mut || {
+                        if let Some(b) = b.take() {
+                            b();
+                        }
+                    });
+                }
+            }
             let Some(cta) = s.next_cta()? else {
                 self.sched.more = false;
                 break;

@@ -408,6 +408,9 @@ pub enum Command {
     MemcpyHtoD { addr: u64, bytes: u64 },
 }
 
+/// One half of [`KernelStream::prefetch_pair`], to run on any thread.
+pub type PrefetchHalf<'a> = Box<dyn FnOnce() + Send + 'a>;
+
 /// A stream of one kernel's CTAs, decoded lazily.
 pub trait KernelStream {
     fn info(&self) -> &KernelInfo;
@@ -419,6 +422,15 @@ pub trait KernelStream {
     /// engine calls it on another thread while the SMs step. The CTAs and any error come out
     /// of `next_cta` exactly where they would have without it. Default: nothing.
     fn prefetch(&mut self) {}
+    /// `prefetch` in two halves that may run at the same time on two threads (the next two
+    /// chunks, each with its own decoder), or None when there is nothing to decode ahead now.
+    /// The two-thread cycle calls only this (a stream with a `prefetch` implements both): a
+    /// chunk takes far longer to decode than a cycle, so one thread decoding alone would keep
+    /// the other waiting. Run both halves (one dropped unrun only costs its decoding later);
+    /// the CTAs and any error come out of `next_cta` exactly where they would have without it.
+    fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
+        None
+    }
     /// Asks the stream to hand out only instructions whose opcode id `op` has `keep[op]`
     /// (the functional pre-pass wants memory instructions only), each warp's kept
     /// instructions in order with their addresses. Call it before the first `next_cta`.

@@ -17,7 +17,7 @@ use super::dir::{
     ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
 };
 use crate::trace::model::{
-    Command, CtaTrace, Fnv64, KernelInfo, KernelStream, OpTable, TraceSource,
+    Command, CtaTrace, Fnv64, KernelInfo, KernelStream, OpTable, PrefetchHalf, TraceSource,
 };
 use crate::{Error, Result};
 
@@ -465,7 +465,8 @@ impl<R> Drop for CompactKernelStream<'_, R> {
 }
 
 /// A kernel of a compact file that owns its compressed chunks (read at open: a few bytes per
-/// warp instruction) and decodes them one at a time as CTAs are pulled.
+/// warp instruction) and decodes them one at a time as CTAs are pulled; `prefetch` decodes the
+/// next chunk ahead, `prefetch_pair` the next two on two threads (a second decoder).
 pub struct OwnedCompactStream {
     name: String,
     k: usize,
@@ -474,31 +475,35 @@ pub struct OwnedCompactStream {
     entries: Vec<ChunkEntry>,
     /// The file's minor format version.
     minor: u16,
-    raw: std::vec::IntoIter<Vec<u8>>,
-    next_chunk: usize,
+    /// Compressed chunks; each is emptied when decoded.
+    raw: Vec<Vec<u8>>,
+    /// Chunks handed to `buf` so far (the next one to hand out is `taken`).
+    taken: usize,
     dec: ChunkDecoder,
     fd: FrameDecoder,
+    /// The second decoder of `prefetch_pair`.
+    dec2: ChunkDecoder,
+    fd2: FrameDecoder,
     buf: std::vec::IntoIter<CtaTrace>,
-    /// The next chunk, decoded ahead by `prefetch` (its error, if any, waits here).
-    ahead: Option<Result<Vec<CtaTrace>>>,
+    /// Chunks `taken` and `taken + 1`, decoded ahead (their errors, if any, wait here); the
+    /// second only while the first is there.
+    ahead: [Option<Result<Vec<CtaTrace>>>; 2],
 }
 
-impl OwnedCompactStream {
-    /// Decodes the next chunk (None: none left).
-    fn decode_next(&mut self) -> Option<Result<Vec<CtaTrace>>> {
-        let raw = self.raw.next()?;
-        let c = self.next_chunk;
-        self.next_chunk += 1;
-        Some(decode_chunk_with(
-            &mut self.dec,
-            &mut self.fd,
-            &raw,
-            &self.entries[c],
-            &self.name,
-            (self.k, c),
-            (self.ops.len(), self.minor),
-        ))
-    }
+/// Decodes chunk `c` of a stream's kernel (its compressed bytes are freed).
+#[allow(clippy::too_many_arguments)]
+fn decode_owned(
+    dec: &mut ChunkDecoder,
+    fd: &mut FrameDecoder,
+    raw: &mut Vec<u8>,
+    entries: &[ChunkEntry],
+    name: &str,
+    k: usize,
+    c: usize,
+    n_ops_minor: (usize, u16),
+) -> Result<Vec<CtaTrace>> {
+    let raw = std::mem::take(raw);
+    decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)
 }
 
 impl KernelStream for OwnedCompactStream {
@@ -513,27 +518,92 @@ impl KernelStream for OwnedCompactStream {
             if let Some(c) = self.buf.next() {
                 return Ok(Some(c));
             }
-            let next = match self.ahead.take() {
-                Some(r) => r,
-                None => match self.decode_next() {
-                    Some(r) => r,
-                    None => return Ok(None),
-                },
+            let c = self.taken;
+            if c >= self.raw.len() {
+                return Ok(None);
+            }
+            self.taken += 1;
+            let next = match self.ahead[0].take() {
+                Some(r) => {
+                    self.ahead.swap(0, 1);
+                    r
+                }
+                None => {
+                    // (A second half without its first is stale: decoded again when due.)
+                    self.ahead[1] = None;
+                    decode_owned(
+                        &mut self.dec,
+                        &mut self.fd,
+                        &mut self.raw[c],
+                        &self.entries,
+                        &self.name,
+                        self.k,
+                        c,
+                        (self.ops.len(), self.minor),
+                    )
+                }
             };
             self.buf = next?.into_iter();
         }
     }
     fn prefetch(&mut self) {
-        if self.ahead.is_none() {
-            self.ahead = self.decode_next();
+        let c = self.taken;
+        if self.ahead[0].is_none() && c < self.raw.len() {
+            self.ahead[1] = None;
+            self.ahead[0] = Some(decode_owned(
+                &mut self.dec,
+                &mut self.fd,
+                &mut self.raw[c],
+                &self.entries,
+                &self.name,
+                self.k,
+                c,
+                (self.ops.len(), self.minor),
+            ));
         }
     }
+    fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
+        let c = self.taken;
+        if self.ahead[0].is_some() || c >= self.raw.len() {
+            return None;
+        }
+        let OwnedCompactStream {
+            name,
+            k,
+            ops,
+            entries,
+            minor,
+            raw,
+            dec,
+            fd,
+            dec2,
+            fd2,
+            ahead,
+            ..
+        } = self;
+        let (k, nm) = (*k, (ops.len(), *minor));
+        let (name, entries) = (&*name, &*entries);
+        let (r0, rest) = raw[c..].split_first_mut()?;
+        let r1 = rest.first_mut();
+        let [a0, a1] = ahead;
+        *a1 = None;
+        let h0: PrefetchHalf<'_> = Box::new(move || {
+            *a0 = Some(decode_owned(dec, fd, r0, entries, name, k, c, nm));
+        });
+        let h1: PrefetchHalf<'_> = Box::new(move || {
+            if let Some(r1) = r1 {
+                *a1 = Some(decode_owned(dec2, fd2, r1, entries, name, k, c + 1, nm));
+            }
+        });
+        Some([h0, h1])
+    }
     fn keep_only(&mut self, keep: &[bool]) -> bool {
-        if self.next_chunk > 0 {
+        if self.taken > 0 || self.ahead[0].is_some() {
             // Chunks already decoded hold every instruction: keep it so for the whole kernel.
             return false;
         }
         self.dec.set_keep(keep);
+        self.dec2.set_keep(keep);
         true
     }
 }
@@ -574,12 +644,14 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
             ops,
             entries,
             minor: self.version.1,
-            raw: raw.into_iter(),
-            next_chunk: 0,
+            raw,
+            taken: 0,
             dec: ChunkDecoder::new(),
             fd: FrameDecoder::new(),
+            dec2: ChunkDecoder::new(),
+            fd2: FrameDecoder::new(),
             buf: Vec::new().into_iter(),
-            ahead: None,
+            ahead: [None, None],
         }))
     }
     /// The content hash stored by the writer: FNV-1a 64 over the decoded model, computed the same
