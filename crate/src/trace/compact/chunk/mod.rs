@@ -111,7 +111,7 @@ struct Slot {
     pc: u32,
     /// Slot of the instruction that followed this one last time.
     succ: u32,
-    /// Static fields last seen at this PC (`valid` once set).
+    /// Static fields last seen at this PC, with `pc` set (`valid` once set).
     tmpl: TraceInst,
     valid: bool,
     last_mask: u32,
@@ -373,6 +373,9 @@ impl ChunkDecoder {
             _ => self.addr_hint.min(n_insts as usize * 32),
         });
         let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
+        // At most 32 addresses per instruction: fewer instructions than this cannot pass
+        // 2^32 addresses, so the per-instruction check is skipped.
+        let big = n_insts > u64::from(u32::MAX / 32);
         for _ in 0..n_insts {
             let ctrl = cur[S_CTRL].u8("control byte")?;
             let pred = self.model.slots[prev_slot as usize].succ;
@@ -382,6 +385,7 @@ impl ChunkDecoder {
                         cur[S_CTRL].err("control byte", "PC predicted but no successor is known")
                     );
                 }
+                // The successor stays what it was.
                 pred
             } else {
                 let d = cur[S_PC].svarint("pc delta")?;
@@ -389,21 +393,22 @@ impl ChunkDecoder {
                 if !(0..=u32::MAX as i64).contains(&pc) {
                     return Err(cur[S_PC].err("pc delta", format!("PC {pc} out of range")));
                 }
-                self.model.slot_of(pc as u32)
+                let s = self.model.slot_of(pc as u32);
+                self.model.slots[prev_slot as usize].succ = s;
+                s
             };
-            self.model.slots[prev_slot as usize].succ = slot;
+            let sl = &mut self.model.slots[slot as usize];
             if ctrl & STATIC_HIT == 0 {
-                let t = read_static(cur, ctx)?;
-                let sl = &mut self.model.slots[slot as usize];
+                let mut t = read_static(cur, ctx)?;
+                t.pc = sl.pc;
                 sl.tmpl = t;
                 sl.valid = true;
-            } else if !self.model.slots[slot as usize].valid {
+            } else if !sl.valid {
                 return Err(cur[S_CTRL].err(
                     "control byte",
                     "static fields predicted for a PC not seen before",
                 ));
             }
-            let sl = &mut self.model.slots[slot as usize];
             let mask = match (ctrl >> MASK_SHIFT) & 3 {
                 MASK_PREV => prev_mask,
                 MASK_SLOT => sl.last_mask,
@@ -417,40 +422,54 @@ impl ChunkDecoder {
             // Instructions of other opcodes (`keep`) are parsed for the prediction state and
             // their addresses checked, but not stored.
             let kept = !filter || self.keep.get(sl.tmpl.op.0 as usize) == Some(&true);
-            let mut inst = sl.tmpl;
-            inst.pc = sl.pc;
-            inst.mask = mask;
-            let n = naddr(&inst);
+            let n = if sl.tmpl.mem_width > 0 {
+                mask.count_ones() as usize
+            } else {
+                0
+            };
+            if kept {
+                // The template already holds this PC: one copy into the list, the dynamic
+                // fields patched in place below.
+                insts.push(sl.tmpl);
+            }
             let at = addrs.len();
-            if mode == AMODE_RAW {
-                inst.addr_start = cur[S_RAW].var_u32("addr_start")?;
+            let mut shape = None;
+            let addr_start = if mode == AMODE_RAW {
+                let a = cur[S_RAW].var_u32("addr_start")?;
                 if ctrl & 0xf0 != 0 {
                     return Err(
                         cur[S_CTRL].err("control byte", "address bits set in raw address mode")
                     );
                 }
+                a
             } else {
-                if at > u32::MAX as usize {
+                if big && at > u32::MAX as usize {
                     return Err(
                         cur[S_CTRL].err("control byte", "more than 2^32 addresses in one warp")
                     );
                 }
-                inst.addr_start = if n == 0 && mode == AMODE_CURSOR_ZERO {
-                    0
-                } else {
-                    at as u32
-                };
                 if n > 0 {
-                    inst.shape = self.addrs(cur, slot, ctrl, inst.mask, n, &mut addrs, ctx)?;
+                    shape = Some(self.addrs(cur, slot, ctrl, mask, n, &mut addrs, ctx)?);
                 } else if ctrl & 0xf0 != 0 {
                     return Err(cur[S_CTRL].err(
                         "control byte",
                         "address bits set on an instruction without addresses",
                     ));
                 }
-            }
+                if n == 0 && mode == AMODE_CURSOR_ZERO {
+                    0
+                } else {
+                    at as u32
+                }
+            };
             if kept {
-                insts.push(inst);
+                if let Some(i) = insts.last_mut() {
+                    i.mask = mask;
+                    i.addr_start = addr_start;
+                    if let Some(sh) = shape {
+                        i.shape = sh;
+                    }
+                }
             } else {
                 addrs.truncate(at);
             }
@@ -512,11 +531,12 @@ impl ChunkDecoder {
                 }
                 let st = sl.stride;
                 if kind == KIND_INDEX {
-                    // `base + j * stride`, built on the stack (a plain loop the compiler
-                    // unrolls) and copied once: no zero fill of `out` first (n <= 32 lanes).
+                    // `base + j * stride` for all 32 lanes on the stack (a fixed-length
+                    // loop the compiler unrolls, its zero fill dropped as dead stores), the
+                    // first `n` copied once.
                     let mut lanes = [0u64; 32];
                     let mut a = base;
-                    for x in &mut lanes[..n] {
+                    for x in &mut lanes {
                         *x = a;
                         a = a.wrapping_add(st);
                     }
