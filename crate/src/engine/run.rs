@@ -253,15 +253,7 @@ impl Gpu {
             progress |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
             wakes.wake[s] = sm.wake;
             min = min.min(sm.wake);
-            if !sm.sh.outbox.is_empty() {
-                staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
-            }
-            if !sm.sh.done_ctas.is_empty()
-                && sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes)
-            {
-                sm.sh.done_ctas.clear();
-                progress = true;
-            }
+            progress |= stage_sm(sm, s, t0, sched, staged);
         }
         wakes.min = min;
         progress
@@ -293,17 +285,29 @@ impl Gpu {
         let mut progress = false;
         for (s, (sm, m)) in sms.iter_mut().zip(marks.iter_mut()).enumerate() {
             progress |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
-            if !sm.sh.outbox.is_empty() {
-                staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
-            }
-            // (Checked here: a call per SM and cycle costs more than the rare work.)
-            if !sm.sh.done_ctas.is_empty()
-                && sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes)
-            {
-                sm.sh.done_ctas.clear();
-                progress = true;
-            }
+            progress |= stage_sm(sm, s, t0, sched, staged);
         }
         progress
     }
+}
+
+/// Stages SM `s`'s packets of cycle `t0` and hands its finished CTAs to the block scheduler
+/// (checked inline: a call per SM and cycle costs more than the rare work). True when CTAs
+/// finished.
+#[inline(always)]
+fn stage_sm(
+    sm: &mut Sm,
+    s: usize,
+    t0: Cycle,
+    sched: &mut super::cta_issue::BlockScheduler,
+    staged: &mut super::epoch::Staged,
+) -> bool {
+    if !sm.sh.outbox.is_empty() {
+        staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+    }
+    if !sm.sh.done_ctas.is_empty() && sched.finished(s, &sm.sh.done_ctas, t0, &mut staged.flushes) {
+        sm.sh.done_ctas.clear();
+        return true;
+    }
+    false
 }

@@ -506,6 +506,22 @@ fn decode_owned(
     decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)
 }
 
+impl OwnedCompactStream {
+    /// Decodes chunk `c` with the stream's first decoder.
+    fn decode_at(&mut self, c: usize) -> Result<Vec<CtaTrace>> {
+        decode_owned(
+            &mut self.dec,
+            &mut self.fd,
+            &mut self.raw[c],
+            &self.entries,
+            &self.name,
+            self.k,
+            c,
+            (self.ops.len(), self.minor),
+        )
+    }
+}
+
 impl KernelStream for OwnedCompactStream {
     fn info(&self) -> &KernelInfo {
         &self.info
@@ -531,16 +547,7 @@ impl KernelStream for OwnedCompactStream {
                 None => {
                     // (A second half without its first is stale: decoded again when due.)
                     self.ahead[1] = None;
-                    decode_owned(
-                        &mut self.dec,
-                        &mut self.fd,
-                        &mut self.raw[c],
-                        &self.entries,
-                        &self.name,
-                        self.k,
-                        c,
-                        (self.ops.len(), self.minor),
-                    )
+                    self.decode_at(c)
                 }
             };
             self.buf = next?.into_iter();
@@ -550,16 +557,7 @@ impl KernelStream for OwnedCompactStream {
         let c = self.taken;
         if self.ahead[0].is_none() && c < self.raw.len() {
             self.ahead[1] = None;
-            self.ahead[0] = Some(decode_owned(
-                &mut self.dec,
-                &mut self.fd,
-                &mut self.raw[c],
-                &self.entries,
-                &self.name,
-                self.k,
-                c,
-                (self.ops.len(), self.minor),
-            ));
+            self.ahead[0] = Some(self.decode_at(c));
         }
     }
     fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
