@@ -229,9 +229,6 @@ impl Gpu {
         let launched = seen != wakes.seen;
         wakes.seen = seen;
         wakes.acct_to = t0 + 1;
-        debug_assert!(staged.is_empty());
-        staged.t0 = t0;
-        staged.k = 1;
         if !launched && t0 < wakes.min {
             return false;
         }
@@ -266,6 +263,9 @@ impl Gpu {
     /// after all of them: no SM reads the block scheduler or the staged packets. Returns
     /// whether anything changed (an SM, a finished CTA).
     pub(super) fn sms_serial(&mut self, t0: Cycle) -> bool {
+        debug_assert!(self.staged.is_empty());
+        self.staged.t0 = t0;
+        self.staged.k = 1;
         if self.wakes.on {
             return self.sms_due(t0);
         }
@@ -279,9 +279,6 @@ impl Gpu {
             ..
         } = self;
         let ctx = StepCtx { kernels };
-        debug_assert!(staged.is_empty());
-        staged.t0 = t0;
-        staged.k = 1;
         let mut progress = false;
         for (s, (sm, m)) in sms.iter_mut().zip(marks.iter_mut()).enumerate() {
             progress |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
