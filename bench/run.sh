@@ -10,7 +10,10 @@
 # fast (analytical ALU and memory path), memory (functional caches only).
 # The 10M trace (~1 GB as Accel-Sim text) is the peak-memory check: by default one run, mode
 # `stream` = cycle SM + analytical memory (with its functional pre-pass), streamed CTA by CTA;
-# BIG=1 runs it in every mode too (minutes).
+# BIG=1 runs it in every mode too (minutes). Its CTAs are short; matmul-long (matmul_naive
+# 512x512x384, 15.9M warp instructions, 1.1 GB as Accel-Sim text, CTAs of 15.5K warp
+# instructions: 640 resident at once hold 9.9M) is the same check for long CTAs, `stream` for
+# its first 30,000 cycles (every CTA slot filled and the whole pre-pass done by then).
 #
 # Epochs (`features.epoch_cycles`, K): the default K=1 is lockstep; K>1 lets the SMs step K
 # cycles per parallel step beside the memory side (pipelined, slightly different results, the
@@ -58,6 +61,11 @@ gen() { # name n
 }
 gen vecadd-1m 2097152
 [ -n "${NO_10M:-}" ] || gen vecadd-10m 20971520
+if [ -z "${NO_10M:-}" ]; then
+  f=$OUT/matmul-long.wwt
+  [ -f "$f" ] || { echo "generating matmul-long..." >&2; "$BIN" gen matmul_naive -p m=512 -p n=512 -p k=384 -o "$f" >/dev/null; }
+  traces+=("$f")
+fi
 
 # keep_fastest LOG CMD...: runs CMD once; LOG keeps whichever output (this one or LOG's) has
 # the least `simulated in` seconds. Returns non-zero (LOG = this output) when CMD fails.
@@ -112,11 +120,13 @@ for t in "${traces[@]}"; do
   # The 10M trace: by default only the streaming check (cycle SM, analytical memory with the
   # functional pre-pass every analytical-memory run takes), one thread.
   [ "$name" = vecadd-10m ] && [ -z "${BIG:-}" ] && modes=stream
+  [ "$name" = matmul-long ] && modes=stream
   for mode in $modes; do
     ks=1
     case $mode in cycle | hybrid) ks=$EPOCHS ;; esac
     margs=(--mode "$mode")
     [ $mode = stream ] && margs=(--model memory=analytical)
+    [ "$name" = matmul-long ] && margs+=(--max-cycles 30000)
     ths=$THREADS
     # the functional pass is single-threaded; the stream check is one thread
     case $mode in memory | stream) ths=1 ;; esac
@@ -141,7 +151,7 @@ for t in "${traces[@]}"; do
       done
       unset failed
     done
-    if [ -n "$WASM" ] && [ "$name" != vecadd-10m ]; then
+    if [ -n "$WASM" ] && [ "$name" != vecadd-10m ] && [ "$name" != matmul-long ]; then
       read -r _ _ cyc n secs wips < <(wasm_fastest "" "$mode" "$t")
       [ $mode = memory ] && cyc=-
       echo "| $name | $mode | wasm | 1 | $cyc | $n | $secs | $wips | - | 1 | - |"

@@ -375,7 +375,7 @@ impl SubCore {
         let mut next = s + 1;
         super::issue::issue_control(sh, wi, idx, op.kind, s);
         if op.is_mem() {
-            self.issue_direct(s, sh, ctx, wi, inst, op);
+            self.issue_direct(s, sh, ctx, wi, idx, inst, op);
         } else if !op.acts_at_issue() {
             let u = op.unit as usize;
             let start = s + 1;

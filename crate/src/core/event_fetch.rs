@@ -49,7 +49,10 @@ impl SubCore {
         }
         let w = &sh.warps[wi];
         let fetched = w.ev.fetched;
-        let pc = sh.ctas[w.cta as usize].trace.warps[w.widx as usize].insts[fetched as usize].pc;
+        let pc = sh.ctas[w.cta as usize]
+            .trace
+            .warp(w.widx as usize)
+            .pc(fetched as usize);
         let addr = ctx.kernels[w.kernel as usize].code_base + pc as u64;
         if addr >> self.fetch.l0.line_bytes().trailing_zeros() != l0_line {
             return false;
@@ -92,15 +95,15 @@ impl SubCore {
             if fetched >= n_insts || queued >= cap {
                 break;
             }
-            let insts = &sh.ctas[cta].trace.warps[widx].insts[..n_insts as usize];
+            let insts = sh.ctas[cta].trace.warp(widx);
             let max = sh.p.group_limit.min(cap - queued);
             // One free entry (the refill after an issue): a group of one, whatever follows.
             let n = if max <= 1 {
                 1
             } else {
-                super::fetch::fetch_group(insts, fetched as usize, max, line_bytes, &fp, base)
+                super::fetch::fetch_group(&insts, fetched as usize, max, line_bytes, &fp, base)
             };
-            let addr = base + insts[fetched as usize].pc as u64;
+            let addr = base + insts.pc(fetched as usize) as u64;
             // `fast` (run-ahead, `event_ahead`): each warp fetches for itself.
             let unit_free = if direct { 0 } else { self.ev.fetch_free };
             let f = t.max(warp_free).max(unit_free);

@@ -197,20 +197,22 @@ pub(super) fn book_alu(
 }
 
 impl SubCore {
-    /// Issues warp `wi`'s memory instruction at `at` straight into the memory twin
+    /// Issues warp `wi`'s memory instruction `idx` (`inst`) at `at` straight into the memory twin
     /// (`core::mem_direct`): the unit's statistics, the warp's last memory result and, for a
     /// load, its destinations' ready times (marked as memory results).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn issue_direct(
         &mut self,
         at: Cycle,
         sh: &mut SmShared,
         ctx: &StepCtx,
         wi: usize,
+        idx: u32,
         inst: &TraceInst,
         op: OpClass,
     ) {
         let p = self.mem_pipe(sh);
-        let done = mem_direct::issue(at, sh, ctx, wi, p, inst, op);
+        let done = mem_direct::issue(at, sh, ctx, wi, p, idx, inst, op);
         let writes = mem_direct::writes_regs(inst, op);
         let uc = sh.stats.units.get_mut(U_MEM);
         uc.dispatches += 1;

@@ -19,7 +19,7 @@
 
 use super::icache::{ICache, Probe};
 use super::warp::{SlotBits, Warp};
-use crate::trace::TraceInst;
+use crate::trace::packed::PackedWarp;
 use crate::Cycle;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub struct FetchParams {
 
 /// Number of instructions starting at trace index `f` that one fetch may bring.
 pub fn fetch_group(
-    insts: &[TraceInst],
+    insts: &PackedWarp,
     f: usize,
     max: u32,
     line_bytes: u64,
@@ -74,10 +74,10 @@ pub fn fetch_group(
             a / lb
         }
     };
-    let line = line_of(base + insts[f].pc as u64);
+    let line = line_of(base + insts.pc(f) as u64);
     while n < max && f + (n as usize) < insts.len() {
-        let prev = insts[f + n as usize - 1].pc;
-        let cur = insts[f + n as usize].pc;
+        let prev = insts.pc(f + n as usize - 1);
+        let cur = insts.pc(f + n as usize);
         if p.subcore
             && (cur != prev.wrapping_add(p.inst_bytes) || line_of(base + cur as u64) != line)
         {
@@ -123,7 +123,7 @@ impl FetchUnit {
         (order, members): (&[u16], &SlotBits),
         warps: &mut [Warp],
         (dirty, want): (&mut SlotBits, &mut SlotBits),
-        code: impl Fn(&Warp) -> (&'a [TraceInst], u64),
+        code: impl Fn(&Warp) -> (PackedWarp<'a>, u64),
         max_per_fetch: u32,
         p: &FetchParams,
         l1i: &mut ICache,
@@ -161,7 +161,7 @@ impl FetchUnit {
                 l1i.line_bytes()
             };
             let cnt = fetch_group(
-                insts,
+                &insts,
                 f,
                 max_per_fetch.min(w.ib.free()),
                 line_bytes,
@@ -174,7 +174,7 @@ impl FetchUnit {
             self.rr = at + 1;
             self.warp = wi as u16;
             self.n = cnt as u8;
-            self.addr = base + insts[f].pc as u64;
+            self.addr = base + insts.pc(f) as u64;
             if p.subcore {
                 return match self.l0.probe(self.addr, now) {
                     Probe::Hit(t) => {

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 
 use crate::mem::coalesce::{coalesce_access, shmem_access, LineReq, WarpAccess};
 use crate::mem::{AccessKind, MemRequest};
-use crate::trace::{AddrShape, KernelInfo, MemSpace, OpKind, Reg, TraceInst, WarpTrace, MAX_DST};
+use crate::trace::{AddrShape, KernelInfo, MemSpace, OpKind, Reg, TraceInst, MAX_DST};
 use crate::Cycle;
 
 /// In-flight memory instructions per pipeline.
@@ -254,10 +254,12 @@ pub fn resolve_space(space: MemSpace, addr: u64, k: &KernelInfo) -> MemSpace {
 /// [`crate::mem::coalesce::shmem_access`] (on the distinct addresses the shape names);
 /// `lines` is scratch space. A generic access whose
 /// lanes resolve to different spaces is split by space (global, local, then shared last).
+/// `addrs` are the instruction's active-lane addresses, lowest lane first (fewer than its
+/// active lanes where the trace had fewer; `PackedWarp::addrs`).
 #[allow(clippy::too_many_arguments)]
 pub fn coalesce(
     inst: &TraceInst,
-    wt: &WarpTrace,
+    addrs: &[u64],
     space: MemSpace,
     kind: OpKind,
     k: &KernelInfo,
@@ -272,8 +274,7 @@ pub fn coalesce(
     } else {
         0
     };
-    let start = (inst.addr_start as usize).min(wt.addrs.len());
-    let addrs = &wt.addrs[start..(start + n).min(wt.addrs.len())];
+    let addrs = &addrs[..n.min(addrs.len())];
     if addrs.is_empty() {
         return;
     }
@@ -433,6 +434,7 @@ fn distinct_lanes<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::WarpTrace;
 
     fn warp(addrs: &[u64], width: u16) -> (TraceInst, WarpTrace) {
         let mask = if addrs.len() == 32 {
@@ -462,7 +464,7 @@ mod tests {
         let k = KernelInfo::default();
         coalesce(
             &i,
-            &w,
+            &w.addrs,
             space,
             OpKind::Load,
             &k,

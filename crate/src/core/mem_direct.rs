@@ -129,21 +129,26 @@ pub fn is_direct(sh: &SmShared) -> bool {
     matches!(sh.mem, SmMem::Analytic(_))
 }
 
-/// Issues warp `wi`'s memory instruction `inst` at `now` into pipeline `p` (the caller checked
-/// [`DirectPipe::free_at`]); returns the cycle it completes (its registers are written).
+/// Issues warp `wi`'s memory instruction `idx` (`inst`) at `now` into pipeline `p` (the caller
+/// checked [`DirectPipe::free_at`]); returns the cycle it completes (its registers are written).
+#[allow(clippy::too_many_arguments)]
 pub fn issue(
     now: Cycle,
     sh: &mut SmShared,
     ctx: &StepCtx,
     wi: usize,
     p: usize,
+    idx: u32,
     inst: &TraceInst,
     op: OpClass,
 ) -> Cycle {
     let writes_regs = writes_regs(inst, op);
     let w = &sh.warps[wi];
     let kctx = &ctx.kernels[w.kernel as usize];
-    let wt = &sh.ctas[w.cta as usize].trace.warps[w.widx as usize];
+    let addrs = sh.ctas[w.cta as usize]
+        .trace
+        .warp(w.widx as usize)
+        .addrs(idx as usize, &mut sh.lanes);
     let pipe = &mut sh.pipes[p];
     let mut gen = std::mem::take(&mut pipe.gen);
     // Global, local and shared accesses of a regular shape: the memo
@@ -156,9 +161,6 @@ pub fn issue(
         _ => 0,
     };
     let key = if period > 0 && inst.mem_width > 0 {
-        let n = inst.mask.count_ones() as usize;
-        let start = (inst.addr_start as usize).min(wt.addrs.len());
-        let addrs = &wt.addrs[start..(start + n).min(wt.addrs.len())];
         let bits = op.kind as u64 | (op.space as u64) << 8;
         MemoKey::of(
             inst.pc,
@@ -176,7 +178,7 @@ pub fn issue(
     pipe.direct.memo.get_or(key, &mut gen, |gen| {
         coalesce(
             inst,
-            wt,
+            addrs,
             op.space,
             op.kind,
             &kctx.info,

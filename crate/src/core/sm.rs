@@ -24,7 +24,7 @@ mod pipes;
 use crate::config::GpuConfig;
 use crate::mem::NocPacket;
 use crate::stats::{KernelCounters, PcStat, SmStats, StallKind};
-use crate::trace::{CtaTrace, TraceInst};
+use crate::trace::{PackedCta, TraceInst};
 use crate::Cycle;
 
 /// The SM-wide settings, resolved once from the config.
@@ -156,14 +156,20 @@ pub struct SmShared {
     pub want_fetch: SlotBits,
     used: Used,
     next_age: u64,
+    /// Scratch for a packed instruction's lane addresses (`PackedWarp::addrs`), kept here so
+    /// it is not zeroed per instruction.
+    pub lanes: [u64; 32],
 }
 
 impl SmShared {
     /// Instruction `idx` of warp slot `w`.
-    #[inline]
+    #[inline(always)]
     pub fn inst(&self, w: usize, idx: u32) -> TraceInst {
         let wp = &self.warps[w];
-        self.ctas[wp.cta as usize].trace.warps[wp.widx as usize].insts[idx as usize]
+        *self.ctas[wp.cta as usize]
+            .trace
+            .warp(wp.widx as usize)
+            .inst(idx as usize)
     }
 
     /// Warp `w`'s state changed: the issue and fetch stages look at it again.
@@ -321,6 +327,7 @@ impl Sm {
             want_fetch: SlotBits::new(p.max_warps, false),
             used: Used::default(),
             next_age: 0,
+            lanes: [0; 32],
             p,
         };
         Sm {
@@ -386,7 +393,7 @@ impl Sm {
         &mut self,
         now: Cycle,
         k: &KernelCtx,
-        cta: CtaTrace,
+        cta: PackedCta,
         cta_latency: u32,
         cfg: &GpuConfig,
     ) {
@@ -422,7 +429,7 @@ impl Sm {
         sh.used.regs += k.regs_per_warp * wpc;
         sh.used.shmem += k.shmem_per_cta;
         sh.used.per_kernel[launch] += 1;
-        let nwarps = cta.warps.len();
+        let nwarps = cta.len();
         let mut c = CtaSlot {
             active: true,
             kernel: k.launch,
@@ -450,7 +457,7 @@ impl Sm {
             w.kernel = k.launch;
             w.age = sh.next_age;
             sh.next_age += 1;
-            w.n_insts = c.trace.warps[widx].insts.len() as u32;
+            w.n_insts = c.trace.warp(widx).len() as u32;
             w.ib = IBuffer::new(sh.p.ibuffer);
             if !sh.p.analytic_frontend {
                 // The event front end keeps no scoreboard (it stays as `Default` left it).
@@ -680,7 +687,7 @@ impl Sm {
             if cta.live == 0 {
                 cta.active = false;
                 // Freed here, on the SM's own thread, not by the launch that reuses the slot.
-                drop(std::mem::take(&mut cta.trace.warps));
+                drop(std::mem::take(&mut cta.trace));
                 let k = cta.kernel;
                 sh.used.threads -= cta.threads;
                 sh.used.warps -= cta.wpc;

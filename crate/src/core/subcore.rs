@@ -153,8 +153,7 @@ impl SubCore {
         let p = sh.p.fetch;
         let ctas = &sh.ctas;
         let code = |w: &super::warp::Warp| {
-            let insts =
-                &ctas[w.cta as usize].trace.warps[w.widx as usize].insts[..w.n_insts as usize];
+            let insts = ctas[w.cta as usize].trace.warp(w.widx as usize);
             (insts, ctx.kernels[w.kernel as usize].code_base)
         };
         let out = self.fetch.fetch(

@@ -7,7 +7,7 @@ use super::ctx::OpClass;
 use super::ibuffer::IBuffer;
 use super::scoreboard::Scoreboard;
 use crate::stats::StallKind;
-use crate::trace::CtaTrace;
+use crate::trace::packed::PackedCta;
 use crate::Cycle;
 
 /// Everything the warp-local part of the issue check reads. While it is unchanged the
@@ -108,7 +108,7 @@ impl Warp {
 #[derive(Clone, Debug, Default)]
 pub struct CtaSlot {
     pub active: bool,
-    pub trace: CtaTrace,
+    pub trace: PackedCta,
     pub kernel: u32,
     /// Warp slots of this CTA.
     pub warp_slots: Vec<u16>,

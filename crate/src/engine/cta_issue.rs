@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::occupancy::Occupancy;
 use crate::core::{KernelCtx, Sm};
-use crate::trace::CtaTrace;
+use crate::trace::PackedCta;
 use crate::Cycle;
 
 /// One kernel launch and its progress.
@@ -54,7 +54,7 @@ pub struct BlockScheduler {
     pub runs: Vec<KernelRun>,
     /// Launch number handing out CTAs now, and its remaining CTAs.
     pub issuing: Option<u32>,
-    pub ctas: VecDeque<CtaTrace>,
+    pub ctas: VecDeque<PackedCta>,
     /// The issuing kernel's stream has CTAs not yet in `ctas` (`ctas_total` still growing).
     pub more: bool,
     /// Earliest cycle the issuing kernel may issue (kernel launch latency).
@@ -104,7 +104,7 @@ impl BlockScheduler {
         sms: &[Sm],
         kernels: &[KernelCtx],
         cta_latency: u32,
-        launch: &mut dyn FnMut(usize, u32, CtaTrace),
+        launch: &mut dyn FnMut(usize, u32, PackedCta),
     ) -> u32 {
         let Some(l) = self.issuing else { return 0 };
         if self.ctas.is_empty() {

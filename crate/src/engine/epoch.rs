@@ -61,7 +61,7 @@ use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
 use crate::core::{KernelCtx, Sm, StepCtx};
 use crate::mem::NocPacket;
-use crate::trace::{CtaTrace, KernelStream};
+use crate::trace::{KernelStream, PackedCta};
 use crate::Cycle;
 
 /// Fewest busy SMs for a split K = 1 cycle on the partner thread (two threads): the memory
@@ -81,7 +81,7 @@ pub(super) struct EpochMarks {
     pub inbox: Vec<(Cycle, NocPacket)>,
     /// A CTA the block scheduler gave this SM at the epoch's start (kernel launch number and
     /// CTA): made resident on the SM's own thread, first thing in its epoch.
-    pub launch: Option<(u32, CtaTrace)>,
+    pub launch: Option<(u32, PackedCta)>,
 }
 
 /// One epoch of SM output waiting for the memory side.

@@ -68,7 +68,8 @@ use crate::config::GpuConfig;
 use crate::core::{KernelCtx, Sm, SmMem, StepCtx};
 use crate::mem::NocPacket;
 use crate::stats::SmStats;
-use crate::trace::{Command, KernelInfo, KernelStream, OpTable, TraceSource};
+use crate::trace::packed::pack_above;
+use crate::trace::{Command, KernelInfo, KernelStream, OpTable, Packer, TraceSource};
 use crate::{Cycle, Error, Result};
 
 pub use clocks::ClockDomains;
@@ -227,6 +228,11 @@ pub struct Gpu {
     pub sms: Vec<Sm>,
     pub kernels: Vec<KernelCtx>,
     pub sched: BlockScheduler,
+    /// Packs the CTAs of streams that hand them out decoded (`KernelStream::next_packed`).
+    packer: Packer,
+    /// CTAs with more warp instructions than this are kept packed; None: `trace::packed`'s
+    /// budget rule (tests set 0 to pack every CTA).
+    pub pack_above: Option<u64>,
     pub clocks: ClockDomains,
     pub partitions: MemPartitions,
     pub executor: Executor,
@@ -320,6 +326,8 @@ impl Gpu {
             sms,
             kernels: Vec::new(),
             sched: BlockScheduler::default(),
+            packer: Packer::default(),
+            pack_above: None,
             partitions,
             executor: Executor::Serial,
             par_min_busy: PAR_MIN_BUSY_SMS,
@@ -440,7 +448,12 @@ impl Gpu {
                     });
                 }
             }
-            let Some(cta) = s.next_cta()? else {
+            // CTAs held at once: resident ones and this queue, at most the kernel's.
+            let k = &self.kernels[l as usize];
+            let held = (self.sms.len() as u64 * k.max_ctas_per_sm as u64 + want as u64)
+                .min(k.info.grid.count());
+            let above = self.pack_above.unwrap_or_else(|| pack_above(held));
+            let Some(cta) = s.next_packed(&mut self.packer, above)? else {
                 self.sched.more = false;
                 break;
             };
@@ -449,21 +462,20 @@ impl Gpu {
                 ctx.refresh_ops(s.ops(), &self.cfg);
             }
             let ib = self.cfg.frontend.inst_bytes.max(1);
-            for w in &cta.warps {
-                // One branch-free pass per warp (max opcode id and PC); the loop below only
-                // runs to name the first bad instruction.
-                let (max_op, max_pc) = w
-                    .insts
-                    .iter()
-                    .fold((0u16, 0u32), |(o, p), i| (o.max(i.op.0), p.max(i.pc)));
-                if w.insts.is_empty() {
-                    continue;
-                }
+            // Every instruction's PC and opcode is among `distinct` (first uses in trace
+            // order, so the first bad one is the trace's first bad instruction): one pass for
+            // the max opcode id and PC; the loop below only runs to name the first bad one.
+            let (mut any, mut max_op, mut max_pc) = (false, 0u16, 0u32);
+            for i in cta.distinct() {
+                any = true;
+                max_op = max_op.max(i.op.0);
+                max_pc = max_pc.max(i.pc);
+            }
+            if any {
                 ctx.pc_slots = ctx.pc_slots.max((max_pc / ib) as usize + 1);
-                if (max_op as usize) < ctx.ops.len() {
-                    continue;
-                }
-                for i in &w.insts {
+            }
+            if any && (max_op as usize) >= ctx.ops.len() {
+                for i in cta.distinct() {
                     if i.op.0 as usize >= ctx.ops.len() {
                         return Err(Error::parse(
                             &ctx.info.name,

@@ -194,7 +194,7 @@ fn sm_coalescer_agrees_with_mem_coalesce() {
         };
         ldst::coalesce(
             &inst,
-            &wt,
+            &wt.addrs,
             MemSpace::Global,
             OpKind::Load,
             &k,
@@ -213,7 +213,7 @@ fn sm_coalescer_agrees_with_mem_coalesce() {
         if n > 0 {
             ldst::coalesce(
                 &inst,
-                &wt,
+                &wt.addrs,
                 MemSpace::Shared,
                 OpKind::Load,
                 &k,

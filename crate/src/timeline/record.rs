@@ -140,8 +140,8 @@ fn occ(sh: &SmShared, warp: u16, idx: u32) -> Occ {
     let i = sh
         .ctas
         .get(w.cta as usize)
-        .and_then(|c| c.trace.warps.get(w.widx as usize))
-        .and_then(|t| t.insts.get(idx as usize));
+        .and_then(|c| c.trace.get(w.widx as usize))
+        .and_then(|t| t.get(idx as usize));
     Occ {
         warp,
         kernel: w.kernel,

@@ -7,6 +7,7 @@
 //! - `io`: opening inputs (compression detected by magic bytes, streamed).
 //! - `summary`: per-kernel and total statistics of a trace (`warpweave info`).
 //! - `compact`: warpweave's compact binary format (what the browser uploads).
+//! - `packed`: a resident CTA's trace packed (templates by PC, 8 bytes per instruction).
 //! - `shape`: the regular shape of a memory instruction's lane addresses (stride, runs).
 //! - `sanitizer`: Compute Sanitizer records + SASS -> Accel-Sim kernels (`import-sanitizer`).
 
@@ -16,6 +17,7 @@ pub mod io;
 pub mod model;
 pub mod opcodes;
 pub mod open;
+pub mod packed;
 pub mod sanitizer;
 pub mod shape;
 pub mod summary;

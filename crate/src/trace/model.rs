@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Result;
 
+pub use super::packed::{PackedCta, Packer};
 pub use super::shape::AddrShape;
 
 /// Threads per warp; every NVIDIA GPU we model has 32.
@@ -418,6 +419,13 @@ pub trait KernelStream {
     fn ops(&self) -> &OpTable;
     /// The next CTA in trace order, or `None` at the end of the kernel.
     fn next_cta(&mut self) -> Result<Option<CtaTrace>>;
+    /// The next CTA as an SM keeps it ([`PackedCta`]: packed if it has more than `above` warp
+    /// instructions), in the same order as `next_cta`. A stream is pulled one way: `next_cta`
+    /// after this may fail. The default packs `next_cta`'s CTA with `pk`; a stream that
+    /// decodes ahead packs there (with the last `above` it was given).
+    fn next_packed(&mut self, pk: &mut Packer, above: u64) -> Result<Option<PackedCta>> {
+        Ok(self.next_cta()?.map(|c| PackedCta::new(c, pk, above)))
+    }
     /// Decodes ahead (e.g. the next chunk) so a later `next_cta` finds its CTAs ready; the
     /// engine calls it on another thread while the SMs step. The CTAs and any error come out
     /// of `next_cta` exactly where they would have without it. Default: nothing.

@@ -130,32 +130,35 @@ impl AddrShape {
         true
     }
 
+    /// Writes the addresses of this (regular) shape from `base` into `dst` (one per lane).
+    #[inline]
+    pub fn fill(&self, base: u64, dst: &mut [u64]) {
+        let (s, s2) = (self.stride as i64 as u64, self.stride2 as i64 as u64);
+        let r = self.run.max(1) as usize;
+        // Run by run: plain loops the compiler unrolls.
+        let mut first = base;
+        for run in dst.chunks_mut(r) {
+            let mut a = first;
+            for x in run {
+                *x = a;
+                a = a.wrapping_add(s);
+            }
+            first = first.wrapping_add(s2);
+        }
+    }
+
     /// Appends the `n` addresses of this (regular) shape from `base`: the decoders' expansion.
     #[inline]
     pub fn expand(&self, base: u64, n: usize, out: &mut Vec<u64>) {
-        let (s, s2) = (self.stride as i64 as u64, self.stride2 as i64 as u64);
-        let r = self.run.max(1) as usize;
-        // Run by run (plain loops the compiler unrolls), for a warp's lanes on the stack and
-        // copied once (no zero fill of `out` first).
-        let fill = |dst: &mut [u64]| {
-            let mut first = base;
-            for run in dst.chunks_mut(r) {
-                let mut a = first;
-                for x in run {
-                    *x = a;
-                    a = a.wrapping_add(s);
-                }
-                first = first.wrapping_add(s2);
-            }
-        };
+        // For a warp's lanes on the stack and copied once (no zero fill of `out` first).
         if n <= 32 {
             let mut lanes = [0u64; 32];
-            fill(&mut lanes[..n]);
+            self.fill(base, &mut lanes[..n]);
             out.extend_from_slice(&lanes[..n]);
         } else {
             let at = out.len();
             out.resize(at + n, 0);
-            fill(&mut out[at..]);
+            self.fill(base, &mut out[at..]);
         }
     }
 }

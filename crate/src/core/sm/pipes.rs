@@ -104,14 +104,15 @@ impl Sm {
                 let m = sh.pipes[p].table[e as usize];
                 let w = &sh.warps[m.warp as usize];
                 let kctx = &ctx.kernels[w.kernel as usize];
-                let wt = &sh.ctas[w.cta as usize].trace.warps[w.widx as usize];
-                let inst = wt.insts[m.idx as usize];
+                let wt = sh.ctas[w.cta as usize].trace.warp(w.widx as usize);
+                let inst = wt.inst(m.idx as usize);
+                let addrs = wt.addrs(m.idx as usize, &mut sh.lanes);
                 let op = kctx.ops[inst.op.0 as usize];
                 let tag = ((p as u64) << 8) | e as u64;
                 let pipe = &mut sh.pipes[p];
                 coalesce(
-                    &inst,
-                    wt,
+                    inst,
+                    addrs,
                     op.space,
                     op.kind,
                     &kctx.info,

@@ -27,7 +27,8 @@ use crate::mem::coalesce::{
 };
 use crate::mem::iface::AccessKind;
 use crate::mem::reuse::{window_for, ReuseProfile, SdcmReport};
-use crate::trace::{Command, CtaTrace, KernelStream, MemSpace, OpTable, TraceInst, TraceSource};
+use crate::trace::packed::{pack_above, PackedCta, Packer};
+use crate::trace::{Command, KernelStream, MemSpace, OpTable, TraceInst, TraceSource};
 use crate::{Error, Result};
 pub use hier::FuncMem;
 pub use report::{FunctionalReport, KernelMemReport, LevelReport, PcReport, SharedReport};
@@ -41,7 +42,7 @@ struct MemOp {
 }
 
 struct ActiveCta {
-    cta: CtaTrace,
+    cta: PackedCta,
     cursor: Vec<u32>,
     live: u32,
 }
@@ -51,7 +52,7 @@ struct SmSched {
     slots: Vec<Option<ActiveCta>>,
     warps: Vec<(u32, u32)>,
     rr: usize,
-    pending: VecDeque<CtaTrace>,
+    pending: VecDeque<PackedCta>,
 }
 
 /// Runs every kernel of `src` through the functional memory hierarchy, with the SDCM
@@ -120,6 +121,11 @@ struct KernelRun<'a> {
     /// CTA traces held now (active or waiting for their SM), and the most ever held.
     held: usize,
     peak_held: usize,
+    /// Long CTAs are held packed (`trace::packed`, above `pack_above` warp instructions);
+    /// finished ones' buffers are reused.
+    packer: Packer,
+    pack_above: u64,
+    spare: Vec<PackedCta>,
     exhausted: bool,
     lines: Vec<LineReq>,
     /// Coalescer results by PC, moved by whole lines (`memo`).
@@ -150,7 +156,7 @@ impl KernelRun<'_> {
     }
 
     /// The next CTA for `sm` (CTA i goes to SM i % n).
-    fn next_cta(&mut self, sm: usize, stream: &mut dyn KernelStream) -> Result<Option<CtaTrace>> {
+    fn next_cta(&mut self, sm: usize, stream: &mut dyn KernelStream) -> Result<Option<PackedCta>> {
         loop {
             if let Some(c) = self.sms[sm].pending.pop_front() {
                 return Ok(Some(c));
@@ -165,7 +171,9 @@ impl KernelRun<'_> {
                     self.pulled += 1;
                     self.held += 1;
                     self.peak_held = self.peak_held.max(self.held);
-                    self.sms[to].pending.push_back(c);
+                    let mut p = self.spare.pop().unwrap_or_default();
+                    p.pack(c, &mut self.packer, self.pack_above);
+                    self.sms[to].pending.push_back(p);
                 }
                 None => self.exhausted = true,
             }
@@ -184,7 +192,7 @@ impl KernelRun<'_> {
             let Some(cta) = self.next_cta(sm, stream)? else {
                 break;
             };
-            let n = cta.warps.len() as u32;
+            let n = cta.len() as u32;
             let s = &mut self.sms[sm];
             for w in 0..n {
                 s.warps.push((slot as u32, w));
@@ -212,21 +220,26 @@ impl KernelRun<'_> {
             let a = s.slots[slot as usize]
                 .as_mut()
                 .expect("live warp has a CTA");
-            let wt = &a.cta.warps[w as usize];
+            let wt = a.cta.warp(w as usize);
             let cur = a.cursor[w as usize] as usize;
-            let found = wt.insts[cur.min(wt.insts.len())..]
-                .iter()
-                .position(|i| self.ops.get(i.op.0 as usize).copied().flatten().is_some())
-                .map(|p| p + cur);
+            let found = (cur.min(wt.len())..wt.len()).find(|&i| {
+                let op = wt.inst(i).op.0 as usize;
+                self.ops.get(op).copied().flatten().is_some()
+            });
             match found {
                 Some(i) => {
                     a.cursor[w as usize] = i as u32 + 1;
                     s.rr += 1;
                     // Split borrows: take what the access needs, then process.
-                    let inst = wt.insts[i];
+                    let inst = *wt.inst(i);
                     let n = inst.mask.count_ones() as usize;
-                    let start = inst.addr_start as usize;
-                    if start + n > wt.addrs.len() {
+                    let mut buf = [0u64; 32];
+                    let addrs = wt.addrs(i, &mut buf);
+                    if inst.mem_width == 0 {
+                        // No addresses traced: no access (as the timing model's coalescer).
+                        return Ok(true);
+                    }
+                    if addrs.len() < n {
                         return Err(Error::parse(
                             self.trace,
                             0,
@@ -237,10 +250,10 @@ impl KernelRun<'_> {
                             ),
                         ));
                     }
-                    let mut addrs = [0u64; 32];
-                    addrs[..n].copy_from_slice(&wt.addrs[start..start + n]);
+                    let mut lanes = [0u64; 32];
+                    lanes[..n].copy_from_slice(&addrs[..n]);
                     let op = self.ops[inst.op.0 as usize].expect("memory op");
-                    self.process(sm, fm, op, &inst, &addrs[..n]);
+                    self.process(sm, fm, op, &inst, &lanes[..n]);
                     return Ok(true);
                 }
                 None => {
@@ -248,7 +261,9 @@ impl KernelRun<'_> {
                     s.warps.remove(r);
                     a.live -= 1;
                     if a.live == 0 {
-                        s.slots[slot as usize] = None;
+                        if let Some(done) = s.slots[slot as usize].take() {
+                            self.spare.push(done.cta);
+                        }
                         self.held -= 1;
                         self.activate(sm, stream)?;
                     }
@@ -378,6 +393,12 @@ fn run_kernel(
         pulled: 0,
         held: 0,
         peak_held: 0,
+        packer: Packer::default(),
+        // At most twice the resident CTAs are held (see the module docs).
+        pack_above: pack_above(
+            (2 * n as u64 * co.max_active_ctas.max(1) as u64).min(info.grid.count()),
+        ),
+        spare: Vec::new(),
         exhausted: false,
         lines: Vec::with_capacity(64),
         memo: memo::Memo::default(),

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::trace::{
-    Dim3, KernelInfo, KernelTrace, MemTrace, OpInfo, OpKind, TraceInst, Unit, WarpTrace,
+    CtaTrace, Dim3, KernelInfo, KernelTrace, MemTrace, OpInfo, OpKind, TraceInst, Unit, WarpTrace,
 };
 
 fn ops() -> OpTable {

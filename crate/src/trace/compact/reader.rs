@@ -19,6 +19,7 @@ use super::dir::{
 use crate::trace::model::{
     Command, CtaTrace, Fnv64, KernelInfo, KernelStream, OpTable, PrefetchHalf, TraceSource,
 };
+use crate::trace::packed::{PackedCta, Packer};
 use crate::{Error, Result};
 
 /// A kernel as the reader holds it: its directory entry plus the interned opcode table.
@@ -485,9 +486,23 @@ pub struct OwnedCompactStream {
     dec2: ChunkDecoder,
     fd2: FrameDecoder,
     buf: std::vec::IntoIter<CtaTrace>,
+    /// Pulled by `next_packed`: chunks are packed where they are decoded (on the prefetching
+    /// thread), each decoder with its packer.
+    packed: bool,
+    /// `next_packed`'s last `above`.
+    above: u64,
+    pk: Packer,
+    pk2: Packer,
+    pbuf: std::vec::IntoIter<PackedCta>,
     /// Chunks `taken` and `taken + 1`, decoded ahead (their errors, if any, wait here); the
     /// second only while the first is there.
-    ahead: [Option<Result<Vec<CtaTrace>>>; 2],
+    ahead: [Option<Result<Decoded>>; 2],
+}
+
+/// A decoded chunk's CTAs: as decoded, or packed.
+enum Decoded {
+    Full(Vec<CtaTrace>),
+    Packed(Vec<PackedCta>),
 }
 
 /// Decodes chunk `c` of a stream's kernel (its compressed bytes are freed).
@@ -501,14 +516,23 @@ fn decode_owned(
     k: usize,
     c: usize,
     n_ops_minor: (usize, u16),
-) -> Result<Vec<CtaTrace>> {
+    pk: Option<(&mut Packer, u64)>,
+) -> Result<Decoded> {
     let raw = std::mem::take(raw);
-    decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)
+    let ctas = decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)?;
+    Ok(match pk {
+        None => Decoded::Full(ctas),
+        Some((pk, above)) => Decoded::Packed(
+            ctas.into_iter()
+                .map(|x| PackedCta::new(x, pk, above))
+                .collect(),
+        ),
+    })
 }
 
 impl OwnedCompactStream {
     /// Decodes chunk `c` with the stream's first decoder.
-    fn decode_at(&mut self, c: usize) -> Result<Vec<CtaTrace>> {
+    fn decode_at(&mut self, c: usize) -> Result<Decoded> {
         decode_owned(
             &mut self.dec,
             &mut self.fd,
@@ -518,7 +542,28 @@ impl OwnedCompactStream {
             self.k,
             c,
             (self.ops.len(), self.minor),
+            self.packed.then_some((&mut self.pk, self.above)),
         )
+    }
+
+    /// The next chunk (decoded ahead, or now), or None after the last.
+    fn take_chunk(&mut self) -> Option<Result<Decoded>> {
+        let c = self.taken;
+        if c >= self.raw.len() {
+            return None;
+        }
+        self.taken += 1;
+        Some(match self.ahead[0].take() {
+            Some(r) => {
+                self.ahead.swap(0, 1);
+                r
+            }
+            None => {
+                // (A second half without its first is stale: decoded again when due.)
+                self.ahead[1] = None;
+                self.decode_at(c)
+            }
+        })
     }
 }
 
@@ -534,23 +579,37 @@ impl KernelStream for OwnedCompactStream {
             if let Some(c) = self.buf.next() {
                 return Ok(Some(c));
             }
-            let c = self.taken;
-            if c >= self.raw.len() {
-                return Ok(None);
+            match self.take_chunk() {
+                None => return Ok(None),
+                Some(r) => match r? {
+                    Decoded::Full(v) => self.buf = v.into_iter(),
+                    Decoded::Packed(_) => {
+                        return Err(Error::other(format!(
+                        "{}: kernel {}: next_cta after next_packed (a stream is pulled one way)",
+                        self.name, self.k
+                    )))
+                    }
+                },
             }
-            self.taken += 1;
-            let next = match self.ahead[0].take() {
-                Some(r) => {
-                    self.ahead.swap(0, 1);
-                    r
-                }
-                None => {
-                    // (A second half without its first is stale: decoded again when due.)
-                    self.ahead[1] = None;
-                    self.decode_at(c)
-                }
-            };
-            self.buf = next?.into_iter();
+        }
+    }
+    fn next_packed(&mut self, pk: &mut Packer, above: u64) -> Result<Option<PackedCta>> {
+        self.packed = true;
+        self.above = above;
+        loop {
+            if let Some(c) = self.pbuf.next() {
+                return Ok(Some(c));
+            }
+            if let Some(c) = self.buf.next() {
+                return Ok(Some(PackedCta::new(c, pk, above)));
+            }
+            match self.take_chunk() {
+                None => return Ok(None),
+                Some(r) => match r? {
+                    Decoded::Full(v) => self.buf = v.into_iter(),
+                    Decoded::Packed(v) => self.pbuf = v.into_iter(),
+                },
+            }
         }
     }
     fn prefetch(&mut self) {
@@ -577,8 +636,13 @@ impl KernelStream for OwnedCompactStream {
             dec2,
             fd2,
             ahead,
+            packed,
+            pk,
+            pk2,
+            above,
             ..
         } = self;
+        let (packed, above) = (*packed, *above);
         let (k, nm) = (*k, (ops.len(), *minor));
         let (name, entries) = (&*name, &*entries);
         let (r0, rest) = raw[c..].split_first_mut()?;
@@ -586,11 +650,13 @@ impl KernelStream for OwnedCompactStream {
         let [a0, a1] = ahead;
         *a1 = None;
         let h0: PrefetchHalf<'_> = Box::new(move || {
-            *a0 = Some(decode_owned(dec, fd, r0, entries, name, k, c, nm));
+            let pk = packed.then_some((pk, above));
+            *a0 = Some(decode_owned(dec, fd, r0, entries, name, k, c, nm, pk));
         });
         let h1: PrefetchHalf<'_> = Box::new(move || {
             if let Some(r1) = r1 {
-                *a1 = Some(decode_owned(dec2, fd2, r1, entries, name, k, c + 1, nm));
+                let pk = packed.then_some((pk2, above));
+                *a1 = Some(decode_owned(dec2, fd2, r1, entries, name, k, c + 1, nm, pk));
             }
         });
         Some([h0, h1])
@@ -649,6 +715,11 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
             dec2: ChunkDecoder::new(),
             fd2: FrameDecoder::new(),
             buf: Vec::new().into_iter(),
+            packed: false,
+            above: 0,
+            pk: Packer::default(),
+            pk2: Packer::default(),
+            pbuf: Vec::new().into_iter(),
             ahead: [None, None],
         }))
     }
