@@ -5,7 +5,9 @@
 //! equal. (The default rule packs only CTAs too long to keep decoded, which none of the
 //! samples are.)
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use warpweave::config;
 use warpweave::engine::{ModelChoice, Simulator};
@@ -18,24 +20,12 @@ fn run(path: &Path, mode: &str, pack_above: u64) -> String {
     let mut sim = Simulator::new(cfg, model, Box::new(src)).unwrap();
     sim.set_threads(1).unwrap();
     sim.gpu.pack_above = Some(pack_above);
-    let res = sim
-        .run_to_end()
-        .unwrap_or_else(|e| panic!("{} {mode}: {e}", path.display()));
-    assert!(res.warp_insts > 0, "{}: no instructions", path.display());
-    serde_json::to_string(&res).unwrap()
+    common::json_to_end(&mut sim, &format!("{} {mode}", path.display()))
 }
 
 #[test]
 fn packed_ctas_simulate_as_decoded_ones() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "wwt"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 15, "sample traces: {}", files.len());
-    for f in &files {
+    for f in &common::sample_files() {
         for mode in ["cycle", "hybrid", "fast"] {
             let decoded = run(f, mode, u64::MAX);
             let packed = run(f, mode, 0);

@@ -7,6 +7,8 @@
 //! fork on every cycle with any busy partition too (`par_min_parts = 1`), and a serial run that
 //! steps them in reverse order must give the same JSON.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use warpweave::config;
@@ -40,23 +42,12 @@ fn run_opts(path: &Path, threads: usize, force_fork: bool, epoch: u32, reverse: 
     if let MemPartitions::Cycle(m) = &mut sim.gpu.partitions {
         m.reverse = reverse;
     }
-    let res = sim
-        .run_to_end()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(res.warp_insts > 0, "{}: no instructions", path.display());
-    serde_json::to_string(&res).unwrap()
+    common::json_to_end(&mut sim, &path.display().to_string())
 }
 
 #[test]
 fn every_sample_trace_is_identical_at_1_2_and_4_threads() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(samples())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "wwt"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 15, "sample traces: {}", files.len());
-    for f in &files {
+    for f in &common::sample_files() {
         let one = run(f, 1, false);
         for (threads, force) in [(2, true), (4, true)] {
             let par = run(f, threads, force);

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use warpweave::engine::Simulator;
 use warpweave::trace::accelsim::{AccelSimTrace, OpenOptions};
 use warpweave::trace::compact::CompactReader;
 use warpweave::trace::opcodes::Arch;
@@ -15,16 +16,32 @@ pub fn repo() -> PathBuf {
         .to_path_buf()
 }
 
-/// (name, trace in memory): sample compact files (top level only) and the real text traces.
-pub fn traces() -> Vec<(String, MemTrace)> {
-    let mut out = Vec::new();
+/// The sample compact files (top level of sample-traces/, not large/), sorted.
+#[allow(dead_code)] // (each test crate uses some of these helpers)
+pub fn sample_files() -> Vec<PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(repo().join("sample-traces"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "wwt"))
         .collect();
     files.sort();
-    for f in files {
+    assert!(files.len() >= 15, "sample traces: {}", files.len());
+    files
+}
+
+/// Runs `sim` to the end; its full result as JSON (`what` names it in a failure).
+#[allow(dead_code)]
+pub fn json_to_end(sim: &mut Simulator, what: &str) -> String {
+    let res = sim.run_to_end().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(res.warp_insts > 0, "{what}: no instructions");
+    serde_json::to_string(&res).unwrap()
+}
+
+/// (name, trace in memory): sample compact files (top level only) and the real text traces.
+#[allow(dead_code)]
+pub fn traces() -> Vec<(String, MemTrace)> {
+    let mut out = Vec::new();
+    for f in sample_files() {
         let mut r = CompactReader::open(&f).unwrap();
         out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
     }
