@@ -462,19 +462,14 @@ impl Gpu {
                 ctx.refresh_ops(s.ops(), &self.cfg);
             }
             let ib = self.cfg.frontend.inst_bytes.max(1);
-            // Every instruction's PC and opcode is among `distinct` (first uses in trace
-            // order, so the first bad one is the trace's first bad instruction): one pass for
-            // the max opcode id and PC; the loop below only runs to name the first bad one.
-            let (mut any, mut max_op, mut max_pc) = (false, 0u16, 0u32);
-            for i in cta.distinct() {
-                any = true;
-                max_op = max_op.max(i.op.0);
-                max_pc = max_pc.max(i.pc);
-            }
-            if any {
+            // One pass for the max opcode id and PC; the loop below (over `distinct`: first
+            // uses in trace order, so its first bad one is the trace's first bad instruction)
+            // only runs to name the first bad one.
+            let max = cta.max_op_pc();
+            if let Some((_, max_pc)) = max {
                 ctx.pc_slots = ctx.pc_slots.max((max_pc / ib) as usize + 1);
             }
-            if any && (max_op as usize) >= ctx.ops.len() {
+            if max.is_some_and(|(max_op, _)| max_op as usize >= ctx.ops.len()) {
                 for i in cta.distinct() {
                     if i.op.0 as usize >= ctx.ops.len() {
                         return Err(Error::parse(

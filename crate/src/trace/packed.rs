@@ -36,7 +36,7 @@ pub fn pack_above(held: u64) -> u64 {
     DECODED_BUDGET / held.max(1)
 }
 
-/// One warp instruction: its template and its addresses' offset in [`PackedCta::addrs`].
+/// One warp instruction: its template and its addresses' offset in `Packed::addrs`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Rec {
     tmpl: u32,
@@ -46,19 +46,26 @@ struct Rec {
 /// `Rec::addr` flag: the addresses are stored as `[count, lanes...]`, not as a shape's base.
 const FULL: u32 = 1 << 31;
 
-/// A resident CTA's instructions and addresses, packed (see the module docs). Its buffers are
-/// kept across [`PackedCta::pack`] calls, so a CTA slot that is reused allocates nothing.
+/// A resident CTA: packed (see the module docs), or as decoded. Small (a move of it through
+/// the engine's queue copies 48 bytes); a packed one's buffers are kept across
+/// [`PackedCta::pack`] calls.
 #[derive(Clone, Debug, Default)]
 pub struct PackedCta {
     /// The CTA's index in the grid.
     pub id: Dim3,
+    /// The packed form, or None.
+    packed: Option<Box<Packed>>,
+    /// A CTA kept as decoded: its warps (empty when packed).
+    full: Vec<WarpTrace>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Packed {
     tmpl: Vec<TraceInst>,
     recs: Vec<Rec>,
     addrs: Vec<u64>,
     /// Warp `w`'s records are `recs[warps[w] .. warps[w + 1]]`.
     warps: Vec<u32>,
-    /// A short CTA's warps as decoded (then the fields above are empty).
-    full: Vec<WarpTrace>,
 }
 
 /// Whether template `t` stands for `i`: every field but `addr_start` (destructured, so a new
@@ -168,24 +175,29 @@ impl PackedCta {
     /// Replaces the contents with `cta`'s warps (packed if it has more than `above` warp
     /// instructions), reusing the buffers.
     pub fn pack(&mut self, cta: CtaTrace, pk: &mut Packer, above: u64) {
-        self.clear();
         self.id = cta.id;
         if cta.warp_insts() <= above {
+            self.packed = None;
             self.full = cta.warps;
             return;
         }
-        pk.begin();
-        // First sizes that fit a short CTA at once (no growing step by step).
-        self.tmpl.reserve(32);
-        self.addrs.reserve(32);
-        self.warps.reserve(cta.warps.len() + 1);
-        let PackedCta {
+        self.full = Vec::new();
+        let p = self.packed.get_or_insert_with(Box::default);
+        let Packed {
             tmpl,
             recs,
             addrs,
             warps,
-            ..
-        } = self;
+        } = &mut **p;
+        tmpl.clear();
+        recs.clear();
+        addrs.clear();
+        warps.clear();
+        pk.begin();
+        // First sizes that fit a short CTA at once (no growing step by step).
+        tmpl.reserve(32);
+        addrs.reserve(32);
+        warps.reserve(cta.warps.len() + 1);
         for w in &cta.warps {
             warps.push(recs.len() as u32);
             recs.extend(w.insts.iter().map(|inst| Rec {
@@ -201,21 +213,12 @@ impl PackedCta {
         debug_assert!(addrs.len() < FULL as usize, "addresses beyond 2^31");
     }
 
-    /// Empties the CTA, keeping its buffers for the next [`PackedCta::pack`].
-    pub fn clear(&mut self) {
-        self.tmpl.clear();
-        self.recs.clear();
-        self.addrs.clear();
-        self.warps.clear();
-        self.full = Vec::new();
-    }
-
     /// Number of warps.
     pub fn len(&self) -> usize {
-        if !self.full.is_empty() {
-            return self.full.len();
+        match &self.packed {
+            Some(p) => p.warps.len().saturating_sub(1),
+            None => self.full.len(),
         }
-        self.warps.len().saturating_sub(1)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -225,23 +228,46 @@ impl PackedCta {
     /// Warp `w` (which must exist).
     #[inline(always)]
     pub fn warp(&self, w: usize) -> PackedWarp<'_> {
-        if !self.full.is_empty() {
-            return PackedWarp(Form::Full(&self.full[w]));
+        match &self.packed {
+            None => PackedWarp(Form::Full(&self.full[w])),
+            Some(p) => {
+                let (a, b) = (p.warps[w] as usize, p.warps[w + 1] as usize);
+                PackedWarp(Form::Packed {
+                    tmpl: &p.tmpl,
+                    recs: &p.recs[a..b],
+                    addrs: &p.addrs,
+                })
+            }
         }
-        let (a, b) = (self.warps[w] as usize, self.warps[w + 1] as usize);
-        PackedWarp(Form::Packed {
-            tmpl: &self.tmpl,
-            recs: &self.recs[a..b],
-            addrs: &self.addrs,
-        })
+    }
+
+    /// The templates of a packed CTA (empty when kept as decoded).
+    fn templates(&self) -> &[TraceInst] {
+        self.packed.as_ref().map_or(&[], |p| &p.tmpl)
+    }
+
+    /// The largest opcode id and PC of the CTA's instructions (None when it has none).
+    pub fn max_op_pc(&self) -> Option<(u16, u32)> {
+        let fold = |m: (u16, u32), i: &TraceInst| (m.0.max(i.op.0), m.1.max(i.pc));
+        let t = self.templates();
+        let mut m = t.iter().fold((0, 0), fold);
+        for w in &self.full {
+            m = w.insts.iter().fold(m, fold);
+        }
+        (!t.is_empty() || self.full.iter().any(|w| !w.insts.is_empty())).then_some(m)
     }
 
     /// Instructions that stand for all of the CTA's PCs and opcodes, in trace order (warp by
     /// warp) of their first use: the templates, or the instructions of a CTA kept as decoded.
     pub fn distinct(&self) -> impl Iterator<Item = &TraceInst> {
-        self.tmpl
+        self.templates()
             .iter()
             .chain(self.full.iter().flat_map(|w| &w.insts))
+    }
+
+    /// Whether the CTA is packed (else kept as decoded).
+    pub fn is_packed(&self) -> bool {
+        self.packed.is_some()
     }
 
     /// Warp `w`, or None.
@@ -303,7 +329,7 @@ impl<'a> PackedWarp<'a> {
 
     /// Instruction `i`'s active-lane addresses, lowest lane first (empty for an instruction
     /// that does not touch memory; fewer than its active lanes where the trace had fewer).
-    #[inline]
+    #[inline(always)]
     pub fn addrs<'b>(&self, i: usize, buf: &'b mut [u64; 32]) -> &'b [u64]
     where
         'a: 'b,
@@ -493,9 +519,10 @@ mod tests {
             cta.warps.push(wt);
         }
         let p = PackedCta::new(cta, &mut Packer::default(), 0);
-        assert_eq!(p.tmpl.len(), 10);
-        assert_eq!(p.recs.len(), 4000);
-        assert_eq!(p.addrs.len(), 4 * 100 * 2);
+        let q = p.packed.as_ref().unwrap();
+        assert_eq!(q.tmpl.len(), 10);
+        assert_eq!(q.recs.len(), 4000);
+        assert_eq!(q.addrs.len(), 4 * 100 * 2);
         let mut buf = [0u64; 32];
         assert_eq!(
             p.warp(3).addrs(995, &mut buf)[31],
@@ -518,7 +545,7 @@ mod tests {
         };
         assert_eq!(pack_above(640), 781);
         let p = PackedCta::new(cta, &mut Packer::default(), 4);
-        assert!(p.tmpl.is_empty() && p.full.len() == 2);
+        assert!(!p.is_packed() && p.full.len() == 2);
         assert_eq!((p.len(), p.id), (2, Dim3::new(3, 1, 0)));
         let mut buf = [0u64; 32];
         assert_eq!(p.warp(1).addrs(1, &mut buf), &lanes[..]);

@@ -261,8 +261,10 @@ impl KernelRun<'_> {
                     s.warps.remove(r);
                     a.live -= 1;
                     if a.live == 0 {
-                        if let Some(done) = s.slots[slot as usize].take() {
-                            self.spare.push(done.cta);
+                        // A packed CTA's buffers are kept for the next one.
+                        match s.slots[slot as usize].take() {
+                            Some(done) if done.cta.is_packed() => self.spare.push(done.cta),
+                            _ => {}
                         }
                         self.held -= 1;
                         self.activate(sm, stream)?;

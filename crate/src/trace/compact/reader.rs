@@ -522,6 +522,8 @@ fn decode_owned(
     let ctas = decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)?;
     Ok(match pk {
         None => Decoded::Full(ctas),
+        // Nothing to pack: handed out as decoded (`next_packed` wraps them, a move).
+        Some((_, above)) if ctas.iter().all(|c| c.warp_insts() <= above) => Decoded::Full(ctas),
         Some((pk, above)) => Decoded::Packed(
             ctas.into_iter()
                 .map(|x| PackedCta::new(x, pk, above))
