@@ -60,7 +60,7 @@
 //! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs: the
 //! two threads share only the cycles with at least two due SMs, taken from the two ends of
 //! the list of those (`run.rs`, `Gpu::sms_due_split`); every other cycle runs on this thread
-//! (`Gpu::sms_due`).
+//! (`Gpu::sms_due`), the partner decoding beside it when a chunk is due.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
@@ -581,6 +581,19 @@ impl Gpu {
             // Too little work for a fork anywhere in this cycle (small kernels): all of it on
             // this thread, as the serial executor runs it (the split order gives the same).
             partitions.set_parallel(false, 0);
+            // A chunk due for decoding ahead: the next two decode side by side, one on each
+            // thread (the partner has nothing else to do in such a cycle).
+            #[cfg(feature = "parallel")]
+            if let Some(p) = partner.as_mut() {
+                if let Some([h0, h1]) = ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
+                    let mut h1 = Some(h1);
+                    p.join(h0, &mut || {
+                        if let Some(h) = h1.take() {
+                            h();
+                        }
+                    });
+                }
+            }
             prefetch(ahead);
             return self.lockstep(t0, 1, false);
         }
