@@ -100,3 +100,42 @@ fn partition_order_does_not_leak_into_results() {
         }
     }
 }
+
+/// `fast` (analytical memory, event front end): one thread and two visit only the SMs that are
+/// due (`engine/run.rs`); two threads share each cycle with two or more of them (forced from
+/// one here). Every sample trace gives the same JSON at 1 and 2 threads.
+#[test]
+fn fast_mode_is_identical_at_1_and_2_threads() {
+    use warpweave::analytic::prepass::PrepassCache;
+    use warpweave::engine::compare::prepared_simulator;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(samples())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wwt"))
+        .collect();
+    files.sort();
+    let cfg = config::load("titanv").expect("titanv preset");
+    let mut cache = PrepassCache::new();
+    for f in &files {
+        let mut json = Vec::new();
+        for threads in [1, 2] {
+            let mut open =
+                || -> warpweave::Result<Box<dyn warpweave::trace::TraceSource + Send>> {
+                    Ok(Box::new(CompactReader::open(f)?))
+                };
+            let model = ModelChoice::named("fast").unwrap();
+            let (mut sim, _) = prepared_simulator(&cfg, model, &mut open, &mut cache).unwrap();
+            sim.set_threads(threads).unwrap();
+            sim.gpu.par_min_busy = 1;
+            let res = sim
+                .run_to_end()
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            json.push(serde_json::to_string(&res).unwrap());
+        }
+        assert!(
+            json[0] == json[1],
+            "{}: fast at 2 threads differs",
+            f.display()
+        );
+    }
+}

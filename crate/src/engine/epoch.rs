@@ -56,6 +56,11 @@
 //! slice) first runs the waiting request half (`Gpu::finish_requests`). The serial executor
 //! keeps the reference order (requests, then replies, in one `MemPartitions::tick`), and
 //! `tests/threads_equal.rs` compares the two.
+//!
+//! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs: the
+//! two threads share only the cycles with at least two due SMs, taken from the two ends of
+//! the list of those (`run.rs`, `Gpu::sms_due_split`); every other cycle runs on this thread
+//! (`Gpu::sms_due`), the partner decoding beside it when a chunk is due.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
@@ -319,7 +324,7 @@ impl Gpu {
     }
 
     /// Whether a partner thread runs the other half of split cycles (two threads).
-    fn has_partner(&self) -> bool {
+    pub(super) fn has_partner(&self) -> bool {
         #[cfg(feature = "parallel")]
         return self.partner.is_some();
         #[cfg(not(feature = "parallel"))]
@@ -437,6 +442,21 @@ impl Gpu {
         fork: bool,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
     ) -> bool {
+        #[cfg(feature = "parallel")]
+        if fork && self.wakes.on {
+            // Due SMs only, on both threads (run.rs); no memory side to run beside them.
+            self.finish_requests();
+            let progress = self.sms_due_split(t0, ahead);
+            return progress
+                | mem_epoch(
+                    &mut self.partitions,
+                    &mut self.clocks,
+                    &mut self.outbox,
+                    &mut self.replies,
+                    &mut self.staged,
+                    &mut self.inbox_next,
+                );
+        }
         let pending = std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
@@ -561,6 +581,19 @@ impl Gpu {
             // Too little work for a fork anywhere in this cycle (small kernels): all of it on
             // this thread, as the serial executor runs it (the split order gives the same).
             partitions.set_parallel(false, 0);
+            // A chunk due for decoding ahead: the next two decode side by side, one on each
+            // thread (the partner has nothing else to do in such a cycle).
+            #[cfg(feature = "parallel")]
+            if let Some(p) = partner.as_mut() {
+                if let Some([h0, h1]) = ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
+                    let mut h1 = Some(h1);
+                    p.join(h0, &mut || {
+                        if let Some(h) = h1.take() {
+                            h();
+                        }
+                    });
+                }
+            }
             prefetch(ahead);
             return self.lockstep(t0, 1, false);
         }
@@ -603,7 +636,13 @@ impl Gpu {
         let mut ahead = ahead;
         let par = self.executor == Executor::Parallel;
         let split = self.epoch == 1 && par && self.partitions.split_ok(t0);
-        let fork = self.fork_sms(t0 + k - 1, split);
+        let fork = if self.wakes.on {
+            // Due SMs only (run.rs): they alone decide whether two threads share the cycle.
+            self.collect_due(t0);
+            par && self.wakes.due.len() >= self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
+        } else {
+            self.fork_sms(t0 + k - 1, split)
+        };
         if !split {
             self.finish_requests();
         }

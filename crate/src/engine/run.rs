@@ -2,11 +2,16 @@
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
 //!
-//! One thread, K = 1, no cycle memory system, event front end (`fast`): the SM half visits only
-//! the SMs that are due (`SmWakes`): an SM asleep until its wake cycle, with no CTA to take,
-//! would only add a cycle of deferred stall accounting ([`Sm::skip`]), so it is not visited at
-//! all and its skipped cycles are added in one go at its next visit or when the slice ends.
-//! The whole-GPU skip and the next-event search read the same wake cycles.
+//! One or two threads, K = 1, no cycle memory system, event front end (`fast`): the SM half
+//! visits only the SMs that are due (`SmWakes`): an SM asleep until its wake cycle, with no CTA
+//! to take, would only add a cycle of deferred stall accounting ([`Sm::skip`]), so it is not
+//! visited at all and its skipped cycles are added in one go at its next visit or when the
+//! slice ends. The whole-GPU skip and the next-event search read the same wake cycles. Each
+//! cycle first lists its due SMs ([`Gpu::collect_due`]); with two threads a cycle with at
+//! least two of them is shared (`Gpu::sms_due_split`: the list taken from both ends), one with
+//! fewer runs on this thread alone. In `fast` most cycles have none or one due SM (a CTA
+//! finished or launched) and a few have dozens (the analytical memory answers whole waves in
+//! the same cycle), so the two threads meet only in those.
 
 use super::epoch::sm_epoch;
 use super::{Gpu, DEADLOCK_CYCLES};
@@ -148,8 +153,9 @@ pub(super) fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Sen
     Ok(())
 }
 
-/// The SMs' wake cycles for the serial one-pass SM half (`Gpu::sms_serial`), on only while
-/// it is the only way SMs step (`Gpu::lazy_ok`, from `run_epochs`' start to its end): per SM
+/// The SMs' wake cycles for the due-SMs-only SM half (`Gpu::sms_due`, `Gpu::sms_due_split`),
+/// on only while it is the only way SMs step (`Gpu::lazy_ok`, from `run_epochs`' start to its
+/// end): per SM
 /// its [`Sm::wake`] (it changes only when the SM steps or takes a CTA), and the first cycle
 /// whose stall accounting it has not had yet.
 #[derive(Clone, Debug, Default)]
@@ -164,6 +170,10 @@ pub(super) struct SmWakes {
     /// The issuing launch and how many of its CTAs were issued, when last looked: a change
     /// means the block scheduler may have handed out CTAs (`EpochMarks::launch`).
     seen: Option<(u32, u64)>,
+    /// The SMs to visit in the cycle being stepped, in SM order ([`Gpu::collect_due`]).
+    pub due: Vec<u32>,
+    /// The least wake cycle of the SMs not in `due`.
+    rest_min: Cycle,
 }
 
 impl SmWakes {
@@ -196,12 +206,13 @@ impl SmWakes {
 }
 
 impl Gpu {
-    /// Whether the SM half may visit only due SMs (`SmWakes`): the serial executor at K = 1
-    /// (every cycle's SMs step in `sms_serial`), no cycle memory system (no replies arrive),
+    /// Whether the SM half may visit only due SMs (`SmWakes`): the serial executor or two
+    /// threads (a partner) at K = 1 (every cycle's SMs step in `sms_due` or `sms_due_split`),
+    /// no cycle memory system (no replies arrive),
     /// and SMs whose wake is their exact next event (event front end, idle skipping, no
     /// timeline recorder).
     fn lazy_ok(&self) -> bool {
-        self.executor == super::Executor::Serial
+        (self.executor == super::Executor::Serial || self.has_partner())
             && self.epoch == 1
             && matches!(self.partitions, super::MemPartitions::None)
             && self
@@ -210,8 +221,41 @@ impl Gpu {
                 .all(|sm| sm.skip_idle && sm.sh.p.analytic_frontend && sm.recorder.is_none())
     }
 
-    /// [`Gpu::sms_serial`] visiting only the SMs that are due (`SmWakes`) or were handed a CTA
-    /// this cycle; each visited SM first gets the accounting of the cycles it slept through.
+    /// Lists the SMs due in `t0` (`SmWakes::due`, SM order): those whose wake has come and,
+    /// when the block scheduler handed out CTAs, those given one. Called once per cycle
+    /// before the SM half (it decides whether two threads share it).
+    pub(super) fn collect_due(&mut self, t0: Cycle) {
+        let Gpu {
+            marks,
+            sched,
+            wakes,
+            ..
+        } = self;
+        let seen = sched
+            .issuing
+            .map(|l| (l, sched.runs[l as usize].ctas_issued));
+        let launched = seen != wakes.seen;
+        wakes.seen = seen;
+        wakes.acct_to = t0 + 1;
+        wakes.due.clear();
+        if !launched && t0 < wakes.min {
+            wakes.rest_min = wakes.min;
+            return;
+        }
+        let mut min = Cycle::MAX;
+        for (s, &w) in wakes.wake.iter().enumerate() {
+            if w > t0 && !(launched && marks[s].launch.is_some()) {
+                min = min.min(w);
+                continue;
+            }
+            wakes.due.push(s as u32);
+        }
+        wakes.rest_min = min;
+    }
+
+    /// [`Gpu::sms_serial`] visiting only the SMs that are due (`SmWakes::due`, listed by
+    /// [`Gpu::collect_due`]); each visited SM first gets the accounting of the cycles it
+    /// slept through.
     fn sms_due(&mut self, t0: Cycle) -> bool {
         let Gpu {
             sms,
@@ -223,25 +267,12 @@ impl Gpu {
             wakes,
             ..
         } = self;
-        let seen = sched
-            .issuing
-            .map(|l| (l, sched.runs[l as usize].ctas_issued));
-        let launched = seen != wakes.seen;
-        wakes.seen = seen;
-        wakes.acct_to = t0 + 1;
-        if !launched && t0 < wakes.min {
-            return false;
-        }
         let ctx = StepCtx { kernels };
         let mut progress = false;
-        let mut min = Cycle::MAX;
-        for (s, sm) in sms.iter_mut().enumerate() {
-            let w = wakes.wake[s];
-            if w > t0 && !(launched && marks[s].launch.is_some()) {
-                min = min.min(w);
-                continue;
-            }
-            let m = &mut marks[s];
+        let mut min = wakes.rest_min;
+        for &s in &wakes.due {
+            let s = s as usize;
+            let (sm, m) = (&mut sms[s], &mut marks[s]);
             debug_assert!(m.inbox.is_empty());
             if t0 > wakes.from[s] {
                 sm.skip(t0 - wakes.from[s]);
@@ -252,8 +283,122 @@ impl Gpu {
             min = min.min(sm.wake);
             progress |= stage_sm(sm, s, t0, sched, staged);
         }
+        wakes.due.clear();
         wakes.min = min;
         progress
+    }
+
+    /// The SM half of a K = 1 cycle on two threads, due SMs only (`SmWakes` on, a partner
+    /// thread): the SMs of `SmWakes::due` are taken in runs from the two ends of that list
+    /// (`TwoEnds`), each with its deferred accounting as in [`Gpu::sms_due`], beside the
+    /// stream's decode-ahead; then their packets and finished CTAs are staged in SM order (as
+    /// `lockstep_split` does). Returns whether anything changed.
+    #[cfg(feature = "parallel")]
+    pub(super) fn sms_due_split(
+        &mut self,
+        t0: Cycle,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        use super::handoff::{Disjoint, TwoEnds};
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            sched,
+            staged,
+            wakes,
+            senders,
+            done_hi,
+            partner,
+            ..
+        } = self;
+        let partner = partner.as_mut().expect("two threads");
+        debug_assert!(staged.is_empty());
+        let due = &wakes.due;
+        let ends = TwoEnds::new(due.len());
+        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let (dw, df) = (
+            Disjoint::new(&mut wakes.wake),
+            Disjoint::new(&mut wakes.from),
+        );
+        let ctx = StepCtx { kernels };
+        senders.clear();
+        done_hi.clear();
+        // One due SM on either thread: its deferred accounting, its step, its new wake.
+        let visit = |s: usize| {
+            // SAFETY: `ends` hands out every index of `due` once, and `due` lists each SM
+            // at most once.
+            let (sm, m, w, f) = unsafe { (ds.get(s), dm.get(s), dw.get(s), df.get(s)) };
+            debug_assert!(m.inbox.is_empty());
+            if t0 > *f {
+                sm.skip(t0 - *f);
+            }
+            *f = t0 + 1;
+            let ch = sm_epoch(sm, m, &ctx, cfg, t0, 1);
+            *w = sm.wake;
+            (sm, ch)
+        };
+        let (mut h0, mut h1) = match ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
+            Some([x, y]) => (Some(x), Some(y)),
+            None => (None, None),
+        };
+        let mut rb = (false, Cycle::MAX);
+        let hi_runs = &mut staged.hi_runs;
+        let hi = &mut staged.hi;
+        let (a, min_a) = partner.join(
+            || {
+                if let Some(h) = h0.take() {
+                    h();
+                }
+                let (mut any, mut min) = (false, Cycle::MAX);
+                while let Some(r) = ends.take_low() {
+                    for &s in &due[r] {
+                        let (sm, ch) = visit(s as usize);
+                        any |= ch;
+                        min = min.min(sm.wake);
+                        if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
+                            senders.push(s);
+                        }
+                    }
+                }
+                (any, min)
+            },
+            &mut || {
+                if let Some(h) = h1.take() {
+                    h();
+                }
+                let (mut any, mut min) = (false, Cycle::MAX);
+                while let Some(r) = ends.take_high() {
+                    hi_runs.push(hi.len() as u32);
+                    for &s in &due[r] {
+                        let (sm, ch) = visit(s as usize);
+                        any |= ch;
+                        min = min.min(sm.wake);
+                        if !sm.sh.outbox.is_empty() {
+                            hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+                        }
+                        if !sm.sh.done_ctas.is_empty() {
+                            done_hi.push(s);
+                        }
+                    }
+                }
+                rb = (any, min);
+            },
+        );
+        wakes.min = wakes.rest_min.min(min_a).min(rb.1);
+        wakes.due.clear();
+        // The staging, in SM order: this thread's SMs (all below the partner's), then the
+        // partner's that finished CTAs.
+        staged.t0 = t0;
+        staged.k = 1;
+        let mut done_any = false;
+        done_hi.sort_unstable();
+        for &s in senders.iter().chain(done_hi.iter()) {
+            let s = s as usize;
+            done_any |= stage_sm(&mut sms[s], s, t0, sched, staged);
+        }
+        a | rb.0 | done_any
     }
 
     /// The SM half of a K = 1 cycle on this thread with its staging, in one pass over the SMs:
