@@ -101,7 +101,15 @@ impl Calendar {
     #[inline(always)]
     fn advance(&mut self, now: Cycle) {
         if now > self.clear_to {
-            self.clear(now);
+            let i = (self.clear_to as usize) & (RING - 1);
+            let span = now - self.clear_to;
+            if span <= (64 - i % 64) as u64 {
+                // Within one word (the common case: the clock moved a few cycles).
+                self.full[i / 64] &= !(low_bits(span) << (i % 64));
+                self.clear_to = now;
+            } else {
+                self.clear(now);
+            }
         }
     }
 
@@ -192,9 +200,22 @@ impl Calendar {
         c
     }
 
+    /// The full bits of the 64 cycles from `from` (bit k: cycle `from + k`).
+    #[inline(always)]
+    fn bits64(&self, from: Cycle) -> u64 {
+        let p = (from as usize) & (RING - 1);
+        let (w, b) = (p / 64, p % 64);
+        // `<< 1 << (63 - b)`: the next word's bits above the first word's (none when b = 0).
+        (self.full[w] >> b) | (self.full[(w + 1) % (RING / 64)] << 1 << (63 - b))
+    }
+
     /// The first cycle of `[from, from + len)` with `cap` bookings, if any (`len < RING`).
     #[inline(always)]
     fn full_in(&self, from: Cycle, len: u64) -> Option<Cycle> {
+        if len <= 64 {
+            let bits = self.bits64(from) & low_bits(len);
+            return (bits != 0).then(|| from + bits.trailing_zeros() as u64);
+        }
         let end = from + len;
         let mut c = from;
         while c < end {
@@ -248,14 +269,11 @@ fn first_slot(s: Cycle, limit: Cycle, issue: u128, unit: Option<(u128, u64)>) ->
     (cand != 0).then(|| s + cand.trailing_zeros() as u64)
 }
 
-/// The lowest `n` bits (`n <= 64`).
+/// The lowest `n` bits (`1 <= n <= 64`).
 #[inline(always)]
 fn low_bits(n: u64) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
+    debug_assert!((1..=64).contains(&n));
+    u64::MAX >> (64 - n)
 }
 
 /// The per-sub-core calendars (allocated at the first run-ahead).
