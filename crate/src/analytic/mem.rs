@@ -155,6 +155,27 @@ struct Queues {
     direct: BinaryHeap<Reverse<u64>>,
 }
 
+/// `x / d` (`d > 0`) as a shift when `d` is a power of two (line sizes, banks and instruction
+/// bytes of every preset): the per-request path divides by runtime values.
+#[inline(always)]
+fn div_p2(x: u64, d: u64) -> u64 {
+    if d.is_power_of_two() {
+        x >> d.trailing_zeros()
+    } else {
+        x / d
+    }
+}
+
+/// `x % d` (`d > 0`), a mask when `d` is a power of two.
+#[inline(always)]
+fn rem_p2(x: u64, d: u64) -> u64 {
+    if d.is_power_of_two() {
+        x & (d - 1)
+    } else {
+        x % d
+    }
+}
+
 /// Bits of a direct request's key that hold its MSHR share (at most `FP`).
 const SHARE_BITS: u32 = 17;
 const _: () = assert!(FP < 1 << SHARE_BITS);
@@ -270,7 +291,7 @@ impl AnalyticSmMem {
 
     /// The error-diffusion slot and Equation 1 entry of a PC.
     fn pc_index(&self, pc: u32) -> (usize, PcLat) {
-        let i = (pc / self.inst_bytes) as usize;
+        let i = div_p2(pc as u64, self.inst_bytes as u64) as usize;
         match self.pc_lat.get(i) {
             Some(e) if e.global > 0 => (i, *e),
             _ => (self.acc.len() - 1, self.global),
@@ -385,7 +406,7 @@ impl AnalyticSmMem {
                     (e.miss, e.dram)
                 };
                 let mshr = if bypass { 0 } else { miss };
-                let c = self.q.cont;
+                let c = &self.q.cont;
                 if check_mshr
                     && c.mshr_fp > 0
                     && self.mshr_used > 0
@@ -395,7 +416,8 @@ impl AnalyticSmMem {
                 }
                 let mut s = start;
                 if c.l1_banks > 0 && !bypass {
-                    let b = ((req.addr / c.line_bytes as u64) % c.l1_banks as u64) as usize;
+                    let line = div_p2(req.addr, c.line_bytes as u64);
+                    let b = rem_p2(line, c.l1_banks as u64) as usize;
                     s = s.max(self.q.bank_ready[b]);
                     self.q.bank_ready[b] = s + 1;
                 }
@@ -415,7 +437,7 @@ impl AnalyticSmMem {
                     // fetching waits for that fill (the functional pass counts it as a hit).
                     // Which requests fetch is decided by error diffusion of the PC's miss
                     // probability (deterministic; the fraction of fetching requests is 1 - R1).
-                    let line = req.addr / c.line_bytes.max(1) as u64;
+                    let line = div_p2(req.addr, c.line_bytes.max(1) as u64);
                     let slot = &mut self.q.inflight[line as usize & (INFLIGHT - 1)];
                     if slot.0 == line && slot.1 > done {
                         done = slot.1;

@@ -109,6 +109,40 @@ fn latest_reg(ev: &EvWarp, regs: &[crate::trace::Reg], latest: &mut Cycle) -> bo
 /// Words of the per-step set of warps tried (local indices; `sm.max_warps` is at most 128).
 const TRIED: usize = 2;
 
+/// The per-sub-core min-heap of (time, warp slot or unit, kind) entries, each packed in one
+/// word ordered as the tuple (`time << 24 | slot << 8 | kind`; times stay below 2^40), so a
+/// comparison is one instruction: the same pops in the same order as a heap of tuples.
+#[derive(Clone, Debug, Default)]
+struct EvHeap(BinaryHeap<Reverse<u64>>);
+
+impl EvHeap {
+    #[inline(always)]
+    fn push(&mut self, t: Cycle, w: u16, kind: u8) {
+        debug_assert!(t < 1 << 40);
+        self.0
+            .push(Reverse(t << 24 | (w as u64) << 8 | kind as u64));
+    }
+
+    /// The earliest entry.
+    #[inline(always)]
+    fn peek(&self) -> Option<(Cycle, u16, u8)> {
+        self.0
+            .peek()
+            .map(|&Reverse(k)| (k >> 24, (k >> 8) as u16, k as u8))
+    }
+
+    /// The earliest entry's time.
+    #[inline(always)]
+    fn peek_time(&self) -> Option<Cycle> {
+        self.0.peek().map(|&Reverse(k)| k >> 24)
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) {
+        self.0.pop();
+    }
+}
+
 /// Heap entry kinds.
 const K_READY: u8 = 0;
 const K_RETIRE: u8 = 1;
@@ -119,7 +153,7 @@ const K_UNIT: u8 = 2;
 #[derive(Clone, Debug, Default)]
 pub struct EvSched {
     /// (time, warp slot, kind): a warp's next issue time, or its retirement (last ALU result).
-    heap: BinaryHeap<Reverse<(Cycle, u16, u8)>>,
+    heap: EvHeap,
     /// Next-issue entries of one time, `soon_at`, kept beside the heap (most warps are filed
     /// for the cycle after an issue): the same entries as heap entries, without the heap cost.
     soon: Vec<u16>,
@@ -184,13 +218,13 @@ impl EvSched {
         if self.soon_at == t && t <= self.now_hint + 1 {
             self.soon.push(w);
         } else {
-            self.heap.push(Reverse((t, w, K_READY)));
+            self.heap.push(t, w, K_READY);
         }
     }
 
     /// The earliest entry (time, warp slot, kind) of the heap and the `soon` bucket.
     fn top(&self) -> Option<(Cycle, u16, u8)> {
-        let h = self.heap.peek().map(|&Reverse(e)| e);
+        let h = self.heap.peek();
         let s = self.soon.iter().min().map(|&w| (self.soon_at, w, K_READY));
         match (h, s) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -257,7 +291,7 @@ impl EvSched {
     ) {
         self.open &= !(1u32 << u);
         self.park_at[u] = t;
-        self.heap.push(Reverse((t, u as u16, K_UNIT)));
+        self.heap.push(t, u as u16, K_UNIT);
         let mut bits = self.parked[u];
         while bits != 0 {
             let l = bits.trailing_zeros() as usize;
@@ -333,9 +367,8 @@ impl SubCore {
 
     /// Takes warp `wi` out of where it is filed and computes its head instruction's earliest
     /// issue time (no earlier than `earliest`); `None` when it blocked (filed as such) or has
-    /// nothing left to issue. (Inlined: `fast` calls it for every instruction, and its `Head`
-    /// then needs no copy.)
-    #[inline(always)]
+    /// nothing left to issue. `hybrid` only: `fast`'s run-ahead (`event_ahead`) evaluates its
+    /// heads in its own loop, with the analytical memory pipeline's free cycle.
     pub(super) fn ev_head(
         &mut self,
         sh: &mut SmShared,
@@ -422,16 +455,7 @@ impl SubCore {
                 reason = StallKind::MemData;
             }
         }
-        if op.is_mem() {
-            if is_direct(sh) {
-                let f = sh.pipes[self.mem_pipe(sh)].direct.free_at(t);
-                if f > t {
-                    t = f;
-                    reason = StallKind::MemStructural;
-                }
-            }
-        } else if !op.acts_at_issue() && !is_direct(sh) {
-            // (`fast` books its units in calendars: `event_ahead`.)
+        if !op.is_mem() && !op.acts_at_issue() {
             let f = self.pool_free(sh, op.unit as usize);
             if f > t + 1 {
                 t = f - 1;
@@ -608,7 +632,7 @@ impl SubCore {
             self.ev.soon.clear();
             changed = true;
         }
-        while let Some(&Reverse((t, w, kind))) = self.ev.heap.peek() {
+        while let Some((t, w, kind)) = self.ev.heap.peek() {
             if t > now {
                 break;
             }
@@ -674,7 +698,7 @@ impl SubCore {
                     if l < 64 && u < NUM_UNITS && (ev.parked[u] == 0 || ev.park_at[u] == t) {
                         if ev.parked[u] == 0 {
                             ev.park_at[u] = t;
-                            ev.heap.push(Reverse((t, u as u16, K_UNIT)));
+                            ev.heap.push(t, u as u16, K_UNIT);
                         }
                         ev.parked[u] |= 1u64 << l;
                         let e = &mut sh.warps[wi].ev;

@@ -36,14 +36,13 @@
 //!   to the cycles simulated, but which cycle carries which stall shifts by up to
 //!   [`HORIZON`].
 
-use super::{EvState, Head, K_RETIRE};
-use crate::core::ctx::{StepCtx, NUM_UNITS, U_DP};
+use super::{div_pow2, latest_reg, pc_slot, EvState, IBUF, K_RETIRE, MEM_BIT};
+use crate::core::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP};
 use crate::core::subcore::SubCore;
-use crate::core::SmShared;
+use crate::core::{IssueEvent, SmShared};
 use crate::stats::StallKind;
-use crate::trace::OpKind;
+use crate::trace::{OpKind, TraceInst};
 use crate::Cycle;
-use std::cmp::Reverse;
 
 /// How far (cycles past the SM's clock) a warp issues ahead before it is filed in the heap.
 pub const HORIZON: Cycle = 48;
@@ -57,24 +56,28 @@ pub const MAX_INTERVAL: u64 = (RING as u64) - HORIZON - 8;
 /// Counters per cycle in a ring: entry `c % RING` is `c << 5 | count`, valid while its stamp
 /// is `c` (bookings span less than `RING` cycles, so a live cycle is never overwritten, and a
 /// stale entry reads as zero). Beside it one bit per entry, set while the entry's cycle has
-/// reached the calendar's capacity (`cap` of [`Calendar::book`]; the same for every booking
-/// of one calendar), so the searches ([`Calendar::first_free`], [`Calendar::full_in`]) read
-/// 64 cycles a word. Every booking and search is at or after the SM's clock `now` and before
+/// reached the calendar's capacity `cap`, so the searches ([`Calendar::first_free`],
+/// [`Calendar::full_in`]) read 64 cycles a word. With `cap = 1` (one issue lane, one pipeline
+/// per unit: every preset) the bit is the whole count and the ring is not kept. Every booking and search is at or after the SM's clock `now` and before
 /// `now + RING`; [`Calendar::advance`] clears the bits of the cycles before `now`, so a set
 /// bit in that window is always the full cycle of this turn of the ring.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
     ring: Vec<u64>,
     full: [u64; RING / 64],
+    /// Bookings a cycle holds.
+    cap: u32,
     /// The bits of the cycles before this one are cleared.
     clear_to: Cycle,
 }
 
 impl Calendar {
-    fn new() -> Self {
+    fn new(cap: u32) -> Self {
+        let cap = cap.max(1);
         Calendar {
-            ring: vec![0; RING],
+            ring: if cap > 1 { vec![0; RING] } else { Vec::new() },
             full: [0; RING / 64],
+            cap,
             clear_to: 0,
         }
     }
@@ -82,6 +85,9 @@ impl Calendar {
     /// Bookings at cycle `c` (the searches read the full bits; the tests compare with this).
     #[cfg(test)]
     fn used(&self, c: Cycle) -> u32 {
+        if self.cap == 1 {
+            return self.is_full(c) as u32;
+        }
         let e = self.ring[(c as usize) & (RING - 1)];
         if e >> 5 == c {
             (e & 31) as u32
@@ -95,7 +101,15 @@ impl Calendar {
     #[inline(always)]
     fn advance(&mut self, now: Cycle) {
         if now > self.clear_to {
-            self.clear(now);
+            let i = (self.clear_to as usize) & (RING - 1);
+            let span = now - self.clear_to;
+            if span <= (64 - i % 64) as u64 {
+                // Within one word (the common case: the clock moved a few cycles).
+                self.full[i / 64] &= !(low_bits(span) << (i % 64));
+                self.clear_to = now;
+            } else {
+                self.clear(now);
+            }
         }
     }
 
@@ -116,12 +130,17 @@ impl Calendar {
         self.clear_to = now;
     }
 
-    /// Books one more at cycle `c` of a calendar of capacity `cap`; returns the bookings
-    /// there before.
+    /// Books one more at cycle `c`, which has fewer than `cap` bookings; returns the
+    /// bookings there before.
     #[inline(always)]
-    pub fn book(&mut self, c: Cycle, cap: u32) -> u32 {
+    pub fn book(&mut self, c: Cycle) -> u32 {
         debug_assert!(c >= self.clear_to && c < self.clear_to + RING as u64);
+        debug_assert!(!self.is_full(c));
         let i = (c as usize) & (RING - 1);
+        if self.cap == 1 {
+            self.full[i / 64] |= 1u64 << (i % 64);
+            return 0;
+        }
         let e = self.ring[i];
         let before = if e >> 5 == c {
             self.ring[i] = e + 1;
@@ -130,10 +149,31 @@ impl Calendar {
             self.ring[i] = (c << 5) | 1;
             0
         };
-        if before + 1 >= cap {
+        if before + 1 >= self.cap {
             self.full[i / 64] |= 1u64 << (i % 64);
         }
         before
+    }
+
+    /// Books one more at each cycle of `[from, from + len)` (none of them full, `len < RING`).
+    #[inline(always)]
+    fn book_span(&mut self, from: Cycle, len: u64) {
+        if self.cap > 1 {
+            for c in from..from + len {
+                self.book(c);
+            }
+            return;
+        }
+        debug_assert!(self.full_in(from, len).is_none());
+        let end = from + len;
+        let mut c = from;
+        while c < end {
+            let i = (c as usize) & (RING - 1);
+            let b = i % 64;
+            let span = ((64 - b) as u64).min(end - c);
+            self.full[i / 64] |= low_bits(span) << b;
+            c += span;
+        }
     }
 
     /// Whether cycle `c` has `cap` bookings.
@@ -160,9 +200,22 @@ impl Calendar {
         c
     }
 
+    /// The full bits of the 64 cycles from `from` (bit k: cycle `from + k`).
+    #[inline(always)]
+    fn bits64(&self, from: Cycle) -> u64 {
+        let p = (from as usize) & (RING - 1);
+        let (w, b) = (p / 64, p % 64);
+        // `<< 1 << (63 - b)`: the next word's bits above the first word's (none when b = 0).
+        (self.full[w] >> b) | (self.full[(w + 1) % (RING / 64)] << 1 << (63 - b))
+    }
+
     /// The first cycle of `[from, from + len)` with `cap` bookings, if any (`len < RING`).
     #[inline(always)]
     fn full_in(&self, from: Cycle, len: u64) -> Option<Cycle> {
+        if len <= 64 {
+            let bits = self.bits64(from) & low_bits(len);
+            return (bits != 0).then(|| from + bits.trailing_zeros() as u64);
+        }
         let end = from + len;
         let mut c = from;
         while c < end {
@@ -216,14 +269,11 @@ fn first_slot(s: Cycle, limit: Cycle, issue: u128, unit: Option<(u128, u64)>) ->
     (cand != 0).then(|| s + cand.trailing_zeros() as u64)
 }
 
-/// The lowest `n` bits (`n <= 64`).
+/// The lowest `n` bits (`1 <= n <= 64`).
 #[inline(always)]
 fn low_bits(n: u64) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
+    debug_assert!((1..=64).contains(&n));
+    u64::MAX >> (64 - n)
 }
 
 /// The per-sub-core calendars (allocated at the first run-ahead).
@@ -243,51 +293,168 @@ enum Slot {
     File(Cycle),
 }
 
+/// What a run-ahead counts per instruction, added to the statistics once at its end (nothing
+/// reads them in between): issued warp and thread instructions, new issue cycles.
+#[derive(Default)]
+struct Tally {
+    insts: u64,
+    lanes: u64,
+    cycles: u64,
+}
+
 impl SubCore {
     /// `fast`: warp `wi` issues from `earliest` (no earlier than the SM's clock) as far as
-    /// [`HORIZON`] allows, then is filed (heap, blocked, retiring).
+    /// [`HORIZON`] allows, then is filed (heap, blocked, retiring). The head instruction's
+    /// evaluation is `ev_head`'s with the analytical memory (`is_direct`), the warp taken out
+    /// of where it was filed once, before the loop.
     pub(super) fn ev_run(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, earliest: Cycle) {
         let now = self.ev.now_hint;
         if self.ev.ahead.units.is_empty() {
-            self.ev.ahead.issue = Calendar::new();
-            self.ev.ahead.units = (0..NUM_UNITS).map(|_| Calendar::new()).collect();
+            self.ev.ahead.issue = Calendar::new(sh.p.issue_width);
+            let pipes = &self.exec.pipes;
+            self.ev.ahead.units = (0..NUM_UNITS)
+                .map(|u| Calendar::new(pipes[u].len() as u32))
+                .collect();
         }
+        if !sh.warps[wi].active {
+            return;
+        }
+        self.ev.stale = true;
+        match sh.warps[wi].ev.state {
+            EvState::BlockedMem => self.ev.blocked_mem -= 1,
+            EvState::BlockedBar => self.ev.blocked_bar -= 1,
+            EvState::Ready => self.ev.clear_ready(div_pow2(wi, sh.p.subcores)),
+            EvState::Heap => self.ev.leave_heap(&mut sh.warps[wi].ev),
+            EvState::Idle => {}
+        }
+        let kernel = sh.warps[wi].kernel;
+        let ops = &ctx.kernels[kernel as usize].ops;
+        let p = self.mem_pipe(sh);
+        let mut tally = Tally::default();
+        // The class of the last head evaluated (`EvWarp::op`, written once at the end).
+        let mut last_op = None;
         let mut from = earliest.max(now);
         loop {
-            let Some(h) = self.ev_head(sh, ctx, wi, from) else {
-                return;
+            let w = &sh.warps[wi];
+            let head = w.ib.head;
+            if head >= w.n_insts {
+                sh.warps[wi].ev.state = EvState::Idle;
+                break;
+            }
+            let inst = sh.inst(wi, head);
+            let block = |sh: &mut SmShared, st: EvState, kind: StallKind| {
+                let e = &mut sh.warps[wi].ev;
+                e.state = st;
+                e.reason = kind;
+                e.pc = inst.pc;
             };
+            if w.at_barrier {
+                block(sh, EvState::BlockedBar, StallKind::Barrier);
+                self.ev.blocked_bar += 1;
+                break;
+            }
+            let op = ops[inst.op.0 as usize];
+            let mut t = from.max(w.ev.not_before);
+            let mut reason = if w.ev.not_before > from {
+                w.ev.nb_reason
+            } else {
+                StallKind::CompData
+            };
+            if head >= w.ev.fetched {
+                // Nothing fetched yet (launch): the first fetch starts now.
+                self.ev_fetch(sh, ctx, wi, from);
+            }
+            let w = &sh.warps[wi];
+            let av = w.ev.avail[head as usize % IBUF];
+            if av > t {
+                t = av;
+                reason = StallKind::IFetch;
+            }
+            // Sources, then destinations (RAW, WAW), as `ev_head`.
+            let mut latest = 0;
+            if !latest_reg(&w.ev, inst.srcs(), &mut latest)
+                || !latest_reg(&w.ev, inst.dsts(), &mut latest)
+            {
+                block(sh, EvState::BlockedMem, StallKind::MemData);
+                self.ev.blocked_mem += 1;
+                self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
+                break;
+            }
+            if latest & !MEM_BIT > t {
+                t = latest & !MEM_BIT;
+                reason = if latest & MEM_BIT != 0 {
+                    StallKind::MemData
+                } else {
+                    StallKind::CompData
+                };
+            }
+            if op.kind == OpKind::MemBarrier {
+                if w.mem_inflight > 0 {
+                    block(sh, EvState::BlockedMem, StallKind::Barrier);
+                    self.ev.blocked_mem += 1;
+                    break;
+                }
+                if w.ev.mem_done > t {
+                    t = w.ev.mem_done;
+                    reason = StallKind::MemData;
+                }
+            }
+            let mem = op.is_mem();
+            if mem {
+                let f = sh.pipes[p].direct.free_at(t);
+                if f > t {
+                    t = f;
+                    reason = StallKind::MemStructural;
+                }
+            }
             sh.warps[wi].ev.state = EvState::Idle;
-            sh.warps[wi].ev.op = h.op;
-            match self.ahead_slot(sh, &h, now) {
+            last_op = Some(op);
+            match self.ahead_slot(sh, op, mem, t, now) {
                 Slot::At(s) => {
-                    if !self.ahead_issue(s, now, sh, ctx, wi, &h) {
-                        return;
+                    if !self.ahead_issue(s, now, sh, ctx, wi, &inst, op, mem, &mut tally) {
+                        break;
                     }
                     from = s + 1;
                 }
                 Slot::File(s) => {
-                    let reason = if s > h.t {
+                    let reason = if s > t {
                         StallKind::CompStructural
                     } else {
-                        h.reason
+                        reason
                     };
-                    self.ev_file(sh, wi, s, reason, h.kernel, h.inst.pc);
-                    return;
+                    self.ev_file(sh, wi, s, reason, kernel, inst.pc);
+                    break;
                 }
             }
         }
+        if let Some(op) = last_op {
+            sh.warps[wi].ev.op = op;
+        }
+        // The counts of the instructions issued (`count_issue`'s, and the new issue cycles,
+        // paid back by the next accounted cycles).
+        if tally.insts > 0 {
+            let st = &mut sh.stats;
+            st.warp_insts += tally.insts;
+            st.thread_insts += tally.lanes;
+            let sc = &mut st.subcores[self.id];
+            sc.warp_insts += tally.insts;
+            sc.thread_insts += tally.lanes;
+            sc.stalls.add(StallKind::Issued, tally.cycles);
+            let kc = &mut st.kernels[kernel as usize];
+            kc.warp_insts += tally.insts;
+            kc.thread_insts += tally.lanes;
+            sh.ahead_debt[self.id] += tally.cycles;
+        }
     }
 
-    /// The first cycle at or after `h.t` with a free issue lane and (ALU) a free pipeline of
-    /// the unit over its interval.
-    #[inline]
-    fn ahead_slot(&mut self, sh: &SmShared, h: &Head, now: Cycle) -> Slot {
+    /// The first cycle at or after `t` with a free issue lane and (ALU) a free pipeline of
+    /// the unit over its interval (`mem`: `op` is a memory instruction).
+    #[inline(always)]
+    fn ahead_slot(&mut self, sh: &SmShared, op: OpClass, mem: bool, t: Cycle, now: Cycle) -> Slot {
         let limit = now + HORIZON;
-        let op = h.op;
-        let mut s = h.t;
+        let mut s = t;
         let mut unit: Option<(usize, u64)> = None;
-        if !op.is_mem() && !op.acts_at_issue() {
+        if !mem && !op.acts_at_issue() {
             let u = op.unit as usize;
             if u == U_DP && sh.p.dp_shared {
                 s = s.max(self.pool_free(sh, u).saturating_sub(1));
@@ -351,8 +518,11 @@ impl SubCore {
         Slot::At(s)
     }
 
-    /// Issues warp `wi`'s head instruction `h` at `s` (booked in the calendars); returns
-    /// whether the warp has more to issue (its next head is evaluated from `s + 1`).
+    /// Issues warp `wi`'s head instruction `inst` (class `op`, `mem`: a memory instruction)
+    /// at `s` (booked in the calendars, counted in `tally`); returns whether the warp has more
+    /// to issue (its next head is evaluated from `s + 1`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn ahead_issue(
         &mut self,
         s: Cycle,
@@ -360,21 +530,40 @@ impl SubCore {
         sh: &mut SmShared,
         ctx: &StepCtx,
         wi: usize,
-        h: &Head,
+        inst: &TraceInst,
+        op: OpClass,
+        mem: bool,
+        tally: &mut Tally,
     ) -> bool {
-        let (op, inst, kernel) = (h.op, &h.inst, h.kernel);
-        self.ev.stale = true;
-        if self.ev.ahead.issue.book(s, sh.p.issue_width.max(1)) == 0 {
-            // A new issue cycle: counted now, paid back by the next accounted cycles.
-            sh.stats.subcores[self.id].stalls.add(StallKind::Issued, 1);
-            sh.ahead_debt[self.id] += 1;
+        if self.ev.ahead.issue.book(s) == 0 {
+            // A new issue cycle: counted (at the run's end), paid back by the next accounted
+            // cycles.
+            tally.cycles += 1;
         }
-        let idx = sh.warps[wi].ib.head;
-        sh.warps[wi].ib.head += 1;
-        super::super::event_fetch::count_issue(s, sh, self.id, wi, kernel, inst);
+        let w = &mut sh.warps[wi];
+        let idx = w.ib.head;
+        w.ib.head += 1;
+        let kernel = w.kernel;
+        // `count_issue`'s per-instruction part (the counters are the run's `tally`).
+        tally.insts += 1;
+        tally.lanes += inst.active_lanes() as u64;
+        if let Some(p) = sh.stats.kernels[kernel as usize]
+            .per_pc
+            .get_mut(pc_slot(inst.pc, sh.p.inst_bytes) as usize)
+        {
+            p.issued += 1;
+        }
+        if let Some(log) = &mut sh.issue_log {
+            log.push(IssueEvent {
+                cycle: s,
+                subcore: self.id as u8,
+                warp: wi as u16,
+                pc: inst.pc,
+            });
+        }
         let mut next = s + 1;
         super::issue::issue_control(sh, wi, idx, op.kind, s);
-        if op.is_mem() {
+        if mem {
             self.issue_direct(s, sh, ctx, wi, idx, inst, op);
         } else if !op.acts_at_issue() {
             let u = op.unit as usize;
@@ -383,16 +572,12 @@ impl SubCore {
             if u == U_DP && sh.p.dp_shared {
                 super::issue::book_pool(&mut sh.dp_pool, start + iv);
             } else if u < NUM_UNITS && !self.exec.pipes[u].is_empty() {
-                let cap = self.exec.pipes[u].len() as u32;
-                let cal = &mut self.ev.ahead.units[u];
-                for c in start..start + iv.min(MAX_INTERVAL) {
-                    cal.book(c, cap);
-                }
+                self.ev.ahead.units[u].book_span(start, iv.min(MAX_INTERVAL));
             }
             next = super::issue::book_alu(sh, wi, inst, &op, u, start, next);
         }
         self.after_issue(sh, ctx, wi, s, next);
-        // Not the last: a barrier the warp waits at is filed (blocked) by `ev_head` next round.
+        // Not the last: a barrier the warp waits at is filed (blocked) by the next round.
         !self.retire_if_last(sh, wi, s, now)
     }
 }
@@ -419,7 +604,7 @@ impl SubCore {
             }
             changed = true;
         }
-        while let Some(&Reverse((t, w, kind))) = self.ev.heap.peek() {
+        while let Some((t, w, kind)) = self.ev.heap.peek() {
             if t > now {
                 break;
             }
@@ -456,7 +641,7 @@ mod tests {
     /// unit's next `iv` cycles free, else from the first full one), when it is up to the limit.
     #[test]
     fn first_slot_is_the_stepped_search() {
-        let (mut issue, mut unit) = (Calendar::new(), Calendar::new());
+        let (mut issue, mut unit) = (Calendar::new(1), Calendar::new(2));
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut now = 0;
         for step in 0..30_000u64 {
@@ -468,11 +653,11 @@ mod tests {
             unit.advance(now);
             let c = now + (x >> 40) % 120;
             if issue.used(c) < 1 {
-                issue.book(c, 1);
+                issue.book(c);
             }
             let c = now + (x >> 30) % 160;
             if unit.used(c) < 2 {
-                unit.book(c, 2);
+                unit.book(c);
             }
             let iv = 1 + (x >> 20) % 64;
             let limit = now + 48;
@@ -510,7 +695,7 @@ mod tests {
     #[test]
     fn searches_find_what_a_scan_finds() {
         for cap in 1..=3u32 {
-            let mut cal = Calendar::new();
+            let mut cal = Calendar::new(cap);
             let mut x = 0x9e37_79b9_7f4a_7c15u64;
             let mut now = 0;
             for step in 0..30_000u64 {
@@ -521,7 +706,7 @@ mod tests {
                 cal.advance(now);
                 let c = now + (x >> 40) % 200;
                 if cal.used(c) < cap {
-                    cal.book(c, cap);
+                    cal.book(c);
                 }
                 let from = now + (x >> 20) % 60;
                 let limit = now + 48;
@@ -534,6 +719,34 @@ mod tests {
                 let len = 1 + (x >> 50) % 190;
                 let scan = (from + 1..from + 1 + len).find(|&c| cal.used(c) >= cap);
                 assert_eq!(cal.full_in(from + 1, len), scan, "cap {cap} step {step}");
+            }
+        }
+    }
+
+    /// `book_span` leaves the full bits that booking each cycle of the span leaves, for one
+    /// and two bookings a cycle (spans drawn where the unit's search found them free).
+    #[test]
+    fn book_span_is_booking_each_cycle() {
+        for cap in 1..=2u32 {
+            let (mut span, mut each) = (Calendar::new(cap), Calendar::new(cap));
+            let mut x = 0x1234_5678_9abc_def1u64;
+            let mut now = 0;
+            for step in 0..20_000u64 {
+                x = lcg(x);
+                if x.is_multiple_of(3) {
+                    now += (x >> 61) + 1;
+                }
+                span.advance(now);
+                each.advance(now);
+                let from = now + (x >> 20) % 48;
+                let len = 1 + (x >> 40) % 70;
+                if span.full_in(from, len).is_none() {
+                    span.book_span(from, len);
+                    for c in from..from + len {
+                        each.book(c);
+                    }
+                }
+                assert_eq!(span.full, each.full, "cap {cap} step {step}");
             }
         }
     }

@@ -2,8 +2,6 @@
 //! instruction issues at `now` into its unit's pipeline or the cycle memory pipeline (`fast`
 //! issues through `event_ahead` instead); its next instruction is evaluated at once.
 
-use std::cmp::Reverse;
-
 use super::super::barrier;
 use super::super::ctx::{OpClass, StepCtx, U_MEM};
 use super::super::exec::completion;
@@ -117,7 +115,7 @@ impl SubCore {
         let t = w.ev.done_at.max(at);
         if t > now {
             w.inflight += 1;
-            self.ev.heap.push(Reverse((t, wi as u16, K_RETIRE)));
+            self.ev.heap.push(t, wi as u16, K_RETIRE);
         }
         sh.note_maybe_done(wi as u16);
     }

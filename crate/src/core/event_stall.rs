@@ -4,8 +4,6 @@
 //! the SM's step (module docs of `event`: approximations). Refreshed only when something was
 //! filed or issued since it was computed (`EvSched::stale`).
 
-use std::cmp::Reverse;
-
 use super::super::subcore::SubCore;
 use super::super::SmShared;
 use super::{pc_slot, EvSched, K_RETIRE, K_UNIT};
@@ -20,7 +18,7 @@ impl EvSched {
             return Some(now + 1);
         }
         // The time of `top()`, without its warp order (the `soon` bucket is one time).
-        let h = self.heap.peek().map(|&Reverse((t, _, _))| t);
+        let h = self.heap.peek_time();
         let t = if self.soon.is_empty() {
             h
         } else {
@@ -38,7 +36,7 @@ impl EvSched {
             && self.open == 0
             && self.mem_full.is_none()
             && (self.soon.is_empty() || self.soon_at > now)
-            && self.heap.peek().is_none_or(|&Reverse((t, _, _))| t > now)
+            && self.heap.peek_time().is_none_or(|t| t > now)
     }
 }
 
@@ -112,7 +110,7 @@ mod tests {
                 ev.push_ready(now + (x >> 58) % 3, ((x >> 40) % 16) as u16);
             } else if let Some((t, _, _)) = ev.top().filter(|e| e.0 <= now) {
                 // Take the due entries, as a step would.
-                while ev.heap.peek().is_some_and(|e| e.0 .0 <= now) {
+                while ev.heap.peek_time().is_some_and(|t| t <= now) {
                     ev.heap.pop();
                 }
                 if ev.soon_at <= t {
