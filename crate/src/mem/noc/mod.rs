@@ -56,6 +56,18 @@ fn release(busy: &mut [u64], free: &[u64], d: u64) {
     }
 }
 
+/// Calls `f` with the index of every set bit of `words`, in order.
+#[inline]
+fn each_bit(words: &[u64], mut f: impl FnMut(usize)) {
+    for (w, &word) in words.iter().enumerate() {
+        let mut b = word;
+        while b != 0 {
+            f(w * 64 + b.trailing_zeros() as usize);
+            b &= b - 1;
+        }
+    }
+}
+
 /// Bytes a packet carries besides its header.
 pub fn payload_bytes(p: &NocPacket, sector_bytes: u32) -> u32 {
     let write = p.req.kind.is_write();
@@ -313,29 +325,20 @@ impl Crossbar {
         // packets sent. Outputs only become busy during the sweep, so an input with no packet
         // for an output free at its start cannot send: only the others (`cand`) are visited,
         // in the same order, each checked as it comes. With few free outputs they are found
-        // from the outputs' input sets, else from the non-empty inputs.
+        // from the outputs' input sets (again after each send that takes an output: under
+        // load most inputs wait for the same few outputs), else from the non-empty inputs.
         let waiting: usize = self.nonempty.iter().map(|w| w.count_ones() as usize).sum();
         let mut sent = 0usize;
         if n_avail > 0 {
-            let iw = self.in_words;
-            if n_avail * iw <= waiting {
-                self.cand.fill(0);
-                for (wi, &bits) in self.avail_bits.iter().enumerate() {
-                    let mut b = bits;
-                    while b != 0 {
-                        let o = wi * 64 + b.trailing_zeros() as usize;
-                        b &= b - 1;
-                        for k in 0..iw {
-                            self.cand[k] |= self.has_in[o * iw + k];
-                        }
-                    }
-                }
+            let by_outputs = n_avail * self.in_words <= waiting;
+            if by_outputs {
+                self.inputs_for_free_outputs();
             } else {
                 self.cand.copy_from_slice(&self.nonempty);
-            }
-            // An input still serializing its last packet stalls.
-            for k in 0..iw {
-                self.cand[k] &= !self.in_busy[k];
+                // An input still serializing its last packet stalls.
+                for (c, b) in self.cand.iter_mut().zip(&self.in_busy) {
+                    *c &= !b;
+                }
             }
             let rr = self.rr.min(n);
             'sweep: for (lo, hi) in [(rr, n), (0, rr)] {
@@ -350,10 +353,13 @@ impl Crossbar {
                     if i >= hi {
                         break;
                     }
-                    if self.serve(i, d, dom, &mut n_avail) {
+                    if let Some(full) = self.serve(i, d, dom, &mut n_avail) {
                         sent += 1;
                         if n_avail == 0 {
                             break 'sweep;
+                        }
+                        if by_outputs && full {
+                            self.inputs_for_free_outputs();
                         }
                     }
                     i += 1;
@@ -364,12 +370,54 @@ impl Crossbar {
         self.rr = (self.rr + 1) % n.max(1);
     }
 
-    /// Input `i` sends its oldest packet whose output can take it; false when it stalls.
+    /// `cand`: the inputs with a packet for an output that can take one (`avail_bits`) and
+    /// not still serializing (visited inputs may stay in it: the sweep has passed them).
     #[inline]
-    fn serve(&mut self, i: usize, d: u64, dom: &Domain, n_avail: &mut usize) -> bool {
+    fn inputs_for_free_outputs(&mut self) {
+        // Called after most sends under load: the one- and two-word cases (up to 128 inputs)
+        // keep the union in registers.
+        let iw = self.in_words;
+        match iw {
+            1 => {
+                let mut c = 0u64;
+                let h = &self.has_in;
+                each_bit(&self.avail_bits, |o| c |= h[o]);
+                self.cand[0] = c & !self.in_busy[0];
+            }
+            2 => {
+                let (mut c0, mut c1) = (0u64, 0u64);
+                let h = &self.has_in;
+                each_bit(&self.avail_bits, |o| {
+                    if let [h0, h1] = h[2 * o..2 * o + 2] {
+                        c0 |= h0;
+                        c1 |= h1;
+                    }
+                });
+                self.cand[0] = c0 & !self.in_busy[0];
+                self.cand[1] = c1 & !self.in_busy[1];
+            }
+            _ => {
+                self.cand.fill(0);
+                let (h, cand) = (&self.has_in, &mut self.cand);
+                each_bit(&self.avail_bits, |o| {
+                    for (c, h) in cand.iter_mut().zip(&h[o * iw..(o + 1) * iw]) {
+                        *c |= h;
+                    }
+                });
+                for (c, b) in self.cand.iter_mut().zip(&self.in_busy) {
+                    *c &= !b;
+                }
+            }
+        }
+    }
+
+    /// Input `i` sends its oldest packet whose output can take it: `Some(true)` when that
+    /// left the output unable to take another this cycle; `None` when the input stalls.
+    #[inline]
+    fn serve(&mut self, i: usize, d: u64, dom: &Domain, n_avail: &mut usize) -> Option<bool> {
         let (w, outs) = (self.words, self.n_out);
         if self.in_free[i] > d {
-            return false;
+            return None;
         }
         // Virtual output queues: the oldest packet whose output can take it moves; packets
         // to one output keep their order (an earlier one to the same output was refused).
@@ -385,9 +433,7 @@ impl Crossbar {
                 }
             }
         }
-        let Some((_, o)) = best else {
-            return false;
-        };
+        let (_, o) = best?;
         let q = &mut self.voq[i * outs + o];
         let (_, p, f) = q.pop_front().expect("picked");
         if q.is_empty() {
@@ -414,8 +460,9 @@ impl Crossbar {
         if self.out_free[o] > d || self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
             self.avail_bits[o / 64] &= !(1 << (o % 64));
             *n_avail -= 1;
+            return Some(true);
         }
-        true
+        Some(false)
     }
 
     /// The packet that has arrived at output `o` by core cycle `now`, without taking it.

@@ -352,6 +352,7 @@ impl SmMemory {
     }
 
     /// One core cycle: serves queued requests; packets for the L2 go to `outbox`.
+    #[inline]
     pub fn tick(&mut self, now: Cycle, outbox: &mut Vec<NocPacket>) {
         self.now = now;
         if self.inq.is_empty() {
@@ -360,6 +361,13 @@ impl SmMemory {
             debug_assert!(self.out.is_empty());
             return;
         }
+        self.serve(now, outbox);
+    }
+
+    /// The part of [`SmMemory::tick`] with requests queued (most ticks find none: the SM
+    /// ticks its memory at every step; kept out of line so those cost a compare).
+    #[inline(never)]
+    fn serve(&mut self, now: Cycle, outbox: &mut Vec<NocPacket>) {
         if self.port_bytes > 0 {
             // Skipped idle cycles refill the port as ticked ones would (same results).
             let gain = now.saturating_sub(self.port_at).min(1 << 20) as i64 * self.port_bytes;
