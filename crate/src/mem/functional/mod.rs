@@ -125,6 +125,9 @@ struct KernelRun<'a> {
     /// finished ones' buffers are reused.
     packer: Packer,
     pack_above: u64,
+    /// The stream hands out memory instructions only (`KernelStream::keep_only`); else
+    /// `next_cta` drops the others before a CTA is held.
+    filtered: bool,
     spare: Vec<PackedCta>,
     exhausted: bool,
     lines: Vec<LineReq>,
@@ -165,8 +168,16 @@ impl KernelRun<'_> {
                 return Ok(None);
             }
             match stream.next_cta()? {
-                Some(c) => {
+                Some(mut c) => {
                     self.sync_ops(stream.ops());
+                    if !self.filtered {
+                        // (`step` would skip them; the addresses stay where they are.)
+                        let ops = &self.ops;
+                        for w in &mut c.warps {
+                            w.insts
+                                .retain(|i| ops.get(i.op.0 as usize).copied().flatten().is_some());
+                        }
+                    }
                     let to = (self.pulled % self.sms.len() as u64) as usize;
                     self.pulled += 1;
                     self.held += 1;
@@ -401,6 +412,7 @@ fn run_kernel(
             (2 * n as u64 * co.max_active_ctas.max(1) as u64).min(info.grid.count()),
         ),
         spare: Vec::new(),
+        filtered: false,
         exhausted: false,
         lines: Vec::with_capacity(64),
         memo: memo::Memo::default(),
@@ -423,7 +435,7 @@ fn run_kernel(
     // Only memory instructions matter here: a stream that can drop the others while it
     // decodes (compact files) does; `step` skips them anyway where it cannot.
     let keep: Vec<bool> = kr.ops.iter().map(|o| o.is_some()).collect();
-    stream.keep_only(&keep);
+    kr.filtered = stream.keep_only(&keep);
     let mut busy = vec![true; n];
     let mut live = n;
     while live > 0 {
