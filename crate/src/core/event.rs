@@ -54,13 +54,13 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::ctx::{StepCtx, NUM_UNITS, U_DP};
+use super::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP};
 use super::mem_direct::is_direct;
 use super::subcore::SubCore;
 use super::SmShared;
 use crate::config::SchedPolicy;
 use crate::stats::StallKind;
-use crate::trace::OpKind;
+use crate::trace::{OpKind, TraceInst};
 use crate::Cycle;
 
 pub use super::event_warp::{EvState, EvWarp, IBUF, MEM_BIT, PENDING};
@@ -365,6 +365,67 @@ impl SubCore {
         }
     }
 
+    /// The head instruction `head`'s wait for its fetch and its operands, from `(t, reason)`
+    /// (shared by `ev_head` and the run-ahead loop): the later of its fetch, its sources and
+    /// destinations (RAW, WAW: the first register with the latest time gives the reason) and,
+    /// for a memory barrier, the warp's memory results. None, with the warp blocked, when a
+    /// register is one a load still fetches or a memory barrier has loads in flight.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn operand_wait(
+        &mut self,
+        sh: &mut SmShared,
+        wi: usize,
+        head: u32,
+        inst: &TraceInst,
+        op: OpClass,
+        kernel: u32,
+        (mut t, mut reason): (Cycle, StallKind),
+    ) -> Option<(Cycle, StallKind)> {
+        let pc = inst.pc;
+        let block = |sh: &mut SmShared, st: EvState, kind: StallKind| {
+            let e = &mut sh.warps[wi].ev;
+            e.state = st;
+            e.reason = kind;
+            e.pc = pc;
+        };
+        let w = &sh.warps[wi];
+        let av = w.ev.avail[head as usize % IBUF];
+        if av > t {
+            t = av;
+            reason = StallKind::IFetch;
+        }
+        let mut latest = 0;
+        if !latest_reg(&w.ev, inst.srcs(), &mut latest)
+            || !latest_reg(&w.ev, inst.dsts(), &mut latest)
+        {
+            block(sh, EvState::BlockedMem, StallKind::MemData);
+            self.ev.blocked_mem += 1;
+            self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
+            return None;
+        }
+        if latest & !MEM_BIT > t {
+            t = latest & !MEM_BIT;
+            reason = if latest & MEM_BIT != 0 {
+                StallKind::MemData
+            } else {
+                StallKind::CompData
+            };
+        }
+        if op.kind == OpKind::MemBarrier {
+            if w.mem_inflight > 0 {
+                block(sh, EvState::BlockedMem, StallKind::Barrier);
+                self.ev.blocked_mem += 1;
+                return None;
+            }
+            if w.ev.mem_done > t {
+                t = w.ev.mem_done;
+                reason = StallKind::MemData;
+            }
+        }
+        Some((t, reason))
+    }
+
     /// Takes warp `wi` out of where it is filed and computes its head instruction's earliest
     /// issue time (no earlier than `earliest`); `None` when it blocked (filed as such) or has
     /// nothing left to issue. `hybrid` only: `fast`'s run-ahead (`event_ahead`) evaluates its
@@ -409,8 +470,8 @@ impl SubCore {
             return None;
         }
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
-        let mut t = earliest.max(w.ev.not_before);
-        let mut reason = if w.ev.not_before > earliest {
+        let t = earliest.max(w.ev.not_before);
+        let reason = if w.ev.not_before > earliest {
             w.ev.nb_reason
         } else {
             StallKind::CompData
@@ -419,42 +480,8 @@ impl SubCore {
             // Nothing fetched yet (launch): the first fetch starts now.
             self.ev_fetch(sh, ctx, wi, earliest);
         }
-        let w = &sh.warps[wi];
-        let av = w.ev.avail[w.ib.head as usize % IBUF];
-        if av > t {
-            t = av;
-            reason = StallKind::IFetch;
-        }
-        // Sources, then destinations (RAW, WAW): the first register with the latest time
-        // gives the reason; one a load still fetches blocks the warp.
-        let mut latest = 0;
-        if !latest_reg(&w.ev, inst.srcs(), &mut latest)
-            || !latest_reg(&w.ev, inst.dsts(), &mut latest)
-        {
-            block(sh, EvState::BlockedMem, StallKind::MemData);
-            self.ev.blocked_mem += 1;
-            self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
-            return None;
-        }
-        if latest & !MEM_BIT > t {
-            t = latest & !MEM_BIT;
-            reason = if latest & MEM_BIT != 0 {
-                StallKind::MemData
-            } else {
-                StallKind::CompData
-            };
-        }
-        if op.kind == OpKind::MemBarrier {
-            if w.mem_inflight > 0 {
-                block(sh, EvState::BlockedMem, StallKind::Barrier);
-                self.ev.blocked_mem += 1;
-                return None;
-            }
-            if w.ev.mem_done > t {
-                t = w.ev.mem_done;
-                reason = StallKind::MemData;
-            }
-        }
+        let (mut t, mut reason) =
+            self.operand_wait(sh, wi, sh.warps[wi].ib.head, &inst, op, kernel, (t, reason))?;
         if !op.is_mem() && !op.acts_at_issue() {
             let f = self.pool_free(sh, op.unit as usize);
             if f > t + 1 {

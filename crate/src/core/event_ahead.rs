@@ -36,7 +36,7 @@
 //!   to the cycles simulated, but which cycle carries which stall shifts by up to
 //!   [`HORIZON`].
 
-use super::{div_pow2, latest_reg, pc_slot, EvState, IBUF, K_RETIRE, MEM_BIT};
+use super::{div_pow2, pc_slot, EvState, K_RETIRE};
 use crate::core::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP};
 use crate::core::subcore::SubCore;
 use crate::core::{IssueEvent, SmShared};
@@ -354,8 +354,8 @@ impl SubCore {
                 break;
             }
             let op = ops[inst.op.0 as usize];
-            let mut t = from.max(w.ev.not_before);
-            let mut reason = if w.ev.not_before > from {
+            let t = from.max(w.ev.not_before);
+            let reason = if w.ev.not_before > from {
                 w.ev.nb_reason
             } else {
                 StallKind::CompData
@@ -364,41 +364,11 @@ impl SubCore {
                 // Nothing fetched yet (launch): the first fetch starts now.
                 self.ev_fetch(sh, ctx, wi, from);
             }
-            let w = &sh.warps[wi];
-            let av = w.ev.avail[head as usize % IBUF];
-            if av > t {
-                t = av;
-                reason = StallKind::IFetch;
-            }
-            // Sources, then destinations (RAW, WAW), as `ev_head`.
-            let mut latest = 0;
-            if !latest_reg(&w.ev, inst.srcs(), &mut latest)
-                || !latest_reg(&w.ev, inst.dsts(), &mut latest)
-            {
-                block(sh, EvState::BlockedMem, StallKind::MemData);
-                self.ev.blocked_mem += 1;
-                self.ev.mem_blame = Some((kernel, pc_slot(inst.pc, sh.p.inst_bytes)));
+            let Some((mut t, mut reason)) =
+                self.operand_wait(sh, wi, head, &inst, op, kernel, (t, reason))
+            else {
                 break;
-            }
-            if latest & !MEM_BIT > t {
-                t = latest & !MEM_BIT;
-                reason = if latest & MEM_BIT != 0 {
-                    StallKind::MemData
-                } else {
-                    StallKind::CompData
-                };
-            }
-            if op.kind == OpKind::MemBarrier {
-                if w.mem_inflight > 0 {
-                    block(sh, EvState::BlockedMem, StallKind::Barrier);
-                    self.ev.blocked_mem += 1;
-                    break;
-                }
-                if w.ev.mem_done > t {
-                    t = w.ev.mem_done;
-                    reason = StallKind::MemData;
-                }
-            }
+            };
             let mem = op.is_mem();
             if mem {
                 let f = sh.pipes[p].direct.free_at(t);

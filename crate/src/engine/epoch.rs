@@ -420,15 +420,19 @@ impl Gpu {
                 (&mut self.sms, &mut self.marks, &self.kernels, &self.cfg);
             sms_epoch(sms, marks, kernels, cfg, t0, k, fork) | self.stage(t0, k)
         };
-        progress
-            | mem_epoch(
-                &mut self.partitions,
-                &mut self.clocks,
-                &mut self.outbox,
-                &mut self.replies,
-                &mut self.staged,
-                &mut self.inbox_next,
-            )
+        progress | self.mem_side()
+    }
+
+    /// [`mem_epoch`] on the whole memory side, serially.
+    fn mem_side(&mut self) -> bool {
+        mem_epoch(
+            &mut self.partitions,
+            &mut self.clocks,
+            &mut self.outbox,
+            &mut self.replies,
+            &mut self.staged,
+            &mut self.inbox_next,
+        )
     }
 
     /// K = 1 with the parallel executor, when the memory side allows the split order
@@ -447,15 +451,7 @@ impl Gpu {
             // Due SMs only, on both threads (run.rs); no memory side to run beside them.
             self.finish_requests();
             let progress = self.sms_due_split(t0, ahead);
-            return progress
-                | mem_epoch(
-                    &mut self.partitions,
-                    &mut self.clocks,
-                    &mut self.outbox,
-                    &mut self.replies,
-                    &mut self.staged,
-                    &mut self.inbox_next,
-                );
+            return progress | self.mem_side();
         }
         let pending = std::mem::take(&mut self.req_pending);
         let Gpu {
