@@ -199,6 +199,45 @@ impl BlockScheduler {
         issued
     }
 
+    /// The earliest cycle at which [`BlockScheduler::issue`] may hand a CTA to an SM that has
+    /// not finished one since: the least per-SM retry cycle (an SM full for the issuing
+    /// kernel waits for one of its own CTAs to finish, [`BlockScheduler::freed`]), not before
+    /// the kernel's launch latency; `Cycle::MAX` when nothing is left to hand out.
+    pub fn open_from(&self) -> Cycle {
+        let Some(l) = self.issuing else {
+            return Cycle::MAX;
+        };
+        if self.ctas.is_empty() && !self.more {
+            return Cycle::MAX;
+        }
+        // Not yet tried for this launch: every SM is asked at its first issue.
+        let tried = if self.try_for == Some(l) {
+            self.min_try
+        } else {
+            0
+        };
+        self.ready_at.max(tried)
+    }
+
+    /// Whether a queued launch can start only once every launched kernel has finished (no
+    /// concurrency, or all of them on one stream): then no kernel starts while an SM still
+    /// holds a CTA.
+    pub fn starts_only_when_empty(&self, concurrent: bool) -> bool {
+        if !concurrent {
+            return true;
+        }
+        let mut streams = self
+            .runs
+            .iter()
+            .filter(|r| !r.done())
+            .map(|r| r.stream)
+            .chain(self.queue.iter().map(|q| q.1));
+        match streams.next() {
+            Some(s) => streams.all(|t| t == s),
+            None => true,
+        }
+    }
+
     /// A CTA finished on SM `sm`: its resources may take another one.
     #[inline]
     pub fn freed(&mut self, sm: usize) {

@@ -57,9 +57,12 @@
 //! keeps the reference order (requests, then replies, in one `MemPartitions::tick`), and
 //! `tests/threads_equal.rs` compares the two.
 //!
-//! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs: the
-//! two threads share only the cycles with at least two due SMs, taken from the two ends of
-//! the list of those (`run.rs`, `Gpu::sms_due_split`); every other cycle runs on this thread
+//! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs, and
+//! an SM reads nothing of the others between CTA completions: the SMs step in windows that
+//! end at the next completion (`window.rs`), the two threads taking SMs from the two ends of
+//! the window's list, one join per window. Where windows are off (kernels of several streams
+//! that may start beside running ones) the two threads share only the cycles with at least
+//! two due SMs (`run.rs`, `Gpu::sms_due_split`); every other cycle runs on this thread
 //! (`Gpu::sms_due`), the partner decoding beside it when a chunk is due.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
@@ -424,7 +427,7 @@ impl Gpu {
     }
 
     /// [`mem_epoch`] on the whole memory side, serially.
-    fn mem_side(&mut self) -> bool {
+    pub(super) fn mem_side(&mut self) -> bool {
         mem_epoch(
             &mut self.partitions,
             &mut self.clocks,
@@ -630,6 +633,10 @@ impl Gpu {
             &mut |s, l, cta| marks[s].launch = Some((l, cta)),
         ) > 0;
         let mut ahead = ahead;
+        if self.wakes.windows {
+            // `fast`: each SM on its own up to the next CTA completion (window.rs).
+            return self.window(t0, &mut ahead) | progress;
+        }
         let par = self.executor == Executor::Parallel;
         let split = self.epoch == 1 && par && self.partitions.split_ok(t0);
         let fork = if self.wakes.on {
@@ -704,7 +711,7 @@ type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 type Pool = Option<Option<()>>;
 
 /// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
-fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
+pub(super) fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
     if let Some(s) = s {
         s.prefetch();
     }

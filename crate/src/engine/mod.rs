@@ -15,7 +15,9 @@
 //!        pending at all? deadlock report
 //! ```
 //! Seed 002: per-SM state and stats, merged in a fixed order, give identical results for any
-//! thread count.
+//! thread count. In `fast` (no cycle memory system) step 2 is a *window* instead
+//! (`window.rs`): every SM steps on its own up to the next CTA completion anywhere, at most
+//! 64 cycles, so one step covers dozens of cycles (same results).
 //!
 //! # Skipping cycles: the `next_event` contract
 //! Two levels of skipping, both exact (a test compares the full JSON with
@@ -57,6 +59,7 @@ pub mod result;
 mod run;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_bench;
+mod window;
 
 #[cfg(test)]
 mod tests;
@@ -233,6 +236,9 @@ pub struct Gpu {
     /// CTAs with more warp instructions than this are kept packed; None: `trace::packed`'s
     /// budget rule (tests set 0 to pack every CTA).
     pub pack_above: Option<u64>,
+    /// `fast` mode steps each SM on its own between CTA completions (`window.rs`); false:
+    /// cycle by cycle (tests compare the two).
+    pub windows: bool,
     pub clocks: ClockDomains,
     pub partitions: MemPartitions,
     pub executor: Executor,
@@ -328,6 +334,7 @@ impl Gpu {
             sched: BlockScheduler::default(),
             packer: Packer::default(),
             pack_above: None,
+            windows: true,
             partitions,
             executor: Executor::Serial,
             par_min_busy: PAR_MIN_BUSY_SMS,

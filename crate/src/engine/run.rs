@@ -12,6 +12,9 @@
 //! fewer runs on this thread alone. In `fast` most cycles have none or one due SM (a CTA
 //! finished or launched) and a few have dozens (the analytical memory answers whole waves in
 //! the same cycle), so the two threads meet only in those.
+//! Usually (one stream, or no concurrent kernels) a slice goes further and steps the SMs in
+//! windows (`window.rs`, `SmWakes::windows`): each SM from its wake cycle on, by itself, to
+//! the next CTA completion; the same wake and accounting cycles, some SMs ahead of `now`.
 
 use super::epoch::sm_epoch;
 use super::{Gpu, DEADLOCK_CYCLES};
@@ -47,7 +50,12 @@ pub(super) fn run_epochs(
     end: Cycle,
     admitted: bool,
 ) -> Result<Slice> {
-    gpu.wakes.begin(&gpu.sms, gpu.now, gpu.lazy_ok());
+    let windows = gpu.windows
+        && gpu
+            .sched
+            .starts_only_when_empty(gpu.cfg.sm.concurrent_kernels);
+    gpu.wakes
+        .begin(&gpu.sms, gpu.now, gpu.lazy_ok(), windows, end);
     let r = epochs(gpu, stream, end, admitted);
     gpu.wakes.end(&mut gpu.sms);
     // Whoever reads the GPU next (admit, the result) sees every cycle complete.
@@ -161,8 +169,8 @@ pub(super) fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Sen
 #[derive(Clone, Debug, Default)]
 pub(super) struct SmWakes {
     pub on: bool,
-    wake: Vec<Cycle>,
-    from: Vec<Cycle>,
+    pub wake: Vec<Cycle>,
+    pub from: Vec<Cycle>,
     /// The least of `wake`: before it no SM without a new CTA is visited.
     pub min: Cycle,
     /// Every SM's cycles before this are simulated or skipped (accounting pending in `from`).
@@ -174,15 +182,29 @@ pub(super) struct SmWakes {
     pub due: Vec<u32>,
     /// The least wake cycle of the SMs not in `due`.
     rest_min: Cycle,
+    /// This slice steps SMs in windows (`window.rs`): each SM on its own up to the window's
+    /// end or the CTA it finishes, whichever comes first.
+    pub windows: bool,
+    /// The slice's end (windows stop there).
+    pub end: Cycle,
+    /// Windows: per SM, the cycle in which it finished a CTA not yet handed to the block
+    /// scheduler (it waits there, ahead of the others), or `Cycle::MAX`.
+    pub parked: Vec<Cycle>,
+    /// Windows: the SMs to step in the window (scratch).
+    pub work: Vec<u32>,
 }
 
 impl SmWakes {
     /// A slice starts at `now` (every SM accounted before it): all SMs are due once.
-    fn begin(&mut self, sms: &[Sm], now: Cycle, on: bool) {
+    fn begin(&mut self, sms: &[Sm], now: Cycle, on: bool, windows: bool, end: Cycle) {
         self.on = on;
+        self.windows = on && windows;
+        self.end = end;
         if !on {
             return;
         }
+        self.parked.clear();
+        self.parked.resize(sms.len(), Cycle::MAX);
         self.wake.clear();
         self.wake.resize(sms.len(), 0);
         self.from.clear();
@@ -197,6 +219,10 @@ impl SmWakes {
         if !std::mem::take(&mut self.on) {
             return;
         }
+        debug_assert!(
+            self.parked.iter().all(|&p| p == Cycle::MAX),
+            "a slice ends with every finished CTA booked"
+        );
         for (sm, &f) in sms.iter_mut().zip(&self.from) {
             if self.acct_to > f {
                 sm.skip(self.acct_to - f);
@@ -437,7 +463,7 @@ impl Gpu {
 /// (checked inline: a call per SM and cycle costs more than the rare work). True when CTAs
 /// finished.
 #[inline(always)]
-fn stage_sm(
+pub(super) fn stage_sm(
     sm: &mut Sm,
     s: usize,
     t0: Cycle,

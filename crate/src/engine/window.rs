@@ -1,0 +1,323 @@
+//! Windows (issue 6): `fast` steps each SM on its own between CTA completions.
+//!
+//! In `fast` (event front end, analytical memory path: `SmWakes` on, no cycle memory system)
+//! an SM reads nothing of the other SMs: each has its own analytical memory, and no replies
+//! arrive from outside. What one SM does reaches another only through the block scheduler: a
+//! CTA finishing frees room, and which CTA the next SM to ask gets depends on the order in
+//! which CTAs finished everywhere. So a window `[G, H)` steps every SM by itself from `G` up
+//! to `H` or through the cycle in which it finishes a CTA, whichever comes first (an SM that
+//! finished waits there, *parked*, its CTA not yet handed to the block scheduler). Then the
+//! earliest parked cycle `c` is booked (those SMs' finished CTAs, in SM order, as cycle `c`
+//! would have booked them) and the next window starts at `c + 1`, where the block scheduler
+//! issues as it would have; without a parked SM the window ends at `H`.
+//!
+//! ```text
+//!  G            c   c+1                 H
+//!  SM 0 ────────────────────────────────|        (ran to H: no CTA finished)
+//!  SM 1 ────────x·······(parked)               x: finished a CTA in cycle c, booked at
+//!  SM 2 ─────────────────────x·········           the window's end; the next window
+//!  SM 3 ────────────────────────────────|         starts at c + 1, SM 2 still parked
+//! ```
+//! SMs may be ahead of the window's start this way. That is exact because the window's end
+//! is no later than anything that could reach an SM from outside before it finishes a CTA of
+//! its own:
+//! - the first cycle the block scheduler may give a CTA to an SM that has not finished one
+//!   (`BlockScheduler::open_from`: a retry after the CTA launch latency, a kernel's first
+//!   CTAs, a queue that ran dry); an SM full for the issuing kernel is asked again only after
+//!   it finished a CTA itself, which it waits for, parked;
+//! - the next event of an SM with no resident CTA (a store still draining), so that the end
+//!   of the run (`mem_idle`) and the next kernel's start read every such SM at the cycle
+//!   itself; and a kernel can start only when every launched kernel has finished (one
+//!   stream, or no concurrent kernels: `BlockScheduler::starts_only_when_empty`, else a
+//!   slice steps cycle by cycle), when no SM holds a CTA and none is ahead;
+//! - the slice's end.
+//!
+//! Each SM gets exactly the calls (`Sm::skip`, then its step) it gets cycle by cycle, and
+//! every CTA is booked in the cycle it finished, in SM order, so results are those of stepping
+//! cycle by cycle (`tests/windows_equal.rs`). With two threads the window's SMs are taken
+//! from both ends of the list (`handoff::TwoEnds`), one join per window instead of one per
+//! cycle; a window is `WINDOW` cycles at most so that most SMs step in every window (a
+//! longer one lets them race to their next completion, and only the few booked each window
+//! would step in the next).
+
+use super::epoch::{prefetch, sm_epoch, EpochMarks};
+use super::Gpu;
+use crate::config::GpuConfig;
+use crate::core::{Sm, StepCtx};
+use crate::trace::KernelStream;
+use crate::Cycle;
+
+/// The longest window (cycles).
+const WINDOW: Cycle = 64;
+
+/// Fewest SMs with work in a window for the two threads to share it (the hand-off costs
+/// about a microsecond).
+const PAR_MIN_SMS: usize = 2;
+
+/// One SM's part of a window: its own per-SM state.
+struct Lane<'a> {
+    sm: &'a mut Sm,
+    m: &'a mut EpochMarks,
+    wake: &'a mut Cycle,
+    from: &'a mut Cycle,
+}
+
+/// Steps one SM from `g` (its CTA handed over then) or its wake, event by event, up to `h` or
+/// through the cycle in which it finished a CTA. Returns whether anything changed and that
+/// cycle (`Cycle::MAX`: none).
+#[inline]
+fn run_sm(l: Lane, ctx: &StepCtx, cfg: &GpuConfig, g: Cycle, h: Cycle) -> (bool, Cycle) {
+    let Lane { sm, m, wake, from } = l;
+    let mut t = if m.launch.is_some() {
+        g
+    } else {
+        (*wake).max(g)
+    };
+    let mut ch = false;
+    while t < h {
+        debug_assert!(*from <= t, "an SM steps each cycle once");
+        if t > *from {
+            sm.skip(t - *from);
+        }
+        *from = t + 1;
+        ch |= sm_epoch(sm, m, ctx, cfg, t, 1);
+        *wake = sm.wake;
+        debug_assert!(
+            sm.sh.outbox.is_empty(),
+            "no packets without a memory system"
+        );
+        if !sm.sh.done_ctas.is_empty() {
+            return (ch, t);
+        }
+        t = sm.wake;
+    }
+    (ch, Cycle::MAX)
+}
+
+impl Gpu {
+    /// One window from `g` (the block scheduler has issued for `g`): see the module docs.
+    /// Leaves `now` at the window's last cycle; returns whether anything changed (always, while
+    /// an SM is parked: its booking must not be skipped over).
+    pub(super) fn window(
+        &mut self,
+        g: Cycle,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        let h = self.window_end(g);
+        let w = &mut self.wakes;
+        w.work.clear();
+        for (s, m) in self.marks.iter().enumerate() {
+            if w.parked[s] == Cycle::MAX && (m.launch.is_some() || w.wake[s] < h) {
+                w.work.push(s as u32);
+            }
+        }
+        let ch = self.window_sms(g, h, ahead);
+        self.book(g, h) | ch
+    }
+
+    /// The window's end: see the module docs.
+    fn window_end(&self, g: Cycle) -> Cycle {
+        let w = &self.wakes;
+        let mut h = w.end.min(g + WINDOW).min(self.sched.open_from());
+        for (s, sm) in self.sms.iter().enumerate() {
+            if sm.resident_ctas() == 0
+                && self.marks[s].launch.is_none()
+                && w.parked[s] == Cycle::MAX
+                && w.wake[s] != Cycle::MAX
+            {
+                h = h.min(w.wake[s].max(g + 1));
+            }
+        }
+        h.max(g + 1)
+    }
+
+    /// Steps the window's SMs (`SmWakes::work`), on two threads when there are enough.
+    fn window_sms(
+        &mut self,
+        g: Cycle,
+        h: Cycle,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        #[cfg(feature = "parallel")]
+        if self.has_partner() {
+            return self.window_sms_split(g, h, ahead);
+        }
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            wakes,
+            ..
+        } = self;
+        let ctx = StepCtx { kernels };
+        let mut ch = false;
+        for &s in &wakes.work {
+            let s = s as usize;
+            let lane = Lane {
+                sm: &mut sms[s],
+                m: &mut marks[s],
+                wake: &mut wakes.wake[s],
+                from: &mut wakes.from[s],
+            };
+            let (c, p) = run_sm(lane, &ctx, cfg, g, h);
+            ch |= c;
+            wakes.parked[s] = p;
+        }
+        prefetch(ahead);
+        ch
+    }
+
+    /// [`Gpu::window_sms`] on two threads: the SMs taken in runs from both ends of the list
+    /// beside the stream's decode-ahead (the next two chunks, one on each thread).
+    #[cfg(feature = "parallel")]
+    fn window_sms_split(
+        &mut self,
+        g: Cycle,
+        h: Cycle,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        use super::handoff::{Disjoint, TwoEnds};
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            wakes,
+            partner,
+            ..
+        } = self;
+        let partner = partner.as_mut().expect("two threads");
+        let pair = ahead.as_deref_mut().and_then(|s| s.prefetch_pair());
+        let work = &wakes.work;
+        if work.len() < PAR_MIN_SMS {
+            // Too little to share: the SMs here, the decoding (if due) on both threads.
+            if let Some([h0, h1]) = pair {
+                let mut h1 = Some(h1);
+                partner.join(h0, &mut || {
+                    if let Some(h) = h1.take() {
+                        h();
+                    }
+                });
+            }
+            let ctx = StepCtx { kernels };
+            let mut ch = false;
+            for &s in work {
+                let s = s as usize;
+                let lane = Lane {
+                    sm: &mut sms[s],
+                    m: &mut marks[s],
+                    wake: &mut wakes.wake[s],
+                    from: &mut wakes.from[s],
+                };
+                let (c, p) = run_sm(lane, &ctx, cfg, g, h);
+                ch |= c;
+                wakes.parked[s] = p;
+            }
+            return ch;
+        }
+        let (mut h0, mut h1) = match pair {
+            Some([x, y]) => (Some(x), Some(y)),
+            None => (None, None),
+        };
+        let ends = TwoEnds::new(work.len());
+        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let (dw, df, dp) = (
+            Disjoint::new(&mut wakes.wake),
+            Disjoint::new(&mut wakes.from),
+            Disjoint::new(&mut wakes.parked),
+        );
+        let ctx = StepCtx { kernels };
+        let side = |low: bool| {
+            let mut ch = false;
+            while let Some(r) = if low {
+                ends.take_low()
+            } else {
+                ends.take_high()
+            } {
+                for &s in &work[r] {
+                    let s = s as usize;
+                    // SAFETY: `ends` hands out every index of `work` once, and `work` lists
+                    // each SM at most once.
+                    let lane = unsafe {
+                        Lane {
+                            sm: ds.get(s),
+                            m: dm.get(s),
+                            wake: dw.get(s),
+                            from: df.get(s),
+                        }
+                    };
+                    let (c, p) = run_sm(lane, &ctx, cfg, g, h);
+                    ch |= c;
+                    // SAFETY: as above.
+                    unsafe { *dp.get(s) = p };
+                }
+            }
+            ch
+        };
+        let mut hi = false;
+        let lo = partner.join(
+            || {
+                if let Some(x) = h0.take() {
+                    x();
+                }
+                side(true)
+            },
+            &mut || {
+                if let Some(x) = h1.take() {
+                    x();
+                }
+                hi = side(false);
+            },
+        );
+        lo | hi
+    }
+
+    /// Ends the window: books the earliest parked cycle's finished CTAs (SM order) if it lies
+    /// in the window, and leaves `now` at the window's last cycle.
+    fn book(&mut self, g: Cycle, h: Cycle) -> bool {
+        let c = self
+            .wakes
+            .parked
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(Cycle::MAX);
+        debug_assert!(c == Cycle::MAX || c >= g);
+        let end = if c < h { c + 1 } else { h };
+        let mut progress = false;
+        if c < h {
+            let Gpu {
+                sms,
+                sched,
+                staged,
+                wakes,
+                ..
+            } = self;
+            debug_assert!(staged.is_empty());
+            staged.t0 = c;
+            staged.k = 1;
+            for (s, sm) in sms.iter_mut().enumerate() {
+                if wakes.parked[s] == c {
+                    wakes.parked[s] = Cycle::MAX;
+                    progress |= super::run::stage_sm(sm, s, c, sched, staged);
+                }
+            }
+            self.mem_side();
+        }
+        let w = &mut self.wakes;
+        let mut min = Cycle::MAX;
+        let mut parked = false;
+        for (s, &p) in w.parked.iter().enumerate() {
+            if p == Cycle::MAX {
+                min = min.min(w.wake[s]);
+            } else {
+                parked = true;
+            }
+        }
+        w.min = min;
+        w.acct_to = end;
+        self.now = end - 1;
+        progress || parked
+    }
+}
