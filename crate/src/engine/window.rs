@@ -52,6 +52,7 @@ const WINDOW: Cycle = 64;
 
 /// Fewest SMs with work in a window for the two threads to share it (the hand-off costs
 /// about a microsecond).
+#[cfg(feature = "parallel")]
 const PAR_MIN_SMS: usize = 2;
 
 /// One SM's part of a window: its own per-SM state.
