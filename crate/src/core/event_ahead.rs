@@ -300,6 +300,7 @@ struct Tally {
     insts: u64,
     lanes: u64,
     cycles: u64,
+    l0_hits: u64,
 }
 
 impl SubCore {
@@ -316,6 +317,9 @@ impl SubCore {
                 .map(|u| Calendar::new(pipes[u].len() as u32))
                 .collect();
         }
+        // The clock is `now` for the whole run (the unit calendars advance when a unit is
+        // searched: `ahead_slot`).
+        self.ev.ahead.issue.advance(now);
         if !sh.warps[wi].active {
             return;
         }
@@ -415,6 +419,7 @@ impl SubCore {
             kc.thread_insts += tally.lanes;
             sh.ahead_debt[self.id] += tally.cycles;
         }
+        sh.stats.subcores[self.id].l0i_hits += tally.l0_hits;
     }
 
     /// The first cycle at or after `t` with a free issue lane and (ALU) a free pipeline of
@@ -436,7 +441,7 @@ impl SubCore {
             }
         }
         let a = &mut self.ev.ahead;
-        a.issue.advance(now);
+        debug_assert!(a.issue.clear_to >= now);
         if let Some((u, _)) = unit {
             a.units[u].advance(now);
         }
@@ -516,7 +521,12 @@ impl SubCore {
         let kernel = w.kernel;
         // `count_issue`'s per-instruction part (the counters are the run's `tally`).
         tally.insts += 1;
-        tally.lanes += inst.active_lanes() as u64;
+        // A full mask without a popcount (no `popcnt` target feature: ~15 instructions).
+        tally.lanes += if inst.mask == u32::MAX {
+            32
+        } else {
+            inst.active_lanes() as u64
+        };
         if let Some(p) = sh.stats.kernels[kernel as usize]
             .per_pc
             .get_mut(pc_slot(inst.pc, sh.p.inst_bytes) as usize)
@@ -546,7 +556,15 @@ impl SubCore {
             }
             next = super::issue::book_alu(sh, wi, inst, &op, u, start, next);
         }
-        self.after_issue(sh, ctx, wi, s, next);
+        // `after_issue`'s, with the refill inline.
+        self.ahead_fetch(sh, ctx, wi, s, &mut tally.l0_hits);
+        let w = &mut sh.warps[wi].ev;
+        w.not_before = next;
+        w.nb_reason = if next > s + 1 {
+            StallKind::Control
+        } else {
+            StallKind::CompData
+        };
         // Not the last: a barrier the warp waits at is filed (blocked) by the next round.
         !self.retire_if_last(sh, wi, s, now)
     }
