@@ -103,9 +103,17 @@ impl Calendar {
         if now > self.clear_to {
             let i = (self.clear_to as usize) & (RING - 1);
             let span = now - self.clear_to;
-            if span <= (64 - i % 64) as u64 {
+            let b = i % 64;
+            if span <= (64 - b) as u64 {
                 // Within one word (the common case: the clock moved a few cycles).
-                self.full[i / 64] &= !(low_bits(span) << (i % 64));
+                self.full[i / 64] &= !(low_bits(span) << b);
+                self.clear_to = now;
+            } else if span <= 64 {
+                // Across one word boundary (b > 0 here): the rest of this word, the start of
+                // the next.
+                self.full[i / 64] &= low_bits(b as u64);
+                let rest = span - (64 - b) as u64;
+                self.full[(i / 64 + 1) % (RING / 64)] &= !low_bits(rest);
                 self.clear_to = now;
             } else {
                 self.clear(now);
