@@ -30,8 +30,8 @@
 //! With no contention (one request at a time) `done = t + 1 + L`: Equation 1 exactly, and for
 //! an L1 hit or a shared access exactly the cycle model's time (test `engine::tests::hybrid`).
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::config::{AnalyticMemConfig, GpuConfig};
 use crate::mem::{AccessKind, HitLevel, MemRequest, MemResponse};
@@ -151,8 +151,10 @@ struct Queues {
     inflight: [(u64, Cycle); INFLIGHT],
     /// Requests issued directly ([`AnalyticSmMem::request_direct`]) still in flight: (due,
     /// expected MSHR share) packed into one key ([`direct_key`]), for the outstanding and MSHR
-    /// limits.
-    direct: BinaryHeap<Reverse<u64>>,
+    /// limits; sorted, earliest first. Due cycles mostly come in order (the bandwidth queues
+    /// only grow), so a new key usually goes at the back and the completed ones leave from the
+    /// front: no heap sifting ([`insert_sorted`]).
+    direct: VecDeque<u64>,
 }
 
 /// `x / d` (`d > 0`) as a shift when `d` is a power of two (line sizes, banks and instruction
@@ -188,6 +190,18 @@ fn direct_key(due: Cycle, share: u64) -> u64 {
     (due << SHARE_BITS) | share
 }
 
+/// Inserts `k` into the ascending `q` (after equal keys): at the back when it is the largest
+/// (the common case), else at its place found by bisection.
+#[inline(always)]
+fn insert_sorted(q: &mut VecDeque<u64>, k: u64) {
+    if q.back().is_none_or(|&b| b <= k) {
+        q.push_back(k);
+    } else {
+        let at = q.partition_point(|&x| x <= k);
+        q.insert(at, k);
+    }
+}
+
 /// Entries of the in-flight line table (a power of two).
 const INFLIGHT: usize = 256;
 
@@ -216,7 +230,7 @@ impl AnalyticSmMem {
                 noc_ready: 0,
                 dram_ready: 0,
                 inflight: [(u64::MAX, 0); INFLIGHT],
-                direct: BinaryHeap::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
+                direct: VecDeque::with_capacity(cfg.max_outstanding.clamp(1, 4096) as usize),
             }),
             mshr_used: 0,
             acc: vec![0],
@@ -348,23 +362,23 @@ impl AnalyticSmMem {
         let max = self.cfg.max_outstanding.max(1) as usize;
         let mut t = offer;
         loop {
-            while let Some(&Reverse(k)) = self.q.direct.peek() {
+            while let Some(&k) = self.q.direct.front() {
                 if k >> SHARE_BITS > t {
                     break;
                 }
-                self.q.direct.pop();
+                self.q.direct.pop_front();
                 self.mshr_used -= k & ((1 << SHARE_BITS) - 1);
             }
             if self.q.direct.len() < max {
                 // With nothing in flight the MSHR budget admits any request.
                 let check = !self.q.direct.is_empty();
                 if let Some((ready, mshr, _)) = self.admit(t, req, check) {
-                    self.q.direct.push(Reverse(direct_key(ready, mshr)));
+                    insert_sorted(&mut self.q.direct, direct_key(ready, mshr));
                     return (t, ready);
                 }
             }
-            match self.q.direct.peek() {
-                Some(&Reverse(k)) => t = k >> SHARE_BITS,
+            match self.q.direct.front() {
+                Some(&k) => t = k >> SHARE_BITS,
                 None => t += 1,
             }
         }
@@ -727,6 +741,34 @@ mod tests {
         m.request_direct(0, &global(1, 0, 0));
         m.request_direct(1, &global(2, 0, 128));
         assert_eq!(m.request_direct(2, &global(3, 0, 256)), (166, 332));
+    }
+
+    /// `insert_sorted` keeps the queue sorted (the multiset a heap would hold, in order), on
+    /// seeded keys mostly ascending with some earlier ones, as the direct requests' are.
+    #[test]
+    fn insert_sorted_keeps_the_order() {
+        let mut q = VecDeque::new();
+        let mut all = Vec::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..5_000u64 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let k = if x.is_multiple_of(4) {
+                i * 8 - (x >> 50) % (i * 8 + 1)
+            } else {
+                i * 8 + (x >> 60)
+            };
+            insert_sorted(&mut q, k);
+            all.push(k);
+            if x.is_multiple_of(3) {
+                let f = q.pop_front().unwrap();
+                all.sort_unstable();
+                assert_eq!(f, all.remove(0));
+            }
+        }
+        all.sort_unstable();
+        assert_eq!(q.into_iter().collect::<Vec<_>>(), all);
     }
 
     /// The limits a preset gives: the RTX 2080 Ti's DRAM share per SM for a kernel on all 68

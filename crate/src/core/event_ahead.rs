@@ -103,9 +103,17 @@ impl Calendar {
         if now > self.clear_to {
             let i = (self.clear_to as usize) & (RING - 1);
             let span = now - self.clear_to;
-            if span <= (64 - i % 64) as u64 {
+            let b = i % 64;
+            if span <= (64 - b) as u64 {
                 // Within one word (the common case: the clock moved a few cycles).
-                self.full[i / 64] &= !(low_bits(span) << (i % 64));
+                self.full[i / 64] &= !(low_bits(span) << b);
+                self.clear_to = now;
+            } else if span <= 64 {
+                // Across one word boundary (b > 0 here): the rest of this word, the start of
+                // the next.
+                self.full[i / 64] &= low_bits(b as u64);
+                let rest = span - (64 - b) as u64;
+                self.full[(i / 64 + 1) % (RING / 64)] &= !low_bits(rest);
                 self.clear_to = now;
             } else {
                 self.clear(now);
@@ -300,6 +308,7 @@ struct Tally {
     insts: u64,
     lanes: u64,
     cycles: u64,
+    l0_hits: u64,
 }
 
 impl SubCore {
@@ -316,6 +325,9 @@ impl SubCore {
                 .map(|u| Calendar::new(pipes[u].len() as u32))
                 .collect();
         }
+        // The clock is `now` for the whole run (the unit calendars advance when a unit is
+        // searched: `ahead_slot`).
+        self.ev.ahead.issue.advance(now);
         if !sh.warps[wi].active {
             return;
         }
@@ -415,6 +427,7 @@ impl SubCore {
             kc.thread_insts += tally.lanes;
             sh.ahead_debt[self.id] += tally.cycles;
         }
+        sh.stats.subcores[self.id].l0i_hits += tally.l0_hits;
     }
 
     /// The first cycle at or after `t` with a free issue lane and (ALU) a free pipeline of
@@ -436,7 +449,7 @@ impl SubCore {
             }
         }
         let a = &mut self.ev.ahead;
-        a.issue.advance(now);
+        debug_assert!(a.issue.clear_to >= now);
         if let Some((u, _)) = unit {
             a.units[u].advance(now);
         }
@@ -516,7 +529,12 @@ impl SubCore {
         let kernel = w.kernel;
         // `count_issue`'s per-instruction part (the counters are the run's `tally`).
         tally.insts += 1;
-        tally.lanes += inst.active_lanes() as u64;
+        // A full mask without a popcount (no `popcnt` target feature: ~15 instructions).
+        tally.lanes += if inst.mask == u32::MAX {
+            32
+        } else {
+            inst.active_lanes() as u64
+        };
         if let Some(p) = sh.stats.kernels[kernel as usize]
             .per_pc
             .get_mut(pc_slot(inst.pc, sh.p.inst_bytes) as usize)
@@ -546,7 +564,15 @@ impl SubCore {
             }
             next = super::issue::book_alu(sh, wi, inst, &op, u, start, next);
         }
-        self.after_issue(sh, ctx, wi, s, next);
+        // `after_issue`'s, with the refill inline.
+        self.ahead_fetch(sh, ctx, wi, s, &mut tally.l0_hits);
+        let w = &mut sh.warps[wi].ev;
+        w.not_before = next;
+        w.nb_reason = if next > s + 1 {
+            StallKind::Control
+        } else {
+            StallKind::CompData
+        };
         // Not the last: a barrier the warp waits at is filed (blocked) by the next round.
         !self.retire_if_last(sh, wi, s, now)
     }

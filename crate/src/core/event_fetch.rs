@@ -73,6 +73,47 @@ impl SubCore {
         true
     }
 
+    /// `fast`'s [`Self::ev_fetch`] after an issue at `t` in the run-ahead loop
+    /// (`event_ahead`): [`Self::fetch_refill`]'s case inline, its L0 hit counted in `l0_hits`
+    /// (added to the statistics at the run's end). The sub-core's fetch unit is not shared in
+    /// `fast`, so its `fetch_free` is not kept.
+    #[inline(always)]
+    pub(super) fn ahead_fetch(
+        &mut self,
+        sh: &mut SmShared,
+        ctx: &StepCtx,
+        wi: usize,
+        t: Cycle,
+        l0_hits: &mut u64,
+    ) {
+        let cap = (sh.p.ibuffer as usize).clamp(1, IBUF) as u32;
+        let w = &sh.warps[wi];
+        let (head, fetched) = (w.ib.head, w.ev.fetched);
+        if fetched >= w.n_insts || fetched - head.min(fetched) >= cap {
+            return;
+        }
+        if fetched - head.min(fetched) + 1 == cap && sh.p.fetch.subcore {
+            if let Some((l0_line, h)) = self.ev.l0_last {
+                let pc = sh.ctas[w.cta as usize]
+                    .trace
+                    .warp(w.widx as usize)
+                    .pc(fetched as usize);
+                let addr = ctx.kernels[w.kernel as usize].code_base + pc as u64;
+                if addr >> self.fetch.l0.line_bytes().trailing_zeros() == l0_line {
+                    let f = t.max(w.ev.fetch_free);
+                    *l0_hits += 1;
+                    let d = (h.max(f) + self.fetch.l0.latency as u64).max(f + 1);
+                    let e = &mut sh.warps[wi].ev;
+                    e.avail[fetched as usize % IBUF] = d + 1;
+                    e.fetched = fetched + 1;
+                    e.fetch_free = d;
+                    return;
+                }
+            }
+        }
+        self.ev_fetch_groups(sh, ctx, wi, t);
+    }
+
     /// [`Self::ev_fetch`]: the general case, group by group.
     #[inline(never)]
     fn ev_fetch_groups(&mut self, sh: &mut SmShared, ctx: &StepCtx, wi: usize, t: Cycle) {

@@ -105,8 +105,9 @@ impl EvWarp {
             self.ready[..self.hi_r as usize].fill(0);
             self.ready[UR_BASE as usize..self.hi_u.max(UR_BASE) as usize].fill(0);
         } else {
-            self.ready.clear();
-            self.ready.resize(NREGS, 0);
+            // The slot's first launch: zeroed memory (`calloc`, which need not write fresh
+            // pages) rather than a resize that writes every entry.
+            self.ready = vec![0; NREGS];
         }
         (self.hi_r, self.hi_u) = (0, 0);
         self.fetched = 0;

@@ -64,11 +64,14 @@ pub struct DirectPipe {
     pub sent: u64,
     /// Accept cycle of request `i` at `ring[i % RING]`.
     pub ring: [Cycle; RING],
-    /// Completion of the instruction held in each table entry (free from then on), kept as a
-    /// binary min-heap: `table[0]` is the earliest, so [`DirectPipe::free_at`] scans nothing
-    /// and [`issue`] replaces it in `log2(MEM_TABLE)` steps. Which entry holds which
-    /// instruction is not modelled, only the times.
+    /// Completion of the instruction held in each table entry (free from then on), kept
+    /// sorted in a ring from `head`: `table[head]` is the earliest, so
+    /// [`DirectPipe::free_at`] scans nothing, and [`issue`]'s completion, mostly the latest,
+    /// goes in at the ring's end (an earlier one moves the later ones up). Which entry holds
+    /// which instruction is not modelled, only the times.
     pub table: [Cycle; MEM_TABLE],
+    /// Where the ring of `table` starts.
+    pub head: usize,
     /// Coalescer results by PC, moved by whole lines (`mem::functional::memo`).
     pub memo: Memo<MemRequest>,
 }
@@ -82,6 +85,7 @@ impl Default for DirectPipe {
             sent: 0,
             ring: [0; RING],
             table: [0; MEM_TABLE],
+            head: 0,
             memo: Memo::default(),
         }
     }
@@ -92,34 +96,33 @@ impl DirectPipe {
     /// the dispatch latch is free and a table entry has completed.
     #[inline]
     pub fn free_at(&self, now: Cycle) -> Cycle {
-        debug_assert_eq!(self.table[0], *self.table.iter().min().unwrap_or(&0));
-        now.max(self.disp_free).max(self.table[0])
+        debug_assert_eq!(
+            self.table[self.head],
+            *self.table.iter().min().unwrap_or(&0)
+        );
+        now.max(self.disp_free).max(self.table[self.head])
     }
 
-    /// The table entry that completed first holds a new instruction until `done`: the heap's
-    /// top is replaced and sifted down.
+    /// The table entry that completed first holds a new instruction until `done`: the ring's
+    /// first entry leaves, `done` goes in at its place in the order.
     #[inline]
     fn hold(&mut self, done: Cycle) {
+        const M: usize = MEM_TABLE - 1;
+        const _: () = assert!(MEM_TABLE.is_power_of_two());
         let t = &mut self.table;
-        let n = t.len();
-        let mut i = 0;
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
+        let h = (self.head + 1) & M;
+        self.head = h;
+        // The free place is the ring's last (the old first); later entries move up one.
+        let mut j = (h + M) & M;
+        while j != h {
+            let prev = (j + M) & M;
+            if t[prev] <= done {
                 break;
             }
-            let c = if l + 1 < n && t[l + 1] < t[l] {
-                l + 1
-            } else {
-                l
-            };
-            if t[c] >= done {
-                break;
-            }
-            t[i] = t[c];
-            i = c;
+            t[j] = t[prev];
+            j = prev;
         }
-        t[i] = done;
+        t[j] = done;
     }
 }
 
@@ -242,8 +245,8 @@ pub fn writes_regs(inst: &TraceInst, op: OpClass) -> bool {
 mod tests {
     use super::*;
 
-    /// The heap gives the earliest entry as the scan of a plain table that replaces its
-    /// first earliest entry did.
+    /// The sorted ring gives the earliest entry as the scan of a plain table that replaces
+    /// its first earliest entry did.
     #[test]
     fn table_heap_keeps_the_earliest_as_a_scan() {
         let mut d = DirectPipe::default();

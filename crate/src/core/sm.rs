@@ -650,8 +650,9 @@ impl Sm {
                 best = best.min(t);
             }
         }
-        if best == soon {
-            return Some(soon);
+        // `fast`'s memory instructions go straight to the twin: its pipelines stay idle.
+        if best == soon || super::mem_direct::is_direct(&self.sh) {
+            return (best != Cycle::MAX).then_some(best);
         }
         for p in &self.sh.pipes {
             if let Some(t) = p.next_event(now) {

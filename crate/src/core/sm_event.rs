@@ -18,7 +18,8 @@ impl Sm {
     /// cycle front end, then each sub-core's due heap entries and issues.
     pub(super) fn step_events(&mut self, now: Cycle, ctx: &StepCtx) -> bool {
         let n = self.subcores.len();
-        if super::mem_direct::is_direct(&self.sh) {
+        let direct = super::mem_direct::is_direct(&self.sh);
+        if direct {
             // Run-ahead (`event_ahead`) issues wakes from this cycle on.
             for sc in &mut self.subcores {
                 sc.ev.set_now(now);
@@ -27,7 +28,8 @@ impl Sm {
         let mut ch = self.mem_responses(now);
         // Idle pipelines (always so in `fast`, whose memory instructions go straight to the
         // twin): neither write-back nor the request stages have anything to do.
-        if !self.sh.pipes.iter().all(|p| p.is_idle()) {
+        debug_assert!(!direct || self.sh.pipes.iter().all(|p| p.is_idle()));
+        if !direct && !self.sh.pipes.iter().all(|p| p.is_idle()) {
             ch |= self.mem_writeback(now);
             ch |= self.mem_pipes(now, ctx);
         }
