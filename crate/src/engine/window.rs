@@ -143,6 +143,13 @@ impl Gpu {
         if self.has_partner() {
             return self.window_sms_split(g, h, ahead);
         }
+        let ch = self.window_here(g, h);
+        prefetch(ahead);
+        ch
+    }
+
+    /// The window's SMs on this thread, in SM order.
+    fn window_here(&mut self, g: Cycle, h: Cycle) -> bool {
         let Gpu {
             sms,
             marks,
@@ -165,7 +172,6 @@ impl Gpu {
             ch |= c;
             wakes.parked[s] = p;
         }
-        prefetch(ahead);
         ch
     }
 
@@ -179,6 +185,19 @@ impl Gpu {
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
     ) -> bool {
         use super::handoff::{Disjoint, TwoEnds};
+        let pair = ahead.as_deref_mut().and_then(|s| s.prefetch_pair());
+        if self.wakes.work.len() < PAR_MIN_SMS {
+            // Too little to share: the SMs here, the decoding (if due) on both threads.
+            if let (Some([h0, h1]), Some(p)) = (pair, self.partner.as_mut()) {
+                let mut h1 = Some(h1);
+                p.join(h0, &mut || {
+                    if let Some(h) = h1.take() {
+                        h();
+                    }
+                });
+            }
+            return self.window_here(g, h);
+        }
         let Gpu {
             sms,
             marks,
@@ -189,34 +208,7 @@ impl Gpu {
             ..
         } = self;
         let partner = partner.as_mut().expect("two threads");
-        let pair = ahead.as_deref_mut().and_then(|s| s.prefetch_pair());
         let work = &wakes.work;
-        if work.len() < PAR_MIN_SMS {
-            // Too little to share: the SMs here, the decoding (if due) on both threads.
-            if let Some([h0, h1]) = pair {
-                let mut h1 = Some(h1);
-                partner.join(h0, &mut || {
-                    if let Some(h) = h1.take() {
-                        h();
-                    }
-                });
-            }
-            let ctx = StepCtx { kernels };
-            let mut ch = false;
-            for &s in work {
-                let s = s as usize;
-                let lane = Lane {
-                    sm: &mut sms[s],
-                    m: &mut marks[s],
-                    wake: &mut wakes.wake[s],
-                    from: &mut wakes.from[s],
-                };
-                let (c, p) = run_sm(lane, &ctx, cfg, g, h);
-                ch |= c;
-                wakes.parked[s] = p;
-            }
-            return ch;
-        }
         let (mut h0, mut h1) = match pair {
             Some([x, y]) => (Some(x), Some(y)),
             None => (None, None),
