@@ -585,12 +585,7 @@ impl Gpu {
             #[cfg(feature = "parallel")]
             if let Some(p) = partner.as_mut() {
                 if let Some([h0, h1]) = ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
-                    let mut h1 = Some(h1);
-                    p.join(h0, &mut || {
-                        if let Some(h) = h1.take() {
-                            h();
-                        }
-                    });
+                    p.join_once(h0, h1);
                 }
             }
             prefetch(ahead);

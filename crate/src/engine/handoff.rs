@@ -151,6 +151,17 @@ impl Partner {
         })
     }
 
+    /// [`Partner::join`] for two one-shot halves (such as a stream's `prefetch_pair`): `a`
+    /// here, `b` on the partner thread.
+    pub fn join_once(&mut self, a: impl FnOnce(), b: impl FnOnce() + Send) {
+        let mut b = Some(b);
+        self.join(a, &mut || {
+            if let Some(b) = b.take() {
+                b();
+            }
+        });
+    }
+
     /// Runs `b` on the partner thread and `a` on this one; returns when both are done.
     /// A panic in either is resumed here (after both have finished).
     pub fn join<A: FnOnce() -> R, R>(&mut self, a: A, b: &mut (dyn FnMut() + Send)) -> R {

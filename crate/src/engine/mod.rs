@@ -447,12 +447,7 @@ impl Gpu {
             #[cfg(feature = "parallel")]
             if let Some(p) = self.partner.as_mut() {
                 if let Some([a, b]) = s.prefetch_pair() {
-                    let mut b = Some(b);
-                    p.join(a, &mut || {
-                        if let Some(b) = b.take() {
-                            b();
-                        }
-                    });
+                    p.join_once(a, b);
                 }
             }
             // CTAs held at once: resident ones and this queue, at most the kernel's.

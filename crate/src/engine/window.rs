@@ -189,12 +189,7 @@ impl Gpu {
         if self.wakes.work.len() < PAR_MIN_SMS {
             // Too little to share: the SMs here, the decoding (if due) on both threads.
             if let (Some([h0, h1]), Some(p)) = (pair, self.partner.as_mut()) {
-                let mut h1 = Some(h1);
-                p.join(h0, &mut || {
-                    if let Some(h) = h1.take() {
-                        h();
-                    }
-                });
+                p.join_once(h0, h1);
             }
             return self.window_here(g, h);
         }

@@ -198,9 +198,6 @@ impl PackedCta {
         tmpl.reserve(32);
         addrs.reserve(32);
         warps.reserve(cta.warps.len() + 1);
-        // The records exactly (a long CTA's are most of its bytes; growing them step by step
-        // would leave up to half of each buffer spare, resident under some allocators).
-        recs.reserve_exact(cta.warp_insts() as usize);
         for w in &cta.warps {
             warps.push(recs.len() as u32);
             recs.extend(w.insts.iter().map(|inst| Rec {
