@@ -22,6 +22,7 @@ pub mod l2;
 pub mod noc;
 pub mod partitions;
 pub mod reuse;
+pub mod reuse_map;
 pub mod sm;
 #[cfg(test)]
 mod split_tests;

@@ -21,7 +21,7 @@
 
 use serde::Serialize;
 
-use crate::mem::cache::FxMap;
+use crate::mem::reuse_map::KeyMap;
 
 /// A time position whose line is no longer last used there (line keys are sector or line
 /// indices, far below this).
@@ -30,7 +30,7 @@ const GONE: u64 = u64::MAX;
 /// Reuse-distance histogram of one access stream.
 #[derive(Clone, Debug)]
 pub struct ReuseProfile {
-    last: FxMap<u64, u32>,
+    last: KeyMap,
     /// Fenwick tree over access times: 1 where a line was last used.
     bit: Vec<u32>,
     /// The line last used at each time position (`GONE`: used again later, or forgotten).
@@ -82,7 +82,7 @@ impl ReuseProfile {
     /// Remembers at most `window` distinct lines (at least 1).
     pub fn with_window(window: usize) -> Self {
         ReuseProfile {
-            last: FxMap::default(),
+            last: KeyMap::default(),
             bit: Vec::new(),
             keys: Vec::new(),
             t: 0,
@@ -185,7 +185,7 @@ impl ReuseProfile {
             while self.keys[o] == GONE {
                 o += 1;
             }
-            self.last.remove(&self.keys[o]);
+            self.last.remove(self.keys[o]);
             self.bit_add(o, -1);
             self.keys[o] = GONE;
             self.oldest = o as u32 + 1;

@@ -178,6 +178,85 @@ impl<T: Shift> Memo<T> {
     }
 }
 
+/// Shared-memory memo slots (direct-mapped by PC and the first address's offset).
+pub const SHMEM_SLOTS: usize = 256;
+
+/// A memo of [`shmem_access`](crate::mem::coalesce::shmem_access) results for the functional
+/// pass. Banks repeat every `banks * bank_width` bytes, so moving every lane by a multiple of
+/// that keeps each word's bank and which words are equal: with a regular non-negative shape
+/// (lanes `addr0 + f(shape, k)`, none near the top of the 64-bit space), the result depends on
+/// `addr0` only through `addr0 % period`. Matmul's tiles and reduction's halves read shared
+/// memory at a few such offsets per PC, so most accesses are one lookup instead of a pass
+/// over 32 lanes.
+#[derive(Clone, Debug)]
+pub struct ShmemMemo {
+    slots: Vec<(ShmemKey, (u32, u32))>,
+    period: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ShmemKey {
+    /// 0 = empty slot (a real key has `lanes >= 1`).
+    lanes: u32,
+    pc: u32,
+    width: u32,
+    shape: AddrShape,
+    off: u64,
+}
+
+impl ShmemMemo {
+    /// A memo for `banks` banks of `bank_width` bytes (as `shmem_access` takes them).
+    pub fn new(banks: u32, bank_width: u32) -> ShmemMemo {
+        ShmemMemo {
+            slots: Vec::new(),
+            period: banks.max(1) as u64 * bank_width.max(1) as u64,
+        }
+    }
+
+    /// `compute`'s `(wavefronts, distinct words)` for an access at `pc` (the first
+    /// `mask.count_ones()` of `addrs`, of shape `shape`), or the remembered one for an equal key.
+    #[inline]
+    pub fn get_or(
+        &mut self,
+        pc: u32,
+        mask: u32,
+        width: u32,
+        shape: AddrShape,
+        addrs: &[u64],
+        compute: impl FnOnce() -> (u32, u32),
+    ) -> (u32, u32) {
+        let n = mask.count_ones() as usize;
+        let Some(&a0) = addrs.first() else {
+            return compute();
+        };
+        if !shape.is_regular()
+            || shape.stride < 0
+            || shape.stride2 < 0
+            || addrs.len() < n
+            || n == 0
+            || a0 >= 1 << 62
+        {
+            return compute();
+        }
+        let key = ShmemKey {
+            lanes: n as u32,
+            pc,
+            width,
+            shape,
+            off: a0 % self.period,
+        };
+        if self.slots.is_empty() {
+            self.slots = vec![Default::default(); SHMEM_SLOTS];
+        }
+        let h = (pc as u64 / 8).wrapping_mul(0x9e37_79b9) ^ key.off;
+        let e = &mut self.slots[h as usize % SHMEM_SLOTS];
+        if e.0 != key {
+            *e = (key, compute());
+        }
+        e.1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,5 +352,75 @@ mod tests {
             stride2: 0,
         };
         assert!(MemoKey::of(0, 0, 7, 4, one, &[0x1000, 0x1004], 128).is_none());
+    }
+
+    /// On seeded shared-memory accesses (many shapes, offsets, widths, lane counts; 32 banks
+    /// of 4 B and 16 banks of 8 B), the memo's answer equals `shmem_access`'s, and it hits.
+    #[test]
+    fn shmem_memo_equals_shmem_access() {
+        use crate::mem::coalesce::shmem_access;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (banks, bw) in [(32u32, 4u32), (16, 8)] {
+            let mut memo = ShmemMemo::new(banks, bw);
+            let mut hits = 0;
+            // Sixteen instructions (fixed mask, width, shape), at bases a few offsets apart.
+            let insts: Vec<(u32, u32, AddrShape)> = (0..16)
+                .map(|_| {
+                    let r = next();
+                    let mask = if r & 4 == 0 {
+                        u32::MAX
+                    } else {
+                        (r >> 32) as u32 | 1
+                    };
+                    let width = [1u32, 2, 4, 8, 16][(r >> 3) as usize % 5];
+                    let run = [32u8, 16, 8, 4][(r >> 6) as usize % 4];
+                    let stride = [0i32, 4, 8, 12, 16, 128, 132, 260][(r >> 8) as usize % 8];
+                    let stride2 = if run == 32 {
+                        0
+                    } else {
+                        [0i32, 64, 512, 68][(r >> 11) as usize % 4]
+                    };
+                    let shape = AddrShape {
+                        run,
+                        stride,
+                        stride2,
+                    };
+                    (mask, width, shape)
+                })
+                .collect();
+            for _ in 0..20_000 {
+                let r = next();
+                let i = (r % 16) as usize;
+                let (mask, width, shape) = insts[i];
+                let (run, stride, stride2) = (shape.run, shape.stride, shape.stride2);
+                let pc = i as u32 * 16;
+                let base = 0x1000 + ((r >> 14) % 8) * 4 + ((r >> 20) % 4) * 512;
+                let n = mask.count_ones() as usize;
+                let addrs: Vec<u64> = (0..n)
+                    .map(|k| {
+                        let (q, m) = (k / run as usize, k % run as usize);
+                        base + (q as i64 * stride2 as i64 + m as i64 * stride as i64) as u64
+                    })
+                    .collect();
+                let want = shmem_access(mask, &addrs, width, banks, bw);
+                let mut computed = false;
+                let got = memo.get_or(pc, mask, width, shape, &addrs, || {
+                    computed = true;
+                    shmem_access(mask, &addrs, width, banks, bw)
+                });
+                hits += !computed as u32;
+                assert_eq!(
+                    got, want,
+                    "{shape:?} mask {mask:x} width {width} base {base:#x}"
+                );
+            }
+            assert!(hits > 1000, "{hits} hits");
+        }
     }
 }

@@ -17,21 +17,21 @@
 pub mod hier;
 pub mod memo;
 pub mod report;
+mod tally;
 
 use std::collections::VecDeque;
 
 use crate::config::GpuConfig;
 use crate::mem::carveout;
-use crate::mem::coalesce::{
-    access_kind, bypasses_l1, coalesce_access, shmem_wavefronts, LineReq, WarpAccess,
-};
+use crate::mem::coalesce::{access_kind, bypasses_l1};
 use crate::mem::iface::AccessKind;
 use crate::mem::reuse::{window_for, ReuseProfile, SdcmReport};
 use crate::trace::packed::{pack_above, PackedCta, Packer};
-use crate::trace::{Command, KernelStream, MemSpace, OpTable, TraceInst, TraceSource};
+use crate::trace::{Command, KernelStream, MemSpace, OpTable, TraceSource};
 use crate::{Error, Result};
 pub use hier::FuncMem;
 pub use report::{FunctionalReport, KernelMemReport, LevelReport, PcReport, SharedReport};
+use tally::Tally;
 
 /// What the functional mode needs to know about an opcode.
 #[derive(Clone, Copy, Debug)]
@@ -130,20 +130,11 @@ struct KernelRun<'a> {
     filtered: bool,
     spare: Vec<PackedCta>,
     exhausted: bool,
-    lines: Vec<LineReq>,
-    /// Coalescer results by PC, moved by whole lines (`memo`).
-    memo: memo::Memo<LineReq>,
-    shared: SharedReport,
-    mem_insts: u64,
-    requests: u64,
-    sectors: u64,
-    reuse_l1: Vec<ReuseProfile>,
-    reuse_l2: ReuseProfile,
-    shmem_lo: u64,
-    shmem_hi: u64,
+    /// What the accesses did (counts, caches' side: `tally`).
+    t: Tally<'a>,
+    /// A packed warp's lane addresses, expanded from their shape.
+    buf: [u64; 32],
     trace: &'a str,
-    /// Keep the reuse-distance profiles (SDCM baseline) and the shared-memory counts.
-    full: bool,
 }
 
 impl KernelRun<'_> {
@@ -244,8 +235,7 @@ impl KernelRun<'_> {
                     // Split borrows: take what the access needs, then process.
                     let inst = *wt.inst(i);
                     let n = inst.mask.count_ones() as usize;
-                    let mut buf = [0u64; 32];
-                    let addrs = wt.addrs(i, &mut buf);
+                    let addrs = wt.addrs(i, &mut self.buf);
                     if inst.mem_width == 0 {
                         // No addresses traced: no access (as the timing model's coalescer).
                         return Ok(true);
@@ -261,10 +251,8 @@ impl KernelRun<'_> {
                             ),
                         ));
                     }
-                    let mut lanes = [0u64; 32];
-                    lanes[..n].copy_from_slice(&addrs[..n]);
                     let op = self.ops[inst.op.0 as usize].expect("memory op");
-                    self.process(sm, fm, op, &inst, &lanes[..n]);
+                    self.t.process(sm, fm, op, &inst, &addrs[..n]);
                     return Ok(true);
                 }
                 None => {
@@ -280,73 +268,6 @@ impl KernelRun<'_> {
                         self.held -= 1;
                         self.activate(sm, stream)?;
                     }
-                }
-            }
-        }
-    }
-
-    fn process(&mut self, sm: usize, fm: &mut FuncMem, op: MemOp, inst: &TraceInst, addrs: &[u64]) {
-        let (mask, width, pc) = (inst.mask, inst.mem_width as u32, inst.pc);
-        let mut space = op.space;
-        if space == MemSpace::Generic {
-            let a = addrs.first().copied().unwrap_or(0);
-            space = if a >= self.shmem_lo && a < self.shmem_hi {
-                MemSpace::Shared
-            } else {
-                MemSpace::Global
-            };
-        }
-        if space == MemSpace::Shared {
-            if !self.full {
-                return;
-            }
-            let wf = shmem_wavefronts(
-                mask,
-                addrs,
-                width,
-                self.cfg.shmem.banks,
-                self.cfg.shmem.bank_width_bytes,
-            ) as u64;
-            self.shared.instructions += 1;
-            self.shared.wavefronts += wf;
-            self.shared.bank_conflicts += wf - 1;
-            return;
-        }
-        if addrs.is_empty() {
-            return;
-        }
-        self.mem_insts += 1;
-        let c = &self.cfg.l1d.cache;
-        let access = WarpAccess {
-            mask,
-            addrs,
-            width,
-            shape: inst.shape,
-            store: op.kind == AccessKind::Store,
-        };
-        let store = access.store as u64;
-        let lb = c.line_bytes as u64;
-        let key = memo::MemoKey::of(pc, store, mask, width, inst.shape, addrs, lb)
-            .filter(|_| addrs.len() == mask.count_ones() as usize);
-        self.memo.get_or(key, &mut self.lines, |out| {
-            coalesce_access(&access, c.line_bytes, c.sector_bytes, out)
-        });
-        let sb = c.sector_bytes.max(1) as u64;
-        for k in 0..self.lines.len() {
-            let l = self.lines[k];
-            self.requests += 1;
-            self.sectors += crate::mem::cache::sector_count(l.sectors);
-            let mut req = l.request(op.kind, space, op.bypass);
-            req.pc = pc;
-            fm.access(sm, &req);
-            if self.full && space != MemSpace::Constant {
-                let mut m = l.sectors;
-                while m != 0 {
-                    let s = m.trailing_zeros() as u64;
-                    m &= m - 1;
-                    let key = l.addr / sb + s;
-                    self.reuse_l1[sm].access(key);
-                    self.reuse_l2.access(key);
                 }
             }
         }
@@ -414,22 +335,27 @@ fn run_kernel(
         spare: Vec::new(),
         filtered: false,
         exhausted: false,
-        lines: Vec::with_capacity(64),
-        memo: memo::Memo::default(),
-        shared: SharedReport::default(),
-        mem_insts: 0,
-        requests: 0,
-        sectors: 0,
-        reuse_l1: vec![ReuseProfile::with_window(w1); n],
-        reuse_l2: ReuseProfile::with_window(w2),
-        shmem_lo: if info.shmem_base != 0 {
-            info.shmem_base
-        } else {
-            u64::MAX
+        t: Tally {
+            cfg,
+            lines: Vec::with_capacity(64),
+            memo: memo::Memo::default(),
+            shmem: memo::ShmemMemo::new(cfg.shmem.banks, cfg.shmem.bank_width_bytes),
+            shared: SharedReport::default(),
+            mem_insts: 0,
+            requests: 0,
+            sectors: 0,
+            reuse_l1: vec![ReuseProfile::with_window(w1); n],
+            reuse_l2: ReuseProfile::with_window(w2),
+            shmem_lo: if info.shmem_base != 0 {
+                info.shmem_base
+            } else {
+                u64::MAX
+            },
+            shmem_hi: info.shmem_base.saturating_add(1 << 24),
+            full,
         },
-        shmem_hi: info.shmem_base.saturating_add(1 << 24),
+        buf: [0; 32],
         trace,
-        full,
     };
     kr.sync_ops(stream.ops());
     // Only memory instructions matter here: a stream that can drop the others while it
@@ -450,14 +376,14 @@ fn run_kernel(
     // SDCM baseline.
     let mut hits = 0.0;
     let mut total = 0u64;
-    for r in &kr.reuse_l1 {
+    for r in &kr.t.reuse_l1 {
         let a = r.accesses();
         hits += r.hit_rate(l1c.assoc as u64, l1_blocks) * a as f64;
         total += a;
     }
     let sdcm = SdcmReport {
         l1_hit_rate: if total == 0 { 0.0 } else { hits / total as f64 },
-        l2_hit_rate: kr.reuse_l2.hit_rate(cfg.l2.cache.assoc as u64, l2_blocks),
+        l2_hit_rate: kr.t.reuse_l2.hit_rate(cfg.l2.cache.assoc as u64, l2_blocks),
     };
     let mut per_pc: Vec<PcReport> = fm
         .per_pc
@@ -466,24 +392,24 @@ fn run_kernel(
         .collect();
     per_pc.sort_unstable_by_key(|p| p.pc);
     let l1 = fm.l1_stats();
-    let mi = kr.mem_insts.max(1) as f64;
+    let mi = kr.t.mem_insts.max(1) as f64;
     let report = KernelMemReport {
         name: info.name.clone(),
         id: info.id,
         ctas: kr.pulled,
         carveout: co,
-        mem_instructions: kr.mem_insts,
-        requests: kr.requests,
-        sectors: kr.sectors,
-        sectors_per_instruction: if kr.mem_insts == 0 {
+        mem_instructions: kr.t.mem_insts,
+        requests: kr.t.requests,
+        sectors: kr.t.sectors,
+        sectors_per_instruction: if kr.t.mem_insts == 0 {
             0.0
         } else {
-            kr.sectors as f64 / mi
+            kr.t.sectors as f64 / mi
         },
-        requests_per_instruction: if kr.mem_insts == 0 {
+        requests_per_instruction: if kr.t.mem_insts == 0 {
             0.0
         } else {
-            kr.requests as f64 / mi
+            kr.t.requests as f64 / mi
         },
         l1: LevelReport::from(&l1),
         l1_global_load_hit_rate: crate::mem::cache::ratio(fm.global_load_hits, fm.global_loads),
@@ -492,7 +418,7 @@ fn run_kernel(
         dram_read_sectors: fm.dram_reads,
         dram_write_sectors: fm.dram_writes,
         atomics: fm.atomics,
-        shared: kr.shared,
+        shared: kr.t.shared,
         per_pc,
         sdcm,
     };
