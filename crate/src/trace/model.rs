@@ -439,6 +439,13 @@ pub trait KernelStream {
     fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
         None
     }
+    /// Whether the next `next_cta` (or `next_packed`) hands out a CTA already decoded, without
+    /// decoding. The engine decodes ahead on its own time (not beside the SMs) only when this
+    /// is false: a decode it does not need yet waits for the next step, where it runs beside
+    /// the SMs' work. Default: false.
+    fn has_decoded(&self) -> bool {
+        false
+    }
     /// Asks the stream to hand out only instructions whose opcode id `op` has `keep[op]`
     /// (the functional pre-pass wants memory instructions only), each warp's kept
     /// instructions in order with their addresses. Call it before the first `next_cta`.

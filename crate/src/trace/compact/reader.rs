@@ -621,6 +621,9 @@ impl KernelStream for OwnedCompactStream {
             self.ahead[0] = Some(self.decode_at(c));
         }
     }
+    fn has_decoded(&self) -> bool {
+        self.buf.len() > 0 || self.pbuf.len() > 0
+    }
     fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
         let c = self.taken;
         if self.ahead[0].is_some() || c >= self.raw.len() {
