@@ -138,6 +138,9 @@ pub struct SmShared {
     maybe_done: Vec<u16>,
     /// Kernel launch of each CTA finished since the engine last looked.
     pub done_ctas: Vec<u32>,
+    /// Traces of the CTAs finished since the engine last fed the block scheduler: it hands
+    /// them back to the stream, whose decoder reuses their buffers (`KernelStream::recycle`).
+    pub spent: Vec<PackedCta>,
     pub outbox: Vec<NocPacket>,
     /// Event front end: warps to (re-)evaluate and the earliest cycle they may issue (memory
     /// completions, barrier releases, launches).
@@ -318,6 +321,7 @@ impl Sm {
             issue_log: None,
             maybe_done: Vec::with_capacity(p.max_warps),
             done_ctas: Vec::with_capacity(p.max_ctas),
+            spent: Vec::with_capacity(p.max_ctas),
             outbox: Vec::new(),
             ev_wake: Vec::with_capacity(p.max_warps),
             ahead_debt: vec![0; p.subcores],
@@ -687,8 +691,9 @@ impl Sm {
             let cta = &mut sh.ctas[ci];
             if cta.live == 0 {
                 cta.active = false;
-                // Freed here, on the SM's own thread, not by the launch that reuses the slot.
-                drop(std::mem::take(&mut cta.trace));
+                // Handed back to the stream at the engine's next feed (`Gpu::feed_ctas`), not
+                // kept by the slot until a launch reuses it.
+                sh.spent.push(std::mem::take(&mut cta.trace));
                 let k = cta.kernel;
                 sh.used.threads -= cta.threads;
                 sh.used.warps -= cta.wpc;

@@ -441,6 +441,15 @@ impl Gpu {
             return Ok(());
         };
         let want = self.sms.len() + 1;
+        if self.sched.more && self.sched.ctas.len() < want {
+            // The traces of CTAs finished since the last feed go back to the stream, whose
+            // decoder fills their buffers again (serial here, so no lock, and in SM order).
+            for sm in &mut self.sms {
+                for c in sm.sh.spent.drain(..) {
+                    s.recycle(c);
+                }
+            }
+        }
         while self.sched.more && self.sched.ctas.len() < want {
             // Two threads: when the next CTA needs a chunk decoded and nothing is decoded
             // ahead, the next two chunks decode side by side (at a kernel's start, all the

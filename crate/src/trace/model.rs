@@ -426,6 +426,11 @@ pub trait KernelStream {
     fn next_packed(&mut self, pk: &mut Packer, above: u64) -> Result<Option<PackedCta>> {
         Ok(self.next_cta()?.map(|c| PackedCta::new(c, pk, above)))
     }
+    /// Takes back a CTA its holder is done with (retired on its SM, or run through the
+    /// functional pass), so a stream that decodes can fill its buffers again instead of
+    /// allocating new ones (a bounded pool: the CTAs it hands out are the same either way).
+    /// Default: dropped.
+    fn recycle(&mut self, _cta: PackedCta) {}
     /// Decodes ahead (e.g. the next chunk) so a later `next_cta` finds its CTAs ready; the
     /// engine calls it on another thread while the SMs step. The CTAs and any error come out
     /// of `next_cta` exactly where they would have without it. Default: nothing.

@@ -213,6 +213,11 @@ impl PackedCta {
         debug_assert!(addrs.len() < FULL as usize, "addresses beyond 2^31");
     }
 
+    /// The warps of a CTA kept as decoded (empty when packed), to recycle their buffers.
+    pub fn into_warps(self) -> Vec<WarpTrace> {
+        self.full
+    }
+
     /// Number of warps.
     pub fn len(&self) -> usize {
         match &self.packed {

@@ -260,10 +260,12 @@ impl KernelRun<'_> {
                     s.warps.remove(r);
                     a.live -= 1;
                     if a.live == 0 {
-                        // A packed CTA's buffers are kept for the next one.
+                        // A packed CTA's buffers are kept for the next one; a decoded one's go
+                        // back to the stream's decoder (`KernelStream::recycle`).
                         match s.slots[slot as usize].take() {
                             Some(done) if done.cta.is_packed() => self.spare.push(done.cta),
-                            _ => {}
+                            Some(done) => stream.recycle(done.cta),
+                            None => {}
                         }
                         self.held -= 1;
                         self.activate(sm, stream)?;

@@ -80,6 +80,22 @@ impl<'a> Cur<'a> {
         )
     }
 
+    /// The error for `field` at `back` bytes before the current position (a caller that took
+    /// a run of bytes at once reports a fault in it where a byte-by-byte reader would be).
+    #[cold]
+    pub fn err_back(&self, back: usize, field: &str, msg: impl Into<String>) -> Error {
+        Error::parse(
+            self.file,
+            0,
+            format!(
+                "{} `{field}` at byte {}",
+                self.what,
+                self.base + (self.pos - back) as u64
+            ),
+            msg,
+        )
+    }
+
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }

@@ -451,6 +451,9 @@ impl<R: Read + Seek> KernelStream for CompactKernelStream<'_, R> {
             self.buf = ctas.into_iter();
         }
     }
+    fn recycle(&mut self, cta: PackedCta) {
+        self.rd.dec.recycle(cta.into_warps());
+    }
     fn keep_only(&mut self, keep: &[bool]) -> bool {
         self.rd.cache = None;
         self.rd.dec.set_keep(keep);
@@ -613,6 +616,15 @@ impl KernelStream for OwnedCompactStream {
                 },
             }
         }
+    }
+    fn recycle(&mut self, cta: PackedCta) {
+        // To the decoder with fewer spare buffers (`prefetch_pair` decodes with both).
+        let dec = if self.dec.spare_insts() <= self.dec2.spare_insts() {
+            &mut self.dec
+        } else {
+            &mut self.dec2
+        };
+        dec.recycle(cta.into_warps());
     }
     fn prefetch(&mut self) {
         let c = self.taken;

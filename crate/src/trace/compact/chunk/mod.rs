@@ -240,7 +240,16 @@ pub struct ChunkDecoder {
     decoded: u64,
     /// Instructions the last warp kept (with `keep`): the next warp's first reservation.
     kept_hint: usize,
+    /// Warps of CTAs their holders are done with ([`ChunkDecoder::recycle`]): decoding fills
+    /// these buffers (cleared, capacity kept) before it allocates new ones.
+    spare: Vec<Vec<WarpTrace>>,
+    /// Instructions the buffers of `spare` can hold, together (bounded by [`SPARE_INSTS`]).
+    spare_insts: usize,
 }
+
+/// Instructions (`TraceInst` capacity) a decoder keeps in spare buffers at most: ~4 MB of
+/// instructions and their addresses, a chunk's worth of short CTAs.
+pub const SPARE_INSTS: usize = 65_536;
 
 /// Where a chunk came from, for error messages.
 pub struct ChunkCtx<'a> {
@@ -274,6 +283,22 @@ impl ChunkDecoder {
     pub fn set_keep(&mut self, keep: &[bool]) {
         self.keep.clear();
         self.keep.extend_from_slice(keep);
+    }
+
+    /// Takes back the warps of a CTA its holder is done with, for a later [`Self::decode`] to
+    /// fill (a bounded pool; what decoding gives is the same either way).
+    pub fn recycle(&mut self, warps: Vec<WarpTrace>) {
+        let n: usize = warps.iter().map(|w| w.insts.capacity()).sum();
+        if warps.is_empty() || self.spare_insts + n > SPARE_INSTS {
+            return;
+        }
+        self.spare_insts += n;
+        self.spare.push(warps);
+    }
+
+    /// Instructions the spare buffers can hold ([`Self::recycle`]).
+    pub fn spare_insts(&self) -> usize {
+        self.spare_insts
     }
 
     /// Instructions the last [`ChunkDecoder::decode`] read, kept or not (for the index check).
@@ -321,9 +346,20 @@ impl ChunkDecoder {
                 h.var_u32("CTA z")?,
             );
             let n_warps = h.count("warp count", 3)?;
-            let mut warps = Vec::with_capacity(n_warps);
-            for _ in 0..n_warps {
-                warps.push(self.warp(&mut cur, ctx)?);
+            // A retired CTA's buffers when there are any (see `recycle`).
+            let mut warps = match self.spare.pop() {
+                Some(w) => {
+                    self.spare_insts -= w.iter().map(|w| w.insts.capacity()).sum::<usize>();
+                    w
+                }
+                None => Vec::with_capacity(n_warps),
+            };
+            warps.truncate(n_warps);
+            for w in 0..n_warps {
+                if w == warps.len() {
+                    warps.push(WarpTrace::default());
+                }
+                self.warp(&mut cur, ctx, &mut warps[w])?;
             }
             ctas.push(CtaTrace { id, warps });
         }
@@ -338,7 +374,13 @@ impl ChunkDecoder {
         Ok(ctas)
     }
 
-    fn warp(&mut self, cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<WarpTrace> {
+    /// Decodes one warp into `out` (its buffers cleared, their capacity kept).
+    fn warp(
+        &mut self,
+        cur: &mut [Cur<'_>; NSTREAMS],
+        ctx: &ChunkCtx<'_>,
+        out: &mut WarpTrace,
+    ) -> Result<()> {
         let h = &mut cur[S_HDR];
         let warp_id = h.var_u32("warp id")?;
         let n_insts = h.varint("instruction count")?;
@@ -363,27 +405,71 @@ impl ChunkDecoder {
         }
         self.decoded += n_insts;
         let filter = !self.keep.is_empty();
-        let mut insts = Vec::with_capacity(if filter {
+        out.warp_id = warp_id;
+        let WarpTrace { insts, addrs, .. } = out;
+        insts.clear();
+        insts.reserve(if filter {
             self.kept_hint.min(n_insts as usize)
         } else {
             n_insts as usize
         });
-        let mut addrs: Vec<u64> = Vec::with_capacity(match mode {
+        addrs.clear();
+        addrs.reserve(match mode {
             AMODE_RAW => n_raw as usize,
             _ => self.addr_hint.min(n_insts as usize * 32),
         });
+        // The warp's control bytes at once (the count was checked against them above).
+        let ctrls = cur[S_CTRL].bytes(n_insts as usize, "control byte")?;
+        let zero = mode == AMODE_CURSOR_ZERO;
+        let (i, a) = (&mut *insts, &mut *addrs);
+        match (filter, mode == AMODE_RAW) {
+            (false, false) => self.insts::<false, false>(cur, ctx, ctrls, zero, i, a)?,
+            (true, false) => self.insts::<true, false>(cur, ctx, ctrls, zero, i, a)?,
+            (false, true) => self.insts::<false, true>(cur, ctx, ctrls, zero, i, a)?,
+            (true, true) => self.insts::<true, true>(cur, ctx, ctrls, zero, i, a)?,
+        }
+        if mode == AMODE_RAW {
+            cur[S_RAW].svarint_sums(n_raw as usize, 0, addrs, "raw address")?;
+            for i in insts.iter_mut() {
+                let (at, n) = (i.addr_start as usize, naddr(i));
+                if let Some(a) = addrs.get(at..at.saturating_add(n)) {
+                    i.shape = AddrShape::of(a);
+                }
+            }
+        }
+        self.addr_hint = addrs.len();
+        self.kept_hint = insts.len();
+        Ok(())
+    }
+
+    /// The instructions of one warp, one control byte each (`ctrls`), into `insts` and
+    /// `addrs`; specialised on whether opcodes are filtered (`keep`) and on the raw address
+    /// mode, so the loop of the common case carries neither test. `zero`: address mode 1.
+    /// Control-stream errors name the offset just past their byte, as reading it one byte at
+    /// a time would. Not inlined: on its own the loop keeps its state in registers.
+    #[inline(never)]
+    fn insts<const FILTER: bool, const RAW: bool>(
+        &mut self,
+        cur: &mut [Cur<'_>; NSTREAMS],
+        ctx: &ChunkCtx<'_>,
+        ctrls: &[u8],
+        zero: bool,
+        insts: &mut Vec<TraceInst>,
+        addrs: &mut Vec<u64>,
+    ) -> Result<()> {
+        let n_insts = ctrls.len();
         let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
-        // At most 32 addresses per instruction: fewer instructions than this cannot pass
-        // 2^32 addresses, so the per-instruction check is skipped.
-        let big = n_insts > u64::from(u32::MAX / 32);
-        for _ in 0..n_insts {
-            let ctrl = cur[S_CTRL].u8("control byte")?;
-            let pred = self.model.slots[prev_slot as usize].succ;
+        for (k, &ctrl) in ctrls.iter().enumerate() {
+            // Where a byte-by-byte reader of the control stream would stand, for errors.
+            let back = || n_insts - 1 - k;
             let slot = if ctrl & PC_HIT != 0 {
+                let pred = self.model.slots[prev_slot as usize].succ;
                 if pred == NONE {
-                    return Err(
-                        cur[S_CTRL].err("control byte", "PC predicted but no successor is known")
-                    );
+                    return Err(cur[S_CTRL].err_back(
+                        back(),
+                        "control byte",
+                        "PC predicted but no successor is known",
+                    ));
                 }
                 // The successor stays what it was.
                 pred
@@ -404,7 +490,8 @@ impl ChunkDecoder {
                 sl.tmpl = t;
                 sl.valid = true;
             } else if !sl.valid {
-                return Err(cur[S_CTRL].err(
+                return Err(cur[S_CTRL].err_back(
+                    back(),
                     "control byte",
                     "static fields predicted for a PC not seen before",
                 ));
@@ -421,75 +508,56 @@ impl ChunkDecoder {
             prev_pc = sl.pc;
             // Instructions of other opcodes (`keep`) are parsed for the prediction state and
             // their addresses checked, but not stored.
-            let kept = !filter || self.keep.get(sl.tmpl.op.0 as usize) == Some(&true);
-            let n = if sl.tmpl.mem_width > 0 {
-                mask.count_ones() as usize
-            } else {
-                0
-            };
-            if kept {
-                // The template already holds this PC: one copy into the list, the dynamic
-                // fields patched in place below.
-                insts.push(sl.tmpl);
-            }
-            let at = addrs.len();
-            let mut shape = None;
-            let addr_start = if mode == AMODE_RAW {
+            let kept = !FILTER || self.keep.get(sl.tmpl.op.0 as usize) == Some(&true);
+            if RAW {
                 let a = cur[S_RAW].var_u32("addr_start")?;
                 if ctrl & 0xf0 != 0 {
-                    return Err(
-                        cur[S_CTRL].err("control byte", "address bits set in raw address mode")
-                    );
+                    return Err(cur[S_CTRL].err_back(
+                        back(),
+                        "control byte",
+                        "address bits set in raw address mode",
+                    ));
                 }
-                a
-            } else {
-                if big && at > u32::MAX as usize {
-                    return Err(
-                        cur[S_CTRL].err("control byte", "more than 2^32 addresses in one warp")
-                    );
+                if kept {
+                    push_inst(insts, &sl.tmpl, mask, a);
                 }
-                if n > 0 {
-                    shape = Some(self.addrs(cur, slot, ctrl, mask, n, &mut addrs, ctx)?);
-                } else if ctrl & 0xf0 != 0 {
-                    return Err(cur[S_CTRL].err(
+                continue;
+            }
+            let at = addrs.len();
+            if at > u32::MAX as usize {
+                return Err(cur[S_CTRL].err_back(
+                    back(),
+                    "control byte",
+                    "more than 2^32 addresses in one warp",
+                ));
+            }
+            if sl.tmpl.mem_width == 0 || mask == 0 {
+                if ctrl & 0xf0 != 0 {
+                    return Err(cur[S_CTRL].err_back(
+                        back(),
                         "control byte",
                         "address bits set on an instruction without addresses",
                     ));
                 }
-                if n == 0 && mode == AMODE_CURSOR_ZERO {
-                    0
-                } else {
-                    at as u32
+                if kept {
+                    push_inst(insts, &sl.tmpl, mask, if zero { 0 } else { at as u32 });
                 }
-            };
+                continue;
+            }
+            let n = mask.count_ones() as usize;
+            if kept {
+                push_inst(insts, &sl.tmpl, mask, at as u32);
+            }
+            let shape = self.addrs(cur, slot, ctrl, back(), mask, n, addrs, ctx)?;
             if kept {
                 if let Some(i) = insts.last_mut() {
-                    i.mask = mask;
-                    i.addr_start = addr_start;
-                    if let Some(sh) = shape {
-                        i.shape = sh;
-                    }
+                    i.shape = shape;
                 }
             } else {
                 addrs.truncate(at);
             }
         }
-        if mode == AMODE_RAW {
-            cur[S_RAW].svarint_sums(n_raw as usize, 0, &mut addrs, "raw address")?;
-            for i in &mut insts {
-                let (at, n) = (i.addr_start as usize, naddr(i));
-                if let Some(a) = addrs.get(at..at.saturating_add(n)) {
-                    i.shape = AddrShape::of(a);
-                }
-            }
-        }
-        self.addr_hint = addrs.len();
-        self.kept_hint = insts.len();
-        Ok(WarpTrace {
-            warp_id,
-            insts,
-            addrs,
-        })
+        Ok(())
     }
 
     /// Decodes one instruction's lane addresses into `out`; returns their shape.
@@ -499,6 +567,7 @@ impl ChunkDecoder {
         cur: &mut [Cur<'_>; NSTREAMS],
         slot: u32,
         ctrl: u8,
+        back: usize,
         mask: u32,
         n: usize,
         out: &mut Vec<u64>,
@@ -514,7 +583,8 @@ impl ChunkDecoder {
         let kind = (ctrl >> KIND_SHIFT) & 3;
         if n == 1 {
             if kind != KIND_INDEX || ctrl & STRIDE_HIT == 0 {
-                return Err(cur[S_CTRL].err(
+                return Err(cur[S_CTRL].err_back(
+                    back,
                     "control byte",
                     "single-lane access must be coded as kind 0 with stride hit",
                 ));
@@ -557,9 +627,11 @@ impl ChunkDecoder {
             }
             KIND_IRREGULAR => {
                 if ctrl & STRIDE_HIT != 0 {
-                    return Err(
-                        cur[S_CTRL].err("control byte", "stride hit on irregular addresses")
-                    );
+                    return Err(cur[S_CTRL].err_back(
+                        back,
+                        "control byte",
+                        "stride hit on irregular addresses",
+                    ));
                 }
                 if n - 1 > cur[S_LANE].remaining() {
                     return Err(
@@ -598,7 +670,8 @@ impl ChunkDecoder {
                     || sh.run as usize >= n
                     || sh.stride2 as i64 == sh.run as i64 * sh.stride as i64
                 {
-                    return Err(cur[S_CTRL].err(
+                    return Err(cur[S_CTRL].err_back(
+                        back,
                         "control byte",
                         format!(
                             "address runs (run {}, stride {}, stride2 {}) do not fit {n} lanes",
@@ -611,6 +684,17 @@ impl ChunkDecoder {
             }
         };
         Ok(shape)
+    }
+}
+
+/// Appends `tmpl` (which already holds the PC) with its dynamic fields: one copy of the whole
+/// instruction, two fields patched in place.
+#[inline(always)]
+fn push_inst(insts: &mut Vec<TraceInst>, tmpl: &TraceInst, mask: u32, addr_start: u32) {
+    insts.push(*tmpl);
+    if let Some(i) = insts.last_mut() {
+        i.mask = mask;
+        i.addr_start = addr_start;
     }
 }
 
