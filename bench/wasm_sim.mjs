@@ -5,10 +5,12 @@
 // usage: node bench/wasm_sim.mjs target/wasm32-unknown-unknown/release/warpweave.wasm MODE a.wwt [b.wwt ...]
 //        MODE: cycle | hybrid | fast | memory
 // prints one line per file: <file> <mode> <cycles> <warp instructions> <seconds> <warp instructions per second>
-// WARM=1: each file is simulated once untimed first in the same instance (V8 has then compiled
-// the hot code with its optimising tier and the wasm memory has grown), and the second run is
-// timed: the steady-state speed. Without it the timed run includes that warm-up (cold: what a
-// page pays on its first simulation).
+// WARM=1: each file is simulated untimed first in the same instance, again and again for at
+// least half a second (V8 compiles wasm with its baseline tier and re-compiles hot functions
+// with its optimising tier in the background: after one short run, a 30 ms simulation still
+// ran ~40% slower than in steady state), and then once timed: the steady-state speed, with the
+// wasm memory grown. Without it the timed run includes that warm-up (cold: what a page pays on
+// its first simulation).
 import fs from 'node:fs';
 
 const [wasmPath, mode, ...files] = process.argv.slice(2);
@@ -29,7 +31,11 @@ for (const f of files) {
   const data = fs.readFileSync(f);
   const ptr = ww_compact_alloc(data.length);
   new Uint8Array(memory.buffer, ptr, data.length).set(data);
-  if (process.env.WARM) ww_simulate(ptr, data.length, modes[mode]);
+  if (process.env.WARM) {
+    const until = performance.now() + 500;
+    do ww_simulate(ptr, data.length, modes[mode]);
+    while (performance.now() < until);
+  }
   const t0 = performance.now();
   const n = ww_simulate(ptr, data.length, modes[mode]);
   const dt = (performance.now() - t0) / 1000;
