@@ -9,9 +9,16 @@
 //! ```
 
 use crate::mem::cache::index::GOLDEN;
+use crate::mem::cache::lineidx::remove_at;
 
 /// A free bucket's value.
 const EMPTY: u32 = u32::MAX;
+
+/// The home bucket of `key` in a table of `2^(64 - shift)` buckets.
+#[inline]
+fn home(key: u64, shift: u32) -> usize {
+    (key.wrapping_mul(GOLDEN) >> shift) as usize
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct KeyMap {
@@ -33,7 +40,7 @@ impl KeyMap {
 
     #[inline]
     fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(GOLDEN) >> self.shift) as usize
+        home(key, self.shift)
     }
 
     /// Sets `key`'s value (not `EMPTY`); returns the one it had.
@@ -93,27 +100,8 @@ impl KeyMap {
             i = (i + 1) & m;
         }
         self.len -= 1;
-        let mut hole = i;
-        let mut j = i;
-        loop {
-            j = (j + 1) & m;
-            let (k, v) = self.b[j];
-            if v == EMPTY {
-                break;
-            }
-            let h = self.home(k);
-            // Move j back into the hole unless its home lies cyclically in (hole, j].
-            let stays = if hole <= j {
-                hole < h && h <= j
-            } else {
-                hole < h || h <= j
-            };
-            if !stays {
-                self.b[hole] = self.b[j];
-                hole = j;
-            }
-        }
-        self.b[hole] = (0, EMPTY);
+        let shift = self.shift;
+        remove_at(&mut self.b, i, |k| home(k, shift));
     }
 }
 

@@ -26,6 +26,34 @@ fn home(line: u64, mask: usize) -> usize {
     (line.wrapping_mul(crate::mem::cache::index::GOLDEN) >> 32) as usize & mask
 }
 
+/// Empties bucket `i` of a linear-probing table of `(key, value)` with `EMPTY` values in its
+/// free buckets (a power of two of them), by backward shifts: the later entries of its run move
+/// back into the hole unless their home bucket lies cyclically in (hole, their bucket]. Shared
+/// by [`LineIndex`] and the reuse profiles' map (`mem::reuse_map`).
+pub(crate) fn remove_at(b: &mut [(u64, u32)], i: usize, home: impl Fn(u64) -> usize) {
+    let m = b.len() - 1;
+    let mut hole = i;
+    let mut j = i;
+    loop {
+        j = (j + 1) & m;
+        let (l, s) = b[j];
+        if s == EMPTY {
+            break;
+        }
+        let h = home(l);
+        let stays = if hole <= j {
+            hole < h && h <= j
+        } else {
+            hole < h || h <= j
+        };
+        if !stays {
+            b[hole] = b[j];
+            hole = j;
+        }
+    }
+    b[hole] = (0, EMPTY);
+}
+
 impl LineIndex {
     /// An index for at most `n` entries.
     pub fn new(n: usize) -> Self {
@@ -89,27 +117,7 @@ impl LineIndex {
             i = (i + 1) & m;
         }
         self.len -= 1;
-        let mut hole = i;
-        let mut j = i;
-        loop {
-            j = (j + 1) & m;
-            let (l, s) = self.b[j];
-            if s == EMPTY {
-                break;
-            }
-            let h = home(l, m);
-            // Move j back into the hole unless its home lies cyclically in (hole, j].
-            let stays = if hole <= j {
-                hole < h && h <= j
-            } else {
-                hole < h || h <= j
-            };
-            if !stays {
-                self.b[hole] = self.b[j];
-                hole = j;
-            }
-        }
-        self.b[hole] = (0, EMPTY);
+        remove_at(&mut self.b, i, |l| home(l, m));
     }
 
     pub fn clear(&mut self) {
