@@ -42,6 +42,21 @@ impl Shift for MemRequest {
     }
 }
 
+/// The first address of an access whose lanes are `addr0 + f(shape, k)` for all `k` below
+/// `mask`'s lane count (a regular shape with non-negative strides, every address present,
+/// none near the top of the 64-bit space: moving them all by a delta wraps none), or None.
+/// Both memos key on where `addr0` lies in a period and move results by whole periods.
+#[inline]
+fn movable_base(mask: u32, shape: AddrShape, addrs: &[u64]) -> Option<u64> {
+    let a0 = *addrs.first()?;
+    let ok = shape.is_regular()
+        && shape.stride >= 0
+        && shape.stride2 >= 0
+        && addrs.len() >= mask.count_ones() as usize
+        && a0 < 1 << 62;
+    ok.then_some(a0)
+}
+
 /// What the coalescer's output depends on, but for the first address's line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoKey {
@@ -69,15 +84,8 @@ impl MemoKey {
         addrs: &[u64],
         line_bytes: u64,
     ) -> Option<(MemoKey, u64)> {
-        let n = mask.count_ones() as usize;
-        let a0 = *addrs.first()?;
-        if !shape.is_regular()
-            || shape.stride < 0
-            || shape.stride2 < 0
-            || addrs.len() < n
-            || a0 >= 1 << 62
-            || line_bytes == 0
-        {
+        let a0 = movable_base(mask, shape, addrs)?;
+        if line_bytes == 0 {
             return None;
         }
         Some((
@@ -225,21 +233,12 @@ impl ShmemMemo {
         addrs: &[u64],
         compute: impl FnOnce() -> (u32, u32),
     ) -> (u32, u32) {
-        let n = mask.count_ones() as usize;
-        let Some(&a0) = addrs.first() else {
+        // (No lanes: no key, as `lanes == 0` marks an empty slot.)
+        let Some(a0) = movable_base(mask, shape, addrs).filter(|_| mask != 0) else {
             return compute();
         };
-        if !shape.is_regular()
-            || shape.stride < 0
-            || shape.stride2 < 0
-            || addrs.len() < n
-            || n == 0
-            || a0 >= 1 << 62
-        {
-            return compute();
-        }
         let key = ShmemKey {
-            lanes: n as u32,
+            lanes: mask.count_ones(),
             pc,
             width,
             shape,
@@ -313,12 +312,8 @@ mod tests {
             let odd = if (r >> 20) & 7 == 0 { 4 } else { 0 };
             let base = 0x7f00_0000_0000u64 + ((r >> 12) % 8) * 128 + odd;
             let n = mask.count_ones() as usize;
-            let addrs: Vec<u64> = (0..n)
-                .map(|k| {
-                    let (q, m) = (k / shape.run as usize, k % shape.run as usize);
-                    base + (q as i64 * shape.stride2 as i64 + m as i64 * shape.stride as i64) as u64
-                })
-                .collect();
+            let mut addrs = vec![0; n];
+            shape.fill(base, &mut addrs);
             let a = WarpAccess {
                 mask,
                 addrs: &addrs,
@@ -398,16 +393,11 @@ mod tests {
                 let r = next();
                 let i = (r % 16) as usize;
                 let (mask, width, shape) = insts[i];
-                let (run, stride, stride2) = (shape.run, shape.stride, shape.stride2);
                 let pc = i as u32 * 16;
                 let base = 0x1000 + ((r >> 14) % 8) * 4 + ((r >> 20) % 4) * 512;
                 let n = mask.count_ones() as usize;
-                let addrs: Vec<u64> = (0..n)
-                    .map(|k| {
-                        let (q, m) = (k / run as usize, k % run as usize);
-                        base + (q as i64 * stride2 as i64 + m as i64 * stride as i64) as u64
-                    })
-                    .collect();
+                let mut addrs = vec![0; n];
+                shape.fill(base, &mut addrs);
                 let want = shmem_access(mask, &addrs, width, banks, bw);
                 let mut computed = false;
                 let got = memo.get_or(pc, mask, width, shape, &addrs, || {
