@@ -149,54 +149,60 @@ const K_RETIRE: u8 = 1;
 /// The unit (the entry's slot field) frees: its parked warps become ready.
 const K_UNIT: u8 = 2;
 
-/// The per-sub-core event scheduler.
+/// The per-sub-core event scheduler. Laid out in declaration order, aligned to a cache line:
+/// what every step reads first (`quiet`, `next_event`, `push_ready`: the counts and flags,
+/// `soon_at`, `now_hint` and the `soon` bucket's header) fills exactly the first line, the
+/// heap's header and the other counts the second, so a step of an SM that has been out of the
+/// host's cache (80 SMs step in turn, each cycle) misses on one or two lines per sub-core, not
+/// on one per field. (`event_stall.rs`, `layout_tests`, keeps the first line's fields in it.)
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct EvSched {
-    /// (time, warp slot, kind): a warp's next issue time, or its retirement (last ALU result).
-    heap: EvHeap,
-    /// Next-issue entries of one time, `soon_at`, kept beside the heap (most warps are filed
-    /// for the cycle after an issue): the same entries as heap entries, without the heap cost.
-    soon: Vec<u16>,
-    soon_at: Cycle,
-    /// The cycle of the last step (`soon` takes only entries due by the cycle after it).
-    now_hint: Cycle,
-    /// Ready warps refused because their unit was taken (local bits, per unit), all due again
-    /// at `park_at[u]` (the unit's free cycle - 1) through one `K_UNIT` heap entry: the same
-    /// times as one heap entry per refused warp, without re-filing each warp each time.
-    parked: [u64; NUM_UNITS],
-    park_at: [Cycle; NUM_UNITS],
+    /// The sub-core's `last_stall` may differ from what `ev_stall` now gives (something was
+    /// filed or issued since it was computed): refreshed after the SM's step; while false, a
+    /// step with nothing due only accounts `last_stall` again.
+    stale: bool,
+    nready: u32,
     /// Units whose `K_UNIT` entry came due (bit u): their parked warps are candidates of the
     /// scheduler as if ready, without being moved to the ready set. The first of them refused
     /// closes the unit again (all its parked warps wait for the new free cycle, as each would
     /// have been refused in turn), so a freed unit costs one choice, not one per parked warp.
     open: u32,
-    /// Warps that may issue now, by local index (`slot / subcores`).
-    ready: Vec<u64>,
-    nready: u32,
-    /// Last warp that issued (GTO's greedy warp, round robin's position), by local index.
-    last: Option<u16>,
-    /// The sub-core's `last_stall` may differ from what `ev_stall` now gives (something was
-    /// filed or issued since it was computed): refreshed after the SM's step; while false, a
-    /// step with nothing due only accounts `last_stall` again.
-    stale: bool,
+    /// A ready warp was refused by a full memory pipeline in the last step.
+    mem_full: Option<(u32, u32)>,
+    soon_at: Cycle,
+    /// The cycle of the last step (`soon` takes only entries due by the cycle after it).
+    now_hint: Cycle,
+    /// Next-issue entries of one time, `soon_at`, kept beside the heap (most warps are filed
+    /// for the cycle after an issue): the same entries as heap entries, without the heap cost.
+    soon: Vec<u16>,
+    /// (time, warp slot, kind): a warp's next issue time, or its retirement (last ALU result).
+    heap: EvHeap,
     /// Warps blocked on memory data / at a barrier.
     blocked_mem: u32,
     blocked_bar: u32,
-    /// (kernel, pc slot) of the last warp that blocked on memory data.
-    mem_blame: Option<(u32, u32)>,
-    /// A ready warp was refused by a full memory pipeline in the last step.
-    mem_full: Option<(u32, u32)>,
-    /// Cycle the sub-core's fetch unit can start its next fetch.
-    pub(super) fetch_free: Cycle,
     /// Warps in the heap waiting for a load's data / a busy memory pipeline (direct issue).
     wait_mem: u32,
     wait_struct: u32,
+    /// Last warp that issued (GTO's greedy warp, round robin's position), by local index.
+    last: Option<u16>,
+    /// Warps that may issue now, by local index (`slot / subcores`), and how many.
+    ready: Vec<u64>,
+    /// Cycle the sub-core's fetch unit can start its next fetch.
+    pub(super) fetch_free: Cycle,
+    /// (kernel, pc slot) of the last warp that blocked on memory data.
+    mem_blame: Option<(u32, u32)>,
     /// (kernel, pc slot) of the last warp filed waiting for a memory pipeline.
     struct_blame: Option<(u32, u32)>,
     /// The line of the sub-core's last L0 I-cache access and the cycle its data is there
     /// (`event_fetch`): that line is the most recently used, so probing it again changes no
     /// LRU order and gives that cycle (or the fetch's own, if later).
     pub(super) l0_last: Option<(u64, Cycle)>,
+    /// Ready warps refused because their unit was taken (local bits, per unit), all due again
+    /// at `park_at[u]` (the unit's free cycle - 1) through one `K_UNIT` heap entry: the same
+    /// times as one heap entry per refused warp, without re-filing each warp each time.
+    parked: [u64; NUM_UNITS],
+    park_at: [Cycle; NUM_UNITS],
     /// `fast`'s issue and unit calendars (`event_ahead`).
     ahead: ahead::Ahead,
 }

@@ -128,3 +128,26 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod layout_tests {
+    use super::super::EvSched;
+    use std::mem::{align_of, offset_of, size_of};
+
+    /// Everything `quiet` and `push_ready` read lies in `EvSched`'s first cache line.
+    #[test]
+    fn the_step_checks_fill_the_first_line() {
+        assert_eq!(align_of::<EvSched>(), 64);
+        for end in [
+            offset_of!(EvSched, stale) + 1,
+            offset_of!(EvSched, nready) + 4,
+            offset_of!(EvSched, open) + 4,
+            offset_of!(EvSched, mem_full) + size_of::<Option<(u32, u32)>>(),
+            offset_of!(EvSched, soon_at) + 8,
+            offset_of!(EvSched, now_hint) + 8,
+            offset_of!(EvSched, soon) + size_of::<Vec<u16>>(),
+        ] {
+            assert!(end <= 64, "a step check's field ends at byte {end}");
+        }
+    }
+}

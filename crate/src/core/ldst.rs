@@ -65,32 +65,38 @@ pub struct CoalesceParams {
     pub shmem_bank_bytes: u64,
 }
 
+/// A memory pipeline of one sub-core. Laid out in declaration order from a cache line: the
+/// fields the SM's every step reads ([`MemPipe::is_idle`], the arbiter's scan: write-back
+/// queue, buffer, latches) come first, so an idle pipeline costs one line.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct MemPipe {
-    pub table: Vec<MemInst>,
+    /// Completed loads waiting for the write-back latch, in completion order.
+    pub wb: VecDeque<u8>,
+    pub buf: Vec<MemRequest>,
+    /// Entry being coalesced.
+    pub addr: Option<u8>,
+    /// What the buffered requests need ([`Self::note_needs`], [`Self::take_buffered`]): bit
+    /// b < 64 for L1D bank b, and in `buf_ports` bit 0 for shared memory, bit 1 for the
+    /// constant cache; a superset of the buffer's needs, exact when it is empty. A pipeline
+    /// all of whose needs are taken this cycle is passed over without a scan.
+    pub buf_ports: u8,
+    /// Accel-Sim mode: one latch held until all requests are sent, requests in order.
+    pub baseline: bool,
     /// Bit `i` set: `table[i]` is in use (kept with `MemInst::used`; the lowest clear bit is
     /// the entry `accept` takes).
     used_mask: u32,
     /// Entry in the dispatch latch and the cycle it may move on.
     pub dispatch: Option<(u8, Cycle)>,
-    /// Entry being coalesced, its requests, and how many were pushed to the buffer.
-    pub addr: Option<u8>,
+    pub buf_banks: u64,
+    pub buf_cap: usize,
+    pub table: Vec<MemInst>,
+    /// The requests of the entry being coalesced (`addr`), and how many were pushed to the
+    /// buffer.
     pub gen: Vec<MemRequest>,
+    pub gen_pos: usize,
     /// Scratch lines for the coalescer.
     pub lines: Vec<LineReq>,
-    pub gen_pos: usize,
-    pub buf: Vec<MemRequest>,
-    pub buf_cap: usize,
-    /// What the buffered requests need ([`Self::note_needs`], [`Self::take_buffered`]): bit
-    /// b < 64 for L1D bank b, and in `buf_ports` bit 0 for shared memory, bit 1 for the
-    /// constant cache; a superset of the buffer's needs, exact when it is empty. A pipeline
-    /// all of whose needs are taken this cycle is passed over without a scan.
-    pub buf_banks: u64,
-    pub buf_ports: u8,
-    /// Completed loads waiting for the write-back latch, in completion order.
-    pub wb: VecDeque<u8>,
-    /// Accel-Sim mode: one latch held until all requests are sent, requests in order.
-    pub baseline: bool,
     /// `fast` mode: the latch and arbiter times of instructions issued straight to the
     /// analytical memory ([`super::mem_direct`]).
     pub direct: super::mem_direct::DirectPipe,
@@ -208,7 +214,7 @@ impl MemPipe {
     }
 
     pub fn is_idle(&self) -> bool {
-        self.dispatch.is_none() && self.addr.is_none() && self.buf.is_empty() && self.wb.is_empty()
+        self.wb.is_empty() && self.buf.is_empty() && self.addr.is_none() && self.dispatch.is_none()
     }
 
     /// Earliest cycle this pipeline can change state on its own.

@@ -402,13 +402,18 @@ impl Gpu {
         done_any
     }
 
-    /// Hands the replies the memory side produced to the SMs' inboxes.
-    fn post_replies(&mut self) {
+    /// Hands the replies the memory side produced to the SMs' inboxes. Visiting due SMs only
+    /// (`SmWakes`), an SM given replies is due in the next cycle, whose `sm_epoch` delivers
+    /// them.
+    fn post_replies(&mut self, next: Cycle) {
         let ib = &mut self.inbox_next;
         for &s in &ib.filled {
             self.marks[s as usize]
                 .inbox
                 .append(&mut ib.per_sm[s as usize]);
+            if self.wakes.on {
+                self.wakes.wake_at(s as usize, next);
+            }
         }
         ib.filled.clear();
     }
@@ -694,7 +699,7 @@ impl Gpu {
             progress |= a | b;
             progress |= self.stage(t0, k);
         }
-        self.post_replies();
+        self.post_replies(t0 + k);
         self.now = t0 + k - 1;
         progress
     }

@@ -51,6 +51,7 @@ pub(super) fn run_epochs(
     admitted: bool,
 ) -> Result<Slice> {
     let windows = gpu.windows
+        && matches!(gpu.partitions, super::MemPartitions::None)
         && gpu
             .sched
             .starts_only_when_empty(gpu.cfg.sm.concurrent_kernels);
@@ -214,6 +215,12 @@ impl SmWakes {
         self.seen = None;
     }
 
+    /// SM `s` is due at `t` at the latest (replies for it, `Gpu::post_replies`).
+    pub fn wake_at(&mut self, s: usize, t: Cycle) {
+        self.wake[s] = self.wake[s].min(t);
+        self.min = self.min.min(t);
+    }
+
     /// The slice ends: every SM gets the accounting of its skipped cycles.
     fn end(&mut self, sms: &mut [Sm]) {
         if !std::mem::take(&mut self.on) {
@@ -232,15 +239,18 @@ impl SmWakes {
 }
 
 impl Gpu {
-    /// Whether the SM half may visit only due SMs (`SmWakes`): the serial executor or two
-    /// threads (a partner) at K = 1 (every cycle's SMs step in `sms_due` or `sms_due_split`),
-    /// no cycle memory system (no replies arrive),
-    /// and SMs whose wake is their exact next event (event front end, idle skipping, no
-    /// timeline recorder).
+    /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
+    /// exact next event (event front end, idle skipping, no timeline recorder), and either
+    /// no cycle memory system on the serial executor or two threads (a partner; every cycle's
+    /// SMs step in `sms_due` or `sms_due_split`), or a cycle memory system on the serial
+    /// executor (`hybrid`): an SM given replies is due the next cycle (`Gpu::post_replies`),
+    /// when `sm_epoch` would deliver them. (With two threads and a cycle memory system the
+    /// split cycle steps every SM beside the memory side's reply half instead.)
     fn lazy_ok(&self) -> bool {
-        (self.executor == super::Executor::Serial || self.has_partner())
+        let serial = self.executor == super::Executor::Serial;
+        let no_mem = matches!(self.partitions, super::MemPartitions::None);
+        (serial || (no_mem && self.has_partner()))
             && self.epoch == 1
-            && matches!(self.partitions, super::MemPartitions::None)
             && self
                 .sms
                 .iter()
@@ -299,7 +309,6 @@ impl Gpu {
         for &s in &wakes.due {
             let s = s as usize;
             let (sm, m) = (&mut sms[s], &mut marks[s]);
-            debug_assert!(m.inbox.is_empty());
             if t0 > wakes.from[s] {
                 sm.skip(t0 - wakes.from[s]);
             }
