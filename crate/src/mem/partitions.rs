@@ -301,7 +301,10 @@ impl MemPartitions {
             self.reverse,
         );
         let mut taken = 0;
+        let mut quiet = [true; 2];
         for p in &mut self.parts {
+            quiet[0] &= p.idle[0];
+            quiet[1] &= p.idle[1];
             if !std::mem::take(&mut p.merge) {
                 continue;
             }
@@ -314,6 +317,8 @@ impl MemPartitions {
             }
             std::mem::swap(&mut fails, &mut p.fails);
             taken += std::mem::take(&mut p.taken);
+            self.req
+                .outputs_popped(p.first, std::mem::take(&mut p.popped));
             self.rep.taken(0, fails);
         }
         self.req.taken(taken, 0);
@@ -323,8 +328,14 @@ impl MemPartitions {
         if self.rep.in_transit() > 0 {
             self.rep.pop_arrived(now, replies);
         }
-        let slices = self.slices().all(|s| s.is_idle());
-        self.quiet = [slices, self.parts.iter().all(|p| p.chan.is_idle())];
+        debug_assert_eq!(
+            quiet,
+            [
+                self.slices().all(|s| s.is_idle()),
+                self.parts.iter().all(|p| p.chan.is_idle())
+            ]
+        );
+        self.quiet = quiet;
     }
 
     /// Which domains are idle at the end of the cycle (for the next cycle's skips).
@@ -397,6 +408,7 @@ impl MemPartitions {
                 }
             });
             self.warm_scratch = slices;
+            self.parts.iter_mut().for_each(Partition::wake);
             return;
         }
         while a < end {
@@ -407,6 +419,7 @@ impl MemPartitions {
                 None => break,
             };
         }
+        self.parts.iter_mut().for_each(Partition::wake);
     }
 
     /// Kernel end: with `l2.flush_at_kernel_end`, dirty sectors are written back (counted as

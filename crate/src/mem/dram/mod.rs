@@ -96,6 +96,8 @@ struct Bank {
     act: u64,
     col_ok: u64,
     pre_ok: u64,
+    /// The bank's group (bank index modulo `bank_groups`).
+    bg: u32,
 }
 
 /// One channel.
@@ -104,6 +106,8 @@ pub struct DramChannel {
     t: DramTiming,
     frfcfs: bool,
     nbanks: u32,
+    /// Bank groups (the tests' reference scheduler; the channel reads `Bank::bg`).
+    #[cfg(test)]
     bgs: u32,
     row_bytes: u64,
     burst_bytes: u32,
@@ -136,9 +140,6 @@ pub struct DramChannel {
     wake: Wake,
     /// Whether `step` may use `wake` (off: every step schedules in full; the tests compare).
     pub skip: bool,
-    /// Per bank: requests of the read / write queue on the bank's open row (kept on push,
-    /// column and row commands), so banks without a hit are passed over without a scan.
-    hits: [Vec<u32>; 2],
     pub stats: DramStats,
 }
 
@@ -179,11 +180,13 @@ impl DramChannel {
     pub fn new(c: &DramConfig, sector_bytes: u32) -> Self {
         // Bank bitmasks (`Wake::blocked`) hold 256 banks, the most `dram.banks` allows.
         let banks = c.banks.clamp(1, 256);
+        let bgs = c.bank_groups.clamp(1, banks);
         DramChannel {
             t: c.timing.clone(),
             frfcfs: c.scheduler != "fifo",
             nbanks: banks,
-            bgs: c.bank_groups.clamp(1, banks),
+            #[cfg(test)]
+            bgs,
             row_bytes: c.row_bytes.max(64) as u64,
             burst_bytes: (c.bus_width_bytes * c.burst_length).max(1),
             burst_cycles: (c.burst_length / c.data_rate.max(1)).max(1) as u64,
@@ -197,7 +200,12 @@ impl DramChannel {
             draining: false,
             drains: 0,
             seq: 0,
-            banks: vec![Bank::default(); banks as usize],
+            banks: (0..banks)
+                .map(|k| Bank {
+                    bg: k % bgs,
+                    ..Bank::default()
+                })
+                .collect(),
             bus_free: 0,
             last_col: None,
             last_act: None,
@@ -206,7 +214,6 @@ impl DramChannel {
             done: Default::default(),
             wake: Wake::default(),
             skip: true,
-            hits: [vec![0; banks as usize], vec![0; banks as usize]],
             stats: DramStats::default(),
         }
     }
@@ -256,9 +263,6 @@ impl DramChannel {
             seq: self.seq,
         };
         self.seq += 1;
-        if self.banks[e.bank as usize].row == Some(e.row) {
-            self.hits[sep as usize][e.bank as usize] += 1;
-        }
         if r.write == self.wake.writes || self.wcap == 0 {
             // The served queue may be this one: its bound now includes the new request.
             if let Some(t) = self.earliest(&e, &self.wake.blocked) {
@@ -326,12 +330,9 @@ impl DramChannel {
     /// [`DramChannel::col_from`] from the terms of [`DramChannel::col_terms`].
     #[inline]
     fn col_from_terms(&self, c: &ColTerms, k: usize, write: bool) -> u64 {
-        let gap = if c.lbg == k as u32 % self.bgs {
-            c.same
-        } else {
-            c.other
-        };
-        self.banks[k].col_ok.max(gap).max(c.base[write as usize])
+        let b = &self.banks[k];
+        let gap = if c.lbg == b.bg { c.same } else { c.other };
+        b.col_ok.max(gap).max(c.base[write as usize])
     }
 
     /// The bound of [`Wake`] over the queue `writes` names, from DRAM cycle `d` + 1 on (core
@@ -345,20 +346,18 @@ impl DramChannel {
         for b in q.busy_banks() {
             let bk = &self.banks[b];
             if fast && q.ready_max[b] <= core_d {
-                // Every request of the bank is ready (one kind of request per queue): what the
-                // scan below finds, from the first request and the first hit alone. (Any core
-                // bound at or before `core_d` acts alike: later steps come later.)
-                let es = q.bank(b);
+                // Every request of the bank is ready (and of the queue's one kind): what the
+                // scan below finds, from the bank alone. Its core bound is at or before
+                // `core_d`, and any such bound acts alike (later steps come later).
                 match bk.row {
                     None => td = 0,
-                    Some(_) if self.hits[writes as usize][b] == 0 => td = td.min(bk.pre_ok),
+                    Some(_) if q.hits[b] == 0 => td = td.min(bk.pre_ok),
                     Some(_) => {
-                        let h = q.first_hit[b] as usize;
-                        td = td.min(self.col_from_terms(&terms, b, es[h].r.write));
-                        blocked[b / 64] |= 1 << (b % 64);
+                        td = td.min(self.col_from_terms(&terms, b, writes));
+                        blocked[(b >> 6) & 3] |= 1 << (b & 63);
                     }
                 }
-                tc = tc.min(es[0].r.ready);
+                tc = tc.min(core_d);
                 continue;
             }
             let Some(open) = bk.row else {
@@ -369,7 +368,7 @@ impl DramChannel {
                 }
                 continue;
             };
-            if self.hits[writes as usize][b] == 0 {
+            if q.hits[b] == 0 {
                 // No hit: a row command after tRAS / tWR, once a request is ready (a ready one
                 // makes the core bound moot: stop there).
                 td = td.min(bk.pre_ok);
@@ -432,28 +431,27 @@ impl DramChannel {
         let terms = self.col_terms();
         for b in q.busy_banks() {
             let bk = &self.banks[b];
-            let es = q.bank(b);
             if single && q.ready_max[b] <= core_d {
-                // Every request of the bank is ready (and of one kind): a bank with a request
-                // on its open row offers its first such for a column command and keeps its
-                // row; another offers its first request for a row command.
-                let h = q.first_hit[b];
-                if bk.row.is_some() && self.hits[writes as usize][b] > 0 {
-                    let h = h as usize;
-                    if self.col_from_terms(&terms, b, es[h].r.write) <= d
-                        && col.is_none_or(|(s, _, _)| es[h].seq < s)
+                // Every request of the bank is ready (and of the queue's one kind): a bank with
+                // a request on its open row offers its first such for a column command and
+                // keeps its row; another offers its first request for a row command.
+                if q.hits[b] > 0 {
+                    let s = q.hit_seq[b];
+                    if col.is_none_or(|(c, _, _)| s < c)
+                        && self.col_from_terms(&terms, b, writes) <= d
                     {
-                        col = Some((es[h].seq, b, h));
+                        col = Some((s, b, q.first_hit[b] as usize));
                     }
                 } else if (bk.row.is_none() || d >= bk.pre_ok)
-                    && row.is_none_or(|(s, _, _)| es[0].seq < s)
+                    && row.is_none_or(|(c, _, _)| q.head_seq[b] < c)
                 {
-                    row = Some((es[0].seq, b, 0));
+                    row = Some((q.head_seq[b], b, 0));
                 }
                 continue;
             }
+            let es = q.bank(b);
             let open = match bk.row {
-                Some(open) if self.hits[writes as usize][b] > 0 => open,
+                Some(open) if q.hits[b] > 0 => open,
                 // No row open, or no request on the open row (which may close after tRAS /
                 // tWR): the oldest ready request opens its row.
                 _ => {
@@ -549,8 +547,6 @@ impl DramChannel {
                 } else {
                     self.rq.take(bank, i, open)
                 };
-                // A column command serves a request on the open row.
-                self.hits[(e.r.write && self.wcap > 0) as usize][bank] -= 1;
                 self.column(e, d);
             }
             Some((false, bi, i)) => self.row_command(writes, bi, i, d),
@@ -598,8 +594,8 @@ impl DramChannel {
         bank.pre_ok = act + self.t.t_ras as u64;
         self.last_act = Some(act);
         // The open row changed: recount both queues' requests on it, find their first.
-        self.hits[0][bi] = self.rq.reopen(bi, row);
-        self.hits[1][bi] = self.wq.reopen(bi, row);
+        self.rq.reopen(bi, row);
+        self.wq.reopen(bi, row);
         if writes {
             self.wq.mark_opened(bi, i);
         } else {
@@ -639,7 +635,7 @@ impl DramChannel {
         let end = start + n * self.burst_cycles;
         self.bus_free = end;
         self.stats.busy_cycles += n * self.burst_cycles;
-        self.last_col = Some((d, e.bank % self.bgs));
+        self.last_col = Some((d, self.banks[e.bank as usize].bg));
         let bytes = n * self.burst_bytes as u64;
         if e.opened {
             self.stats.row_misses += 1;

@@ -37,6 +37,13 @@ pub(super) struct BankQueues {
     /// Per bank: the index of its first request on the bank's open row (`NO_HIT`: none), kept
     /// on push, take and row change.
     pub first_hit: Vec<u32>,
+    /// Per bank: how many of its requests are on the bank's open row, kept likewise.
+    pub hits: Vec<u32>,
+    /// Per bank: the arrival number of its first request, and of its first request on the
+    /// open row (valid while `first_hit` is not `NO_HIT`), so the schedulers' common case reads
+    /// these arrays instead of the queues.
+    pub head_seq: Vec<u64>,
+    pub hit_seq: Vec<u64>,
     /// Per bank: no request of it is ready later than this core cycle (an upper bound: the
     /// largest `ready` pushed since the bank was last empty).
     pub ready_max: Vec<u64>,
@@ -49,6 +56,9 @@ impl BankQueues {
             len: 0,
             busy: vec![0; (banks as usize).div_ceil(64)],
             first_hit: vec![NO_HIT; banks as usize],
+            hits: vec![0; banks as usize],
+            head_seq: vec![0; banks as usize],
+            hit_seq: vec![0; banks as usize],
             ready_max: vec![0; banks as usize],
         }
     }
@@ -56,8 +66,15 @@ impl BankQueues {
     /// Queues `e`; `open`: its bank's open row.
     pub fn push(&mut self, e: Queued, open: Option<u64>) {
         let b = e.bank as usize;
-        if self.first_hit[b] == NO_HIT && open == Some(e.row) {
-            self.first_hit[b] = self.q[b].len() as u32;
+        if open == Some(e.row) {
+            if self.first_hit[b] == NO_HIT {
+                self.first_hit[b] = self.q[b].len() as u32;
+                self.hit_seq[b] = e.seq;
+            }
+            self.hits[b] += 1;
+        }
+        if self.q[b].is_empty() {
+            self.head_seq[b] = e.seq;
         }
         self.ready_max[b] = self.ready_max[b].max(e.r.ready);
         self.q[b].push(e);
@@ -92,27 +109,41 @@ impl BankQueues {
     pub fn take(&mut self, b: usize, i: usize, open: Option<u64>) -> Queued {
         let e = self.q[b].remove(i);
         self.len -= 1;
+        if open == Some(e.row) {
+            self.hits[b] -= 1;
+        }
         if self.q[b].is_empty() {
             self.busy[b / 64] &= !(1 << (b % 64));
             self.first_hit[b] = NO_HIT;
             self.ready_max[b] = 0;
             return e;
         }
+        if i == 0 {
+            self.head_seq[b] = self.q[b][0].seq;
+        }
         let fh = self.first_hit[b];
         if fh != NO_HIT {
             if (i as u32) < fh {
                 self.first_hit[b] = fh - 1;
             } else if i as u32 == fh {
-                self.first_hit[b] = self.hit_from(b, i, open);
+                self.set_first_hit(b, self.hit_from(b, i, open));
             }
         }
         e
     }
 
     /// Bank `b`'s row `open` was opened: its first request on it, and how many there are.
-    pub fn reopen(&mut self, b: usize, open: u64) -> u32 {
-        self.first_hit[b] = self.hit_from(b, 0, Some(open));
-        self.q[b].iter().filter(|e| e.row == open).count() as u32
+    pub fn reopen(&mut self, b: usize, open: u64) {
+        self.set_first_hit(b, self.hit_from(b, 0, Some(open)));
+        self.hits[b] = self.q[b].iter().filter(|e| e.row == open).count() as u32;
+    }
+
+    /// Sets bank `b`'s first hit to index `h` (`NO_HIT`: none), with its arrival number.
+    fn set_first_hit(&mut self, b: usize, h: u32) {
+        self.first_hit[b] = h;
+        if h != NO_HIT {
+            self.hit_seq[b] = self.q[b][h as usize].seq;
+        }
     }
 
     /// The index of bank `b`'s first request on row `open` from index `i` on.

@@ -323,12 +323,25 @@ fn wake_skipping_matches_full_scheduling() {
 }
 
 impl DramChannel {
-    /// The per-bank hit counts equal a recount.
+    /// The per-bank summaries the queues keep (hit counts, first hit, the arrival numbers of
+    /// the first request and the first hit) and the banks' groups equal a recomputation.
     fn assert_hits(&self) {
         for (k, q) in [&self.rq, &self.wq].into_iter().enumerate() {
             for (b, bank) in self.banks.iter().enumerate() {
-                let n = q.bank(b).iter().filter(|e| Some(e.row) == bank.row).count();
-                assert_eq!(self.hits[k][b] as usize, n, "queue {k} bank {b}");
+                let es = q.bank(b);
+                let n = es.iter().filter(|e| Some(e.row) == bank.row).count();
+                assert_eq!(q.hits[b] as usize, n, "queue {k} bank {b}");
+                let h = es.iter().position(|e| Some(e.row) == bank.row);
+                let fh =
+                    (q.first_hit[b] != super::queue::NO_HIT).then_some(q.first_hit[b] as usize);
+                assert_eq!(fh, h, "queue {k} bank {b} first hit");
+                if let Some(h) = h {
+                    assert_eq!(q.hit_seq[b], es[h].seq, "queue {k} bank {b} hit seq");
+                }
+                if let Some(e) = es.first() {
+                    assert_eq!(q.head_seq[b], e.seq, "queue {k} bank {b} head seq");
+                }
+                assert_eq!(bank.bg, b as u32 % self.bgs, "bank {b} group");
             }
         }
     }

@@ -32,9 +32,12 @@ pub struct L2Slice {
     atomic_latency: u64,
     mshr: Mshr<NocPacket>,
     /// Replies waiting for their latency, in core cycles.
-    pub replies: DelayQueue<NocPacket>,
+    replies: DelayQueue<NocPacket>,
     /// Fills from DRAM arriving (core cycle), with the sectors.
     fills: DelayQueue<(u64, u8)>,
+    /// The earlier of the first fill's and the first reply's core cycle (`Cycle::MAX`: none),
+    /// kept on every push and pop, so the per-tick checks read one field.
+    due_at: Cycle,
 }
 
 /// What the slice did with the head request.
@@ -56,6 +59,7 @@ impl L2Slice {
             mshr: Mshr::new(cfg.l2.cache.mshr_entries, cfg.l2.cache.mshr_merge),
             replies: DelayQueue::default(),
             fills: DelayQueue::default(),
+            due_at: Cycle::MAX,
         })
     }
 
@@ -63,28 +67,50 @@ impl L2Slice {
         &self.cache.stats
     }
 
+    #[inline]
     pub fn is_idle(&self) -> bool {
-        self.replies.is_empty() && self.fills.is_empty() && self.mshr.is_empty()
+        // No fill and no reply queued (`due_at`), no miss in flight.
+        self.due_at == Cycle::MAX && self.mshr.is_empty()
     }
 
+    #[inline]
     pub fn next_event(&self) -> Option<Cycle> {
-        match (self.replies.next_time(), self.fills.next_time()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        (self.due_at != Cycle::MAX).then_some(self.due_at)
     }
 
     /// Whether a fill arrives or a reply is ready by core cycle `now` (a tick without them
     /// and without a request does nothing).
     #[inline]
     pub fn due(&self, now: Cycle) -> bool {
-        self.fills.next_time().is_some_and(|t| t <= now)
-            || self.replies.next_time().is_some_and(|t| t <= now)
+        self.due_at <= now
+    }
+
+    /// `due_at` after a pop.
+    #[inline]
+    fn refresh_due(&mut self) {
+        let f = self.fills.next_time().unwrap_or(Cycle::MAX);
+        let r = self.replies.next_time().unwrap_or(Cycle::MAX);
+        self.due_at = f.min(r);
     }
 
     /// A DRAM read of `sectors` of `line` arrives at core cycle `at`.
+    #[inline]
     pub fn fill_at(&mut self, at: Cycle, line: u64, sectors: u8) {
         self.fills.push(at, (line, sectors));
+        self.due_at = self.due_at.min(at);
+    }
+
+    /// The reply ready by core cycle `now` that leaves next, without taking it.
+    #[inline]
+    pub fn peek_reply(&self, now: Cycle) -> Option<&NocPacket> {
+        self.replies.peek_ready(now)
+    }
+
+    /// Takes the reply [`L2Slice::peek_reply`] showed.
+    #[inline]
+    pub fn pop_reply(&mut self, now: Cycle) {
+        self.replies.pop_ready(now);
+        self.refresh_due();
     }
 
     fn reply(p: &NocPacket, level: HitLevel) -> NocPacket {
@@ -98,7 +124,7 @@ impl L2Slice {
     /// Applies the fills that have arrived by core cycle `now`.
     #[inline]
     pub fn apply_fills(&mut self, now: Cycle) {
-        if self.fills.next_time().is_some_and(|t| t <= now) {
+        if self.due_at <= now && self.fills.next_time().is_some_and(|t| t <= now) {
             self.apply_fills_due(now);
         }
     }
@@ -117,6 +143,7 @@ impl L2Slice {
                 replies.push(at, Self::reply(&w, HitLevel::Dram));
             });
         }
+        self.refresh_due();
     }
 
     /// Handles one request in L2 cycle `d` (core cycle `core_d`); misses go to `dram`.
@@ -189,10 +216,9 @@ impl L2Slice {
         }
         if !waits && p.ack {
             let extra = if atomic { self.atomic_latency } else { 0 };
-            self.replies.push(
-                dom.core_of(d + self.latency + extra),
-                Self::reply(p, HitLevel::L2),
-            );
+            let at = dom.core_of(d + self.latency + extra);
+            self.replies.push(at, Self::reply(p, HitLevel::L2));
+            self.due_at = self.due_at.min(at);
         }
         Handled::Done
     }

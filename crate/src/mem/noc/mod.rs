@@ -126,6 +126,10 @@ pub struct Crossbar {
     /// Outputs that may hold packets in flight (a superset: set when one is sent, cleared by
     /// [`Crossbar::pop_arrived`] when it finds none).
     occupied: Vec<u64>,
+    /// Outputs whose receiver is full (`transit[o].len() + lag[o] >= out_cap`), kept on every
+    /// change (a send, a pop, [`Crossbar::outputs_popped`] after the receivers took packets,
+    /// the lag bookkeeping), so a step finds the outputs with room without a look at each.
+    full: Vec<u64>,
     /// Per output: packets its receiver took in this core cycle ahead of a `step` that comes
     /// before the taking in the reference order (`hold_outputs` / `outputs_taken`); `step`
     /// still counts them against `out_cap` and forgets them.
@@ -171,6 +175,7 @@ impl Crossbar {
             nonempty: vec![0; inputs.div_ceil(64).max(1)],
             cand: vec![0; inputs.div_ceil(64).max(1)],
             occupied: vec![0; outputs.div_ceil(64)],
+            full: vec![0; outputs.div_ceil(64)],
             in_busy: vec![0; inputs.div_ceil(64).max(1)],
             out_busy: vec![0; outputs.div_ceil(64)],
             lag: vec![0; outputs],
@@ -231,9 +236,48 @@ impl Crossbar {
 
     /// The arrival queues of every output, for the receivers to take packets from while the
     /// crossbar does not step (a memory partition's slices; see `MemPartitions::tick`). Call
-    /// [`Crossbar::taken`] with the number of packets removed.
+    /// [`Crossbar::taken`] with the number of packets removed, and
+    /// [`Crossbar::outputs_popped`] with the outputs they were removed from.
     pub fn outputs_mut(&mut self) -> &mut [VecDeque<(Cycle, NocPacket)>] {
         &mut self.transit
+    }
+
+    /// Whether output `o`'s receiver is full (`transit` and `lag` as they stand).
+    #[inline]
+    fn is_full(&self, o: usize) -> bool {
+        self.transit[o].len() + self.lag[o] as usize >= self.out_cap
+    }
+
+    /// Recomputes the full bit of output `o`.
+    #[inline]
+    fn refresh_full(&mut self, o: usize) {
+        let bit = 1u64 << (o % 64);
+        if self.is_full(o) {
+            self.full[o / 64] |= bit;
+        } else {
+            self.full[o / 64] &= !bit;
+        }
+    }
+
+    /// Recomputes every output's full bit (the lag changed).
+    fn refresh_all_full(&mut self) {
+        if self.out_cap != usize::MAX {
+            for o in 0..self.n_out {
+                self.refresh_full(o);
+            }
+        }
+    }
+
+    /// The receivers took packets from the outputs `first + j` for each bit `j` of `popped`
+    /// (through [`Crossbar::outputs_mut`]): their room is looked at again.
+    #[inline]
+    pub fn outputs_popped(&mut self, first: usize, popped: u64) {
+        let mut b = popped;
+        while b != 0 {
+            let o = first + b.trailing_zeros() as usize;
+            b &= b - 1;
+            self.refresh_full(o);
+        }
     }
 
     /// `n` packets were removed through [`Crossbar::outputs_mut`] (or refused, for
@@ -274,6 +318,7 @@ impl Crossbar {
             *l -= t.len() as u32;
         }
         self.lagging = true;
+        self.refresh_all_full();
     }
 
     /// Ends the core cycle begun with [`Crossbar::outputs_taken`].
@@ -281,6 +326,7 @@ impl Crossbar {
         if self.lagging {
             self.lag.fill(0);
             self.lagging = false;
+            self.refresh_all_full();
         }
     }
 
@@ -304,19 +350,11 @@ impl Crossbar {
             } else {
                 (1u64 << (hi - lo)) - 1
             };
-            // Not still serializing (`out_busy` holds every output with `out_free > d`).
-            bits &= !self.out_busy[wi];
-            if self.out_cap != usize::MAX {
-                // Room at the receiver.
-                let mut b = bits;
-                while b != 0 {
-                    let o = lo + b.trailing_zeros() as usize;
-                    b &= b - 1;
-                    if self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
-                        bits &= !(1 << (o - lo));
-                    }
-                }
-            }
+            // Not still serializing (`out_busy` holds every output with `out_free > d`), room
+            // at the receiver.
+            bits &= !(self.out_busy[wi] | self.full[wi]);
+            debug_assert!((0..64).all(|k| bits & (1 << k) == 0
+                || self.transit[lo + k].len() + (self.lag[lo + k] as usize) < self.out_cap));
             *word = bits;
             n_avail += bits.count_ones() as usize;
         }
@@ -386,12 +424,11 @@ impl Crossbar {
             }
             2 => {
                 let (mut c0, mut c1) = (0u64, 0u64);
-                let h = &self.has_in;
+                let (h, _) = self.has_in.as_chunks::<2>();
                 each_bit(&self.avail_bits, |o| {
-                    if let [h0, h1] = h[2 * o..2 * o + 2] {
-                        c0 |= h0;
-                        c1 |= h1;
-                    }
+                    let [h0, h1] = h[o];
+                    c0 |= h0;
+                    c1 |= h1;
                 });
                 self.cand[0] = c0 & !self.in_busy[0];
                 self.cand[1] = c1 & !self.in_busy[1];
@@ -457,7 +494,11 @@ impl Crossbar {
         self.stats.flits += f as u64;
         self.transit[o].push_back((dom.core_of(d + ser + self.latency), p));
         self.occupied[o / 64] |= 1 << (o % 64);
-        if self.out_free[o] > d || self.transit[o].len() + self.lag[o] as usize >= self.out_cap {
+        let full = self.is_full(o);
+        if full {
+            self.full[o / 64] |= 1 << (o % 64);
+        }
+        if self.out_free[o] > d || full {
             self.avail_bits[o / 64] &= !(1 << (o % 64));
             *n_avail -= 1;
             return Some(true);
@@ -475,7 +516,9 @@ impl Crossbar {
     pub fn pop(&mut self, o: usize, now: Cycle) -> Option<NocPacket> {
         if self.peek(o, now).is_some() {
             self.in_transit -= 1;
-            self.transit[o].pop_front().map(|(_, p)| p)
+            let p = self.transit[o].pop_front().map(|(_, p)| p);
+            self.refresh_full(o);
+            p
         } else {
             None
         }
@@ -490,12 +533,17 @@ impl Crossbar {
                 let o = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let t = &mut self.transit[o];
+                let mut n = 0;
                 while t.front().is_some_and(|(c, _)| *c <= now) {
                     out.push(t.pop_front().expect("front").1);
-                    self.in_transit -= 1;
+                    n += 1;
                 }
                 if t.is_empty() {
                     self.occupied[w] &= !(1 << (o % 64));
+                }
+                if n > 0 {
+                    self.in_transit -= n;
+                    self.refresh_full(o);
                 }
             }
         }

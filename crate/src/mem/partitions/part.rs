@@ -34,9 +34,14 @@ pub(super) struct Partition {
     held: Vec<u32>,
     /// Requests taken from the request crossbar and replies refused, this cycle.
     pub taken: usize,
+    /// Slices (bit j: slice `first + j`) that took a request from their arrival queue.
+    pub popped: u64,
     pub fails: u64,
     /// Whether `out`, `taken` or `fails` may hold something to merge (the L2 ticked).
     pub merge: bool,
+    /// After the last step: every slice idle, the channel idle (nothing but an arrival in
+    /// the request crossbar's queues of my slices changes them until the next step).
+    pub idle: [bool; 2],
     sleep: L2Sleep,
 }
 
@@ -56,15 +61,14 @@ fn no_sleep() -> bool {
 /// times bound `until`), its cache and MSHRs, and the DRAM queue's free entries. Asleep
 /// nothing changes them but: a packet arriving in an empty arrival queue (`empty`: checked
 /// every call), a DRAM command that takes a queued request or a completed read (the DRAM
-/// ticks wake the slices), and a cache change from outside (`warm`: its counter is compared).
-/// A head request that arrived and stalled stalls again while none of these changes.
+/// ticks wake the slices), and a cache change from outside (`MemPartitions::warm` wakes
+/// every partition: [`Partition::wake`]). A head request that arrived and stalled stalls
+/// again while none of these changes.
 #[derive(Clone, Copy, Debug, Default)]
 struct L2Sleep {
     until: Cycle,
     stalled: u64,
     empty: u64,
-    /// Sum of the slices' caches' outside-change counters.
-    outside: u64,
 }
 
 impl L2Sleep {
@@ -81,10 +85,8 @@ impl L2Sleep {
             until: Cycle::MAX,
             stalled: 0,
             empty: 0,
-            outside: 0,
         };
         for (j, (sl, q)) in slices.iter().zip(inq).enumerate() {
-            z.outside = z.outside.wrapping_add(sl.cache.outside_changes());
             if let Some(t) = sl.next_event() {
                 // A reply still due (the reply crossbar refused it) is tried again next tick.
                 z.until = z.until.min(t.max(soon));
@@ -105,7 +107,7 @@ impl L2Sleep {
 
     /// Whether the slices still sleep in the ticks up to core cycle `last`.
     #[inline]
-    fn holds(&self, last: Cycle, inq: &[VecDeque<(Cycle, NocPacket)>], slices: &[L2Slice]) -> bool {
+    fn holds(&self, last: Cycle, inq: &[VecDeque<(Cycle, NocPacket)>]) -> bool {
         if last >= self.until {
             return false;
         }
@@ -117,10 +119,7 @@ impl L2Sleep {
                 return false;
             }
         }
-        let outside = slices
-            .iter()
-            .fold(0u64, |a, s| a.wrapping_add(s.cache.outside_changes()));
-        outside == self.outside
+        true
     }
 }
 
@@ -148,18 +147,24 @@ impl Partition {
             out: vec![Vec::new(); n],
             held: vec![0; n],
             taken: 0,
+            popped: 0,
             fails: 0,
             merge: false,
+            idle: [true; 2],
             sleep: L2Sleep::default(),
         }
     }
 
     /// Whether stepping this cycle can change anything (requests waiting or arriving, slices
     /// or channel busy).
+    #[inline]
     pub fn busy(&self, inq: &[VecDeque<(Cycle, NocPacket)>]) -> bool {
-        !self.chan.is_idle()
-            || inq.iter().any(|q| !q.is_empty())
-            || self.slices.iter().any(|s| !s.is_idle())
+        self.idle != [true; 2] || inq.iter().any(|q| !q.is_empty())
+    }
+
+    /// The slices' caches changed from outside (L2 warm-up): a sleeping slice may go on.
+    pub fn wake(&mut self) {
+        self.sleep.until = 0;
     }
 
     /// One core cycle: the L2 ticks of `x.l2` for every slice (in slice order), then the DRAM
@@ -168,12 +173,18 @@ impl Partition {
     /// its tick would do: nothing), and DRAM ticks in which the channel can neither issue nor
     /// complete are counted in one go ([`DramChannel::skip_steps`]). While the slices sleep
     /// ([`L2Sleep`]) their ticks only count the stalls they would repeat.
+    #[inline]
     pub fn step(&mut self, inq: &mut [VecDeque<(Cycle, NocPacket)>], x: &CycleIn<'_>) {
-        if !self.busy(inq) {
-            return;
+        if self.busy(inq) {
+            self.step_busy(inq, x);
         }
+    }
+
+    /// [`Partition::step`] of a busy partition; ends with the idle flags.
+    #[inline(never)]
+    fn step_busy(&mut self, inq: &mut [VecDeque<(Cycle, NocPacket)>], x: &CycleIn<'_>) {
         if let Some(&last) = x.l2_cores.last() {
-            if self.sleep.holds(last, inq, &self.slices) && !no_sleep() {
+            if self.sleep.holds(last, inq) && !no_sleep() {
                 // Every tick would repeat the stalls of the last one and do nothing else.
                 let n = x.l2.end - x.l2.start;
                 let mut st = self.sleep.stalled;
@@ -187,6 +198,7 @@ impl Partition {
             }
         }
         self.dram_ticks(x);
+        self.idle = [self.slices.iter().all(|s| s.is_idle()), self.chan.is_idle()];
     }
 
     /// The L2 ticks of `x.l2` (the last in core cycle `last`), then the sleep they allow.
@@ -212,11 +224,12 @@ impl Partition {
                     if sl.handle(&p, d, x.l2d, ch, |a| map.channel_addr(a)) == Handled::Done {
                         q.pop_front();
                         self.taken += 1;
+                        self.popped |= 1 << j;
                     } else {
                         stalled |= 1 << j;
                     }
                 }
-                if sl.replies.peek_ready(core_d).is_none() {
+                if sl.peek_reply(core_d).is_none() {
                     continue;
                 }
                 if !held_read {
@@ -225,7 +238,7 @@ impl Partition {
                         *h = x.rep.in_flits(self.first + k);
                     }
                 }
-                while let Some(r) = sl.replies.peek_ready(core_d).copied() {
+                while let Some(r) = sl.peek_reply(core_d).copied() {
                     let f = x.rep.flits(&r);
                     if !x.rep.takes(self.held[j], f) {
                         self.fails += 1;
@@ -233,7 +246,7 @@ impl Partition {
                     }
                     self.held[j] += f;
                     self.out[j].push(r);
-                    sl.replies.pop_ready(core_d);
+                    sl.pop_reply(core_d);
                 }
             }
         }
