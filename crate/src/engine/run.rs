@@ -2,9 +2,11 @@
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
 //!
-//! One or two threads, K = 1, no cycle memory system, event front end (`fast`): the SM half
-//! visits only the SMs that are due (`SmWakes`): an SM asleep until its wake cycle, with no CTA
-//! to take, would only add a cycle of deferred stall accounting ([`Sm::skip`]), so it is not
+//! K = 1, event front end, and either one thread (`fast`, `hybrid`) or two threads without a
+//! cycle memory system (`fast`): the SM half visits only the SMs that are due (`SmWakes`; with
+//! a cycle memory system an SM given replies is due the next cycle): an SM asleep until its
+//! wake cycle, with no CTA or reply to take, would only add a cycle of deferred stall
+//! accounting ([`Sm::skip`]), so it is not
 //! visited at all and its skipped cycles are added in one go at its next visit or when the
 //! slice ends. The whole-GPU skip and the next-event search read the same wake cycles. Each
 //! cycle first lists its due SMs ([`Gpu::collect_due`]); with two threads a cycle with at

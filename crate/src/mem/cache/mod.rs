@@ -195,10 +195,6 @@ pub struct SectorCache {
     /// Line address -> slot of every valid line.
     map: LineIndex,
     rng: u64,
-    /// Bumped by every change that does not come through an access (`warm`,
-    /// `invalidate_all`): a sleeping L2 slice (`mem/partitions/part.rs`) compares it to know
-    /// that its stalled head request still stalls.
-    outside: u64,
     pub stats: CacheStats,
 }
 
@@ -235,7 +231,6 @@ impl SectorCache {
             tail: vec![NIL; g.sets as usize],
             map: LineIndex::new(n),
             rng: cfg.seed | 1,
-            outside: 0,
             stats: CacheStats::default(),
         };
         c.reset_lists();
@@ -673,7 +668,6 @@ impl SectorCache {
     /// Fills a whole line as valid and clean without counting an access (L2 warm-up from
     /// MemcpyHtoD). Returns a dirty victim, if any.
     pub fn warm(&mut self, addr: u64) -> Option<Evicted> {
-        self.outside += 1;
         if self.g.sets == 0 {
             return None;
         }
@@ -710,12 +704,6 @@ impl SectorCache {
         n
     }
 
-    /// Changes made outside the access path so far (`warm`, `invalidate_all`).
-    #[inline]
-    pub fn outside_changes(&self) -> u64 {
-        self.outside
-    }
-
     /// Way slot `i` (`set * assoc + way`), for the timeline recorder.
     pub fn way_state(&self, i: u32) -> WayState {
         let i = i as usize;
@@ -731,7 +719,6 @@ impl SectorCache {
 
     /// Drops every line (dirty data is discarded: flush first if it matters).
     pub fn invalidate_all(&mut self) {
-        self.outside += 1;
         self.tag.fill(INVALID);
         self.valid.fill(0);
         self.dirty.fill(0);
