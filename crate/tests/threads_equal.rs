@@ -106,6 +106,19 @@ fn partition_order_does_not_leak_into_results() {
 /// one here). Every sample trace gives the same JSON at 1 and 2 threads.
 #[test]
 fn fast_mode_is_identical_at_1_and_2_threads() {
+    named_mode_is_identical_at_1_and_2_threads("fast");
+}
+
+/// `hybrid` (event front end, cycle memory system): one thread and two visit only the SMs that
+/// are due, and at two threads the partner runs the memory side's halves beside them
+/// (`Gpu::sms_due_split`); every sample trace gives the same JSON at 1 and 2 threads, with
+/// a cycle of one due SM shared too.
+#[test]
+fn hybrid_mode_is_identical_at_1_and_2_threads() {
+    named_mode_is_identical_at_1_and_2_threads("hybrid");
+}
+
+fn named_mode_is_identical_at_1_and_2_threads(mode: &str) {
     use warpweave::analytic::prepass::PrepassCache;
     use warpweave::engine::compare::prepared_simulator;
     let mut files: Vec<PathBuf> = std::fs::read_dir(samples())
@@ -123,7 +136,7 @@ fn fast_mode_is_identical_at_1_and_2_threads() {
                 || -> warpweave::Result<Box<dyn warpweave::trace::TraceSource + Send>> {
                     Ok(Box::new(CompactReader::open(f)?))
                 };
-            let model = ModelChoice::named("fast").unwrap();
+            let model = ModelChoice::named(mode).unwrap();
             let (mut sim, _) = prepared_simulator(&cfg, model, &mut open, &mut cache).unwrap();
             sim.set_threads(threads).unwrap();
             sim.gpu.par_min_busy = 1;
@@ -134,7 +147,7 @@ fn fast_mode_is_identical_at_1_and_2_threads() {
         }
         assert!(
             json[0] == json[1],
-            "{}: fast at 2 threads differs",
+            "{}: {mode} at 2 threads differs",
             f.display()
         );
     }

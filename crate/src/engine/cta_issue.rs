@@ -69,6 +69,9 @@ pub struct BlockScheduler {
     min_try: Cycle,
     /// Scratch for `issue`: a bit per SM whose `next_try` has come.
     due: Vec<u64>,
+    /// SMs that finished CTAs since the last [`BlockScheduler::take_spent`] (repeats
+    /// allowed): only they hold spent CTA traces (`SmShared::spent`) for the feed to recycle.
+    spent: Vec<u32>,
 }
 
 impl BlockScheduler {
@@ -261,6 +264,7 @@ impl BlockScheduler {
             return false;
         }
         self.freed(sm);
+        self.spent.push(sm as u32);
         for &kl in done {
             let run = &mut self.runs[kl as usize];
             run.ctas_done += 1;
@@ -270,6 +274,14 @@ impl BlockScheduler {
             }
         }
         true
+    }
+
+    /// The SMs holding spent CTA traces ([`BlockScheduler::finished`] since the last call), in
+    /// SM order, each once; the list empties.
+    pub fn take_spent(&mut self) -> impl Iterator<Item = usize> + '_ {
+        self.spent.sort_unstable();
+        self.spent.dedup();
+        self.spent.drain(..).map(|s| s as usize)
     }
 
     /// All launches started and finished.

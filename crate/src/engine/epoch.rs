@@ -245,7 +245,7 @@ fn mem_epoch(
 
 /// The reply half of a split K = 1 cycle `c` (beside the SMs' step of `c`): replies go to
 /// `inbox` stamped `c`. Returns whether there were any.
-fn replies_cycle(
+pub(super) fn replies_cycle(
     parts: &mut MemPartitions,
     replies: &mut Vec<NocPacket>,
     inbox: &mut Inboxes,
@@ -295,7 +295,7 @@ fn tick_domains(parts: &mut MemPartitions, clocks: &mut clocks::ClockDomains, c:
 
 /// The request half of a split K = 1 cycle: the staged packets (SM order) enter the request
 /// crossbar, which steps; the other clock domains; the kernel-end flush.
-fn requests_cycle(
+pub(super) fn requests_cycle(
     parts: &mut MemPartitions,
     clocks: &mut clocks::ClockDomains,
     pending: &mut Vec<NocPacket>,
@@ -408,9 +408,17 @@ impl Gpu {
     fn post_replies(&mut self, next: Cycle) {
         let ib = &mut self.inbox_next;
         for &s in &ib.filled {
-            self.marks[s as usize]
-                .inbox
-                .append(&mut ib.per_sm[s as usize]);
+            // Handed over by swapping buffers when the SM's inbox is empty (nearly always:
+            // `sm_epoch` empties it), so the replies are not copied here, on this thread.
+            let (inbox, new) = (
+                &mut self.marks[s as usize].inbox,
+                &mut ib.per_sm[s as usize],
+            );
+            if inbox.is_empty() {
+                std::mem::swap(inbox, new);
+            } else {
+                inbox.append(new);
+            }
             if self.wakes.on {
                 self.wakes.wake_at(s as usize, next);
             }
@@ -456,10 +464,15 @@ impl Gpu {
     ) -> bool {
         #[cfg(feature = "parallel")]
         if fork && self.wakes.on {
-            // Due SMs only, on both threads (run.rs); no memory side to run beside them.
-            self.finish_requests();
-            let progress = self.sms_due_split(t0, ahead);
-            return progress | self.mem_side();
+            // Due SMs only, on both threads (run.rs), with a cycle memory system's halves on
+            // the partner beside them.
+            if matches!(self.partitions, super::MemPartitions::None) {
+                self.finish_requests();
+                let progress = self.sms_due_split(t0, ahead, false);
+                return progress | self.mem_side();
+            }
+            self.partitions.set_parallel(false, 0);
+            return self.sms_due_split(t0, ahead, true);
         }
         let pending = std::mem::take(&mut self.req_pending);
         let Gpu {
@@ -642,7 +655,8 @@ impl Gpu {
         let fork = if self.wakes.on {
             // Due SMs only (run.rs): they alone decide whether two threads share the cycle.
             self.collect_due(t0);
-            par && self.wakes.due.len() >= self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
+            // (Not without the split order: `lockstep` would step every SM.)
+            par && split && self.wakes.due.len() >= self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
         } else {
             self.fork_sms(t0 + k - 1, split)
         };

@@ -84,8 +84,10 @@ impl Gpu {
         if self.sched.more && self.sched.ctas.len() < want {
             // The traces of CTAs finished since the last feed go back to the stream, whose
             // decoder fills their buffers again (serial here, so no lock, and in SM order).
-            for sm in &mut self.sms {
-                for c in sm.sh.spent.drain(..) {
+            // Only the SMs that finished CTAs are visited: with two threads, most of the
+            // others' state sits in the other core's cache.
+            for i in self.sched.take_spent() {
+                for c in self.sms[i].sh.spent.drain(..) {
                     s.recycle(c);
                 }
             }

@@ -242,16 +242,14 @@ impl SmWakes {
 
 impl Gpu {
     /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
-    /// exact next event (event front end, idle skipping, no timeline recorder), and either
-    /// no cycle memory system on the serial executor or two threads (a partner; every cycle's
-    /// SMs step in `sms_due` or `sms_due_split`), or a cycle memory system on the serial
-    /// executor (`hybrid`): an SM given replies is due the next cycle (`Gpu::post_replies`),
-    /// when `sm_epoch` would deliver them. (With two threads and a cycle memory system the
-    /// split cycle steps every SM beside the memory side's reply half instead.)
+    /// exact next event (event front end, idle skipping, no timeline recorder), on the serial
+    /// executor or two threads (a partner; every cycle's SMs step in `sms_due` or
+    /// `sms_due_split`). With a cycle memory system (`hybrid`) an SM given replies is due the
+    /// next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at two threads the
+    /// partner runs the memory side's halves beside the due SMs (`sms_due_split`).
     fn lazy_ok(&self) -> bool {
         let serial = self.executor == super::Executor::Serial;
-        let no_mem = matches!(self.partitions, super::MemPartitions::None);
-        (serial || (no_mem && self.has_partner()))
+        (serial || self.has_partner())
             && self.epoch == 1
             && self
                 .sms
@@ -329,14 +327,20 @@ impl Gpu {
     /// thread): the SMs of `SmWakes::due` are taken in runs from the two ends of that list
     /// (`TwoEnds`), each with its deferred accounting as in [`Gpu::sms_due`], beside the
     /// stream's decode-ahead; then their packets and finished CTAs are staged in SM order (as
-    /// `lockstep_split` does). Returns whether anything changed.
+    /// `lockstep_split` does). With a cycle memory system (`mem`, split order) the partner
+    /// first runs the memory side's halves, as in `lockstep_split`: the last cycle's request
+    /// half (when it waits) and this cycle's reply half; this cycle's request half then waits
+    /// in turn. Returns whether anything changed.
     #[cfg(feature = "parallel")]
     pub(super) fn sms_due_split(
         &mut self,
         t0: Cycle,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+        mem: bool,
     ) -> bool {
+        use super::epoch::{replies_cycle, requests_cycle};
         use super::handoff::{Disjoint, TwoEnds};
+        let pending = mem && std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
             marks,
@@ -348,10 +352,15 @@ impl Gpu {
             senders,
             done_hi,
             partner,
+            partitions,
+            clocks,
+            outbox,
+            replies,
+            inbox_next,
             ..
         } = self;
         let partner = partner.as_mut().expect("two threads");
-        debug_assert!(staged.is_empty());
+        debug_assert!(pending || staged.is_empty());
         let due = &wakes.due;
         let ends = TwoEnds::new(due.len());
         let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
@@ -367,7 +376,7 @@ impl Gpu {
             // SAFETY: `ends` hands out every index of `due` once, and `due` lists each SM
             // at most once.
             let (sm, m, w, f) = unsafe { (ds.get(s), dm.get(s), dw.get(s), df.get(s)) };
-            debug_assert!(m.inbox.is_empty());
+            debug_assert!(mem || m.inbox.is_empty());
             if t0 > *f {
                 sm.skip(t0 - *f);
             }
@@ -381,8 +390,6 @@ impl Gpu {
             None => (None, None),
         };
         let mut rb = (false, Cycle::MAX);
-        let hi_runs = &mut staged.hi_runs;
-        let hi = &mut staged.hi;
         let (a, min_a) = partner.join(
             || {
                 if let Some(h) = h0.take() {
@@ -406,14 +413,22 @@ impl Gpu {
                     h();
                 }
                 let (mut any, mut min) = (false, Cycle::MAX);
+                if mem {
+                    if pending {
+                        // The last cycle's request half precedes this cycle's reply half.
+                        requests_cycle(partitions, clocks, outbox, staged);
+                    }
+                    any = replies_cycle(partitions, replies, inbox_next, t0);
+                }
+                debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
                 while let Some(r) = ends.take_high() {
-                    hi_runs.push(hi.len() as u32);
+                    staged.hi_runs.push(staged.hi.len() as u32);
                     for &s in &due[r] {
                         let (sm, ch) = visit(s as usize);
                         any |= ch;
                         min = min.min(sm.wake);
                         if !sm.sh.outbox.is_empty() {
-                            hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
+                            staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
                         }
                         if !sm.sh.done_ctas.is_empty() {
                             done_hi.push(s);
@@ -435,6 +450,9 @@ impl Gpu {
             let s = s as usize;
             done_any |= stage_sm(&mut sms[s], s, t0, sched, staged);
         }
+        // This cycle's request half waits for the next cycle's partner (or for
+        // `finish_requests`).
+        self.req_pending = mem;
         a | rb.0 | done_any
     }
 
