@@ -191,8 +191,7 @@ impl MemPartitions {
     /// Lets the cycle memory system step its partitions in parallel (at least `min` busy).
     fn set_parallel(&mut self, on: bool, min: usize) {
         if let MemPartitions::Cycle(m) = self {
-            m.set_parallel(on);
-            m.par_min = min;
+            m.set_parallel(on, min);
         }
     }
     fn next_event(&self) -> Option<Cycle> {

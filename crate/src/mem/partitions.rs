@@ -77,9 +77,8 @@ pub struct MemPartitions {
     /// Slices per partition.
     sub: usize,
     dram_lat_core: Cycle,
-    /// Step the partitions on rayon's current pool when at least `par_min` are busy.
-    par: bool,
-    pub par_min: usize,
+    /// Step the partitions on rayon's current pool when at least `par.min` are busy.
+    par: ParSetting,
     /// Tests: step the partitions in reverse order (results must not change).
     pub reverse: bool,
     now: Cycle,
@@ -135,8 +134,10 @@ impl MemPartitions {
                 })
                 .collect::<Result<Vec<_>>>()?,
             sub: map.subpartitions.max(1) as usize,
-            par: false,
-            par_min: PAR_MIN_BUSY_PARTS,
+            par: ParSetting {
+                on: false,
+                min: PAR_MIN_BUSY_PARTS,
+            },
             reverse: false,
             dram_lat_core: l2d.to_core(cfg.l2.dram_latency as u64 + cfg.l2.cache.latency as u64),
             now: 0,
@@ -296,8 +297,8 @@ impl MemPartitions {
             inqs,
             self.sub,
             &x,
-            self.par,
-            self.par_min,
+            self.par.on,
+            self.par.min,
             self.reverse,
         );
         let mut taken = 0;
@@ -382,7 +383,7 @@ impl MemPartitions {
         let end = addr.saturating_add(bytes);
         let mut a = end.saturating_sub(cap).max(addr) & !(lb - 1);
         #[cfg(feature = "parallel")]
-        if self.par && self.parts.len() > 1 {
+        if self.par.on && self.parts.len() > 1 {
             // Each partition warms its own slices' lines, in address order as below: the
             // slices of the lines first (in order), then the partitions on rayon's pool.
             let first = a;
@@ -484,13 +485,28 @@ impl MemPartitions {
 
     /// Lets [`MemPartitions::tick`] step the partitions on rayon's current pool (when the
     /// `parallel` feature is on and enough of them are busy). Results do not change.
-    pub fn set_parallel(&mut self, on: bool) {
-        self.par = on;
+    /// `min`: the least number of busy partitions worth a fork.
+    pub fn set_parallel(&mut self, on: bool, min: usize) {
+        // Written only when it changes: the engine sets it every cycle, and with two threads
+        // the partner steps the partitions (and reads this) between those calls.
+        let p = ParSetting { on, min };
+        if self.par != p {
+            self.par = p;
+        }
     }
 
     pub fn address_map(&self) -> &AddrMap {
         &self.map
     }
+}
+
+/// [`MemPartitions::set_parallel`]'s setting, on a cache line of its own: the engine's thread
+/// sets it each cycle, so it must not share a line with what the partner thread writes then.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(align(64))]
+struct ParSetting {
+    on: bool,
+    min: usize,
 }
 
 /// Steps every partition through one cycle: serially (in order, or reversed for the tests), or
