@@ -276,6 +276,9 @@ pub struct Gpu {
     /// Two-thread K = 1 cycle: SMs the partner stepped that finished CTAs.
     #[cfg(feature = "parallel")]
     done_hi: Vec<u32>,
+    /// Two-thread K = 1 cycle, due SMs only: the partner's SMs and their new wake cycles.
+    #[cfg(feature = "parallel")]
+    wake_hi: Vec<(u32, Cycle)>,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -359,6 +362,8 @@ impl Gpu {
             senders: Vec::new(),
             #[cfg(feature = "parallel")]
             done_hi: Vec::new(),
+            #[cfg(feature = "parallel")]
+            wake_hi: Vec::new(),
             req_pending: false,
             wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,

@@ -357,6 +357,7 @@ impl Gpu {
             outbox,
             replies,
             inbox_next,
+            wake_hi,
             ..
         } = self;
         let partner = partner.as_mut().expect("two threads");
@@ -364,25 +365,25 @@ impl Gpu {
         let due = &wakes.due;
         let ends = TwoEnds::new(due.len());
         let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
-        let (dw, df) = (
-            Disjoint::new(&mut wakes.wake),
-            Disjoint::new(&mut wakes.from),
-        );
+        // The wake and accounting arrays are only read beside the other thread (a line one
+        // thread writes while the other reads it moves between the cores every cycle): this
+        // thread writes its SMs' wakes, the partner lists its own (`wake_hi`), and every due
+        // SM's `from` is set after the join.
+        let (wake, from) = (&mut wakes.wake, &wakes.from);
         let ctx = StepCtx { kernels };
         senders.clear();
         done_hi.clear();
-        // One due SM on either thread: its deferred accounting, its step, its new wake.
+        wake_hi.clear();
+        // One due SM on either thread: its deferred accounting and its step.
         let visit = |s: usize| {
             // SAFETY: `ends` hands out every index of `due` once, and `due` lists each SM
             // at most once.
-            let (sm, m, w, f) = unsafe { (ds.get(s), dm.get(s), dw.get(s), df.get(s)) };
+            let (sm, m) = unsafe { (ds.get(s), dm.get(s)) };
             debug_assert!(mem || m.inbox.is_empty());
-            if t0 > *f {
-                sm.skip(t0 - *f);
+            if t0 > from[s] {
+                sm.skip(t0 - from[s]);
             }
-            *f = t0 + 1;
             let ch = sm_epoch(sm, m, &ctx, cfg, t0, 1);
-            *w = sm.wake;
             (sm, ch)
         };
         let (mut h0, mut h1) = match ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
@@ -400,6 +401,7 @@ impl Gpu {
                     for &s in &due[r] {
                         let (sm, ch) = visit(s as usize);
                         any |= ch;
+                        wake[s as usize] = sm.wake;
                         min = min.min(sm.wake);
                         if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
                             senders.push(s);
@@ -426,6 +428,7 @@ impl Gpu {
                     for &s in &due[r] {
                         let (sm, ch) = visit(s as usize);
                         any |= ch;
+                        wake_hi.push((s, sm.wake));
                         min = min.min(sm.wake);
                         if !sm.sh.outbox.is_empty() {
                             staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
@@ -438,6 +441,12 @@ impl Gpu {
                 rb = (any, min);
             },
         );
+        for &(s, w) in wake_hi.iter() {
+            wakes.wake[s as usize] = w;
+        }
+        for &s in &wakes.due {
+            wakes.from[s as usize] = t0 + 1;
+        }
         wakes.min = wakes.rest_min.min(min_a).min(rb.1);
         wakes.due.clear();
         // The staging, in SM order: this thread's SMs (all below the partner's), then the
