@@ -57,6 +57,11 @@
 //! keeps the reference order (requests, then replies, in one `MemPartitions::tick`), and
 //! `tests/threads_equal.rs` compares the two.
 //!
+//! With the event front end (`hybrid`) the split cycle visits only the SMs that are due
+//! (`run.rs`, `Gpu::sms_due_split`): the partner runs the same memory halves first, then both
+//! threads take due SMs from the two ends of that list. (Visiting all 80 SMs of a titanv
+//! every cycle, as the cycle front end must, cost `hybrid` more than the second thread won.)
+//!
 //! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs, and
 //! an SM reads nothing of the others between CTA completions: the SMs step in windows that
 //! end at the next completion (`window.rs`), the two threads taking SMs from the two ends of
@@ -270,6 +275,30 @@ fn deliver(replies: &mut Vec<NocPacket>, inbox: &mut Inboxes, c: Cycle) -> bool 
     any
 }
 
+/// [`Gpu::post_replies`] on the fields it reads (the pipelined cycle holds the memory side's
+/// apart, `pipeline.rs`).
+pub(super) fn post_replies(
+    ib: &mut Inboxes,
+    marks: &mut [EpochMarks],
+    wakes: &mut super::run::SmWakes,
+    next: Cycle,
+) {
+    for &s in &ib.filled {
+        // Handed over by swapping buffers when the SM's inbox is empty (nearly always:
+        // `sm_epoch` empties it), so the replies are not copied here, on this thread.
+        let (inbox, new) = (&mut marks[s as usize].inbox, &mut ib.per_sm[s as usize]);
+        if inbox.is_empty() {
+            std::mem::swap(inbox, new);
+        } else {
+            inbox.append(new);
+        }
+        if wakes.on {
+            wakes.wake_at(s as usize, next);
+        }
+    }
+    ib.filled.clear();
+}
+
 /// Replies the memory side produced in the epoch it is running, per SM, handed to the SMs'
 /// marks at the epoch's end; `filled` lists the SMs whose inbox is not empty (so the
 /// hand-over visits only those).
@@ -406,24 +435,7 @@ impl Gpu {
     /// (`SmWakes`), an SM given replies is due in the next cycle, whose `sm_epoch` delivers
     /// them.
     fn post_replies(&mut self, next: Cycle) {
-        let ib = &mut self.inbox_next;
-        for &s in &ib.filled {
-            // Handed over by swapping buffers when the SM's inbox is empty (nearly always:
-            // `sm_epoch` empties it), so the replies are not copied here, on this thread.
-            let (inbox, new) = (
-                &mut self.marks[s as usize].inbox,
-                &mut ib.per_sm[s as usize],
-            );
-            if inbox.is_empty() {
-                std::mem::swap(inbox, new);
-            } else {
-                inbox.append(new);
-            }
-            if self.wakes.on {
-                self.wakes.wake_at(s as usize, next);
-            }
-        }
-        ib.filled.clear();
+        post_replies(&mut self.inbox_next, &mut self.marks, &mut self.wakes, next);
     }
 
     /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.

@@ -38,6 +38,7 @@ type Job = *mut (dyn FnMut() + Send + 'static);
 /// A value on a cache line (pair) of its own, so what one thread writes is not on the line the
 /// other spins on or writes.
 #[repr(align(128))]
+#[derive(Default)]
 struct Line<T>(T);
 
 impl<T> std::ops::Deref for Line<T> {
@@ -371,6 +372,184 @@ impl TwoEnds {
     }
 }
 
+/// A second hand-off inside a [`Partner::join`]: the partner's job starts with work of its
+/// own (the memory side of a pipelined cycle, `engine/pipeline.rs`) and then takes a part
+/// this thread prepares meanwhile (its share of the cycle's SMs, with what this thread
+/// decided before them). One round per join ([`Gate::round`]):
+///
+/// ```text
+///  this thread (join side a)                 partner (join side b)
+///  let c = gate.closer(r)                    let p = gate.passer(r)
+///  ... prepare ...                           ... own work ...
+///  c.open_with(&mut part, || {  ───────────> p.pass(): waits for the open, runs `part`
+///      ... its own share ...
+///  })  returns once `part` has run  <──────── (done)
+/// ```
+///
+/// Every way out ends the round for the other side: a closer dropped unopened (an error or a
+/// panic before the part was ready) lets `pass` return without a part; a passer dropped
+/// without passing (a panic in the partner's own work) makes `open` hand back an inert guard,
+/// so this thread never waits for a part nobody will run. Results never depend on it: the part
+/// takes items that this thread would otherwise take itself (`TwoEnds`).
+#[derive(Default)]
+pub struct Gate {
+    /// `round << 2 | OPEN / CLOSED / DONE / ABANDONED`.
+    state: Line<AtomicU64>,
+    /// The open round's part; written before the round opens (Release), run by the partner
+    /// after it sees the open (Acquire), alive until the round is DONE.
+    part: UnsafeCell<Option<Job>>,
+    last: AtomicU64,
+}
+
+const G_OPEN: u64 = 1;
+const G_CLOSED: u64 = 2;
+const G_DONE: u64 = 3;
+
+// SAFETY: `part` is written by the opening thread only before the round opens and read by the
+// partner only after it has seen the round open (Release/Acquire on `state`); the opener keeps
+// the closure alive until the round is DONE (`Opened`'s drop).
+unsafe impl Sync for Gate {}
+unsafe impl Send for Gate {}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Gate")
+    }
+}
+
+impl Gate {
+    /// A new round, before the join whose two sides use it.
+    pub fn round(&self) -> u64 {
+        self.last.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// This thread's side of round `r`: closes the round unopened when dropped.
+    pub fn closer(&self, r: u64) -> Closer<'_> {
+        Closer(self, r)
+    }
+
+    /// The partner's side of round `r`: ends the round when dropped without passing.
+    pub fn passer(&self, r: u64) -> Passer<'_> {
+        Passer(self, r)
+    }
+
+    fn spin_until(&self, mut f: impl FnMut(u64) -> bool) -> u64 {
+        let mut n = 0u32;
+        loop {
+            let s = self.state.load(Ordering::Acquire);
+            if f(s) {
+                return s;
+            }
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(1024) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+/// See [`Gate::closer`].
+pub struct Closer<'g>(&'g Gate, u64);
+
+impl Closer<'_> {
+    /// Opens the round with `part` for the partner to run, runs `mine` here meanwhile, and
+    /// returns once both have run (also when `mine` panics: the wait is a drop guard).
+    pub fn open_with<R>(self, part: &mut (dyn FnMut() + Send), mine: impl FnOnce() -> R) -> R {
+        let _opened = self.open(part);
+        mine()
+    }
+
+    fn open<'j>(self, part: &'j mut (dyn FnMut() + Send + 'j)) -> Opened<'j>
+    where
+        Self: 'j,
+    {
+        let (g, r) = (self.0, self.1);
+        std::mem::forget(self);
+        let ptr: *mut (dyn FnMut() + Send + 'j) = part;
+        // SAFETY: the lifetime is erased only for the partner's use, which ends before the
+        // returned guard is dropped (it waits for DONE) or never starts (the partner gave
+        // up); the guard never leaves `open_with`, so it is dropped before `part` is.
+        let ptr: Job = unsafe { std::mem::transmute(ptr) };
+        // SAFETY: no round `r` is open yet, so the partner does not read `part`.
+        unsafe { *g.part.get() = Some(ptr) };
+        let open = r << 2 | G_OPEN;
+        let cur = g.state.load(Ordering::Relaxed);
+        if cur == r << 2 | G_DONE {
+            // The partner gave up before passing (it panicked): nobody will run `part`.
+            return Opened(g, r, false);
+        }
+        match g
+            .state
+            .compare_exchange(cur, open, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => Opened(g, r, true),
+            // Only the partner's give-up can change the state meanwhile.
+            Err(_) => Opened(g, r, false),
+        }
+    }
+}
+
+impl Drop for Closer<'_> {
+    fn drop(&mut self) {
+        let (g, r) = (self.0, self.1);
+        let _ = g.state.compare_exchange(
+            g.state.load(Ordering::Relaxed),
+            r << 2 | G_CLOSED,
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        );
+        // (If the partner gave up meanwhile the round is DONE already: either way `pass`
+        // has nothing to wait for.)
+    }
+}
+
+/// See [`Closer::open_with`]: waits, when dropped, until the partner has run the part.
+struct Opened<'j>(&'j Gate, u64, bool);
+
+impl Drop for Opened<'_> {
+    fn drop(&mut self) {
+        if self.2 {
+            let done = self.1 << 2 | G_DONE;
+            self.0.spin_until(|s| s == done);
+        }
+    }
+}
+
+/// See [`Gate::passer`].
+pub struct Passer<'g>(&'g Gate, u64);
+
+impl Passer<'_> {
+    /// Waits until this thread's side opens or closes the round; runs the part if it opened.
+    pub fn pass(self) {
+        let (g, r) = (self.0, self.1);
+        let (open, closed) = (r << 2 | G_OPEN, r << 2 | G_CLOSED);
+        let s = g.spin_until(|s| s == open || s == closed);
+        if s == open {
+            // SAFETY: the round is open, so `part` is set and alive until DONE is stored,
+            // which happens after the part has run (here, or in `Passer`'s drop on a panic).
+            let part = unsafe { (*g.part.get()).expect("an open round has a part") };
+            // SAFETY: as above; nothing else runs it.
+            unsafe { (*part)() };
+        }
+        // DONE is stored by the drop, on this path and on a panic inside the part.
+    }
+}
+
+impl Drop for Passer<'_> {
+    fn drop(&mut self) {
+        let (g, r) = (self.0, self.1);
+        // Passed (or panicking inside the part, or before passing): the round is over for the
+        // partner. If this thread's side has not opened yet, DONE tells `open` that nobody
+        // will run its part.
+        let closed = r << 2 | G_CLOSED;
+        if g.state.load(Ordering::Acquire) != closed {
+            g.state.store(r << 2 | G_DONE, Ordering::Release);
+        }
+    }
+}
+
 /// A slice whose elements two threads take by index, each index at most once (the indices
 /// come from one [`TwoEnds`]).
 pub struct Disjoint<'a, T> {
@@ -443,6 +622,67 @@ mod tests {
         let mut hit = false;
         p.join(|| (), &mut || hit = true);
         assert!(hit);
+    }
+
+    /// The gate's part runs on the partner after its own work, sees what this side wrote
+    /// before opening, and is done (its writes visible) when `open_with` returns.
+    #[test]
+    fn the_gate_hands_a_part_to_the_partner_mid_job() {
+        let mut p = Partner::new().unwrap();
+        let gate = Gate::default();
+        let (mut own, mut prepared, mut seen, mut mine) = (0u64, 0u64, 0u64, 0u64);
+        for i in 1..=5000u64 {
+            let r = gate.round();
+            p.join(
+                || {
+                    let c = gate.closer(r);
+                    prepared = i;
+                    let mut part = || seen = prepared * 2;
+                    mine = c.open_with(&mut part, || i + 1);
+                    assert_eq!(seen, 2 * i);
+                },
+                &mut || {
+                    let pass = gate.passer(r);
+                    own += 1;
+                    pass.pass();
+                },
+            );
+            assert_eq!((own, mine), (i, i + 1));
+        }
+    }
+
+    /// Every way out of a round ends it for the other side: a closer dropped unopened lets the
+    /// partner's `pass` return, and a partner that gives up (panics) before passing does not
+    /// leave `open_with` waiting; the part then simply does not run.
+    #[test]
+    fn a_gate_round_never_leaves_a_side_waiting() {
+        let mut p = Partner::new().unwrap();
+        let gate = Gate::default();
+        let r = gate.round();
+        let mut passed = false;
+        p.join(|| drop(gate.closer(r)), &mut || {
+            gate.passer(r).pass();
+            passed = true;
+        });
+        assert!(passed);
+        let r = gate.round();
+        let mut ran = false;
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            p.join(
+                || {
+                    let c = gate.closer(r);
+                    // Opens after the partner has given up.
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    let mut part = || ran = true;
+                    c.open_with(&mut part, || ());
+                },
+                &mut || {
+                    let _pass = gate.passer(r);
+                    panic!("the partner's own work failed");
+                },
+            )
+        }));
+        assert!(res.is_err() && !ran);
     }
 
     #[test]

@@ -57,6 +57,8 @@ mod feed;
 mod handoff;
 pub mod model;
 pub mod occupancy;
+#[cfg(feature = "parallel")]
+mod pipeline;
 pub mod result;
 mod run;
 #[cfg(target_arch = "wasm32")]

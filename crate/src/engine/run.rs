@@ -2,16 +2,18 @@
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
 //!
-//! K = 1, event front end, and either one thread (`fast`, `hybrid`) or two threads without a
-//! cycle memory system (`fast`): the SM half visits only the SMs that are due (`SmWakes`; with
-//! a cycle memory system an SM given replies is due the next cycle): an SM asleep until its
+//! K = 1, event front end, and one thread or two (`fast`, `hybrid`): the SM half visits only
+//! the SMs that are due (`SmWakes`; with a cycle memory system an SM given replies is due the
+//! next cycle): an SM asleep until its
 //! wake cycle, with no CTA or reply to take, would only add a cycle of deferred stall
 //! accounting ([`Sm::skip`]), so it is not
 //! visited at all and its skipped cycles are added in one go at its next visit or when the
 //! slice ends. The whole-GPU skip and the next-event search read the same wake cycles. Each
 //! cycle first lists its due SMs ([`Gpu::collect_due`]); with two threads a cycle with at
-//! least two of them is shared (`Gpu::sms_due_split`: the list taken from both ends), one with
-//! fewer runs on this thread alone. In `fast` most cycles have none or one due SM (a CTA
+//! least two of them is shared (`Gpu::sms_due_split`: the list taken from both ends, and with
+//! a cycle memory system the partner first runs the memory side's halves, as in the split
+//! cycle of `epoch.rs`), one with fewer runs on this thread alone. In `fast` most cycles have
+//! none or one due SM (a CTA
 //! finished or launched) and a few have dozens (the analytical memory answers whole waves in
 //! the same cycle), so the two threads meet only in those.
 //! Usually (one stream, or no concurrent kernels) a slice goes further and steps the SMs in
@@ -99,6 +101,12 @@ fn epochs(
             _ => None,
         };
         progress |= gpu.step(ahead);
+        // Two threads: the following cycles with the serial part beside the memory side, as
+        // long as the checks below could not fire between them (pipeline.rs).
+        #[cfg(feature = "parallel")]
+        if progress && gpu.pipeline_ok(end) {
+            progress = gpu.pipelined(stream, end)?;
+        }
         let now = gpu.now;
         if progress {
             gpu.last_progress = now;
@@ -184,7 +192,7 @@ pub(super) struct SmWakes {
     /// The SMs to visit in the cycle being stepped, in SM order ([`Gpu::collect_due`]).
     pub due: Vec<u32>,
     /// The least wake cycle of the SMs not in `due`.
-    rest_min: Cycle,
+    pub rest_min: Cycle,
     /// This slice steps SMs in windows (`window.rs`): each SM on its own up to the window's
     /// end or the CTA it finishes, whichever comes first.
     pub windows: bool,

@@ -1,0 +1,318 @@
+//! Pipelined two-thread cycles (K = 1, a partner thread, a cycle memory system): the serial
+//! part of a cycle runs beside the partner's memory side instead of before it.
+//!
+//! A split cycle (`epoch.rs`, `lockstep_split`; `run.rs`, `Gpu::sms_due_split`) posts one job
+//! per cycle: the partner runs the memory side's halves (the last cycle's request half, this
+//! cycle's reply half) and then SMs from the high end, while this thread steps SMs from the
+//! low end. Between two such joins this thread alone feeds CTAs to the block scheduler, issues
+//! them and lists the due SMs: a microsecond or two per cycle in which the partner waits, on
+//! vecadd-1m at titanv 15-20% of a two-thread run. Here that part moves into the join:
+//!
+//! ```text
+//!  this thread                                  partner
+//!  ── join (cycle c) ───────────────────────────────────────────────────────────────────
+//!  feed CTAs, issue for c, list due SMs         request half of c-1, reply half of c
+//!  decode-ahead half, open the gate  ─────────> (waits for the gate) decode-ahead half
+//!  SMs from the low end                         SMs from the high end (`Gate`)
+//!  ── join ends ────────────────────────────────────────────────────────────────────────
+//!  stage c (packets, finished CTAs), post the replies of c
+//! ```
+//!
+//! Nothing here changes a result: each step reads and writes what it would in the order the
+//! regular loop (`run.rs`, `epochs`) gives it, and only the regular loop's checks between
+//! cycles are left out, so a cycle is pipelined only when they cannot fire
+//! ([`Gpu::pipeline_ok`]): the last cycle made progress (no idle skip), the slice goes on,
+//! and the issuing kernel still has CTAs queued (no kernel may start, end or be admitted).
+//! A cycle always shares its SMs between both threads here, whatever their number: the split
+//! order and the serial order give the same results (`MemPartitions::split_ok`).
+//!
+//! The memory side (partitions, clock domains, packets in flight, staged packets, replies) is
+//! moved out of the `Gpu` for the pipelined run, so the partner's half owns it while this
+//! thread's half borrows the rest of the `Gpu`.
+
+use super::epoch::{post_replies, replies_cycle, requests_cycle, sm_epoch, Inboxes, Staged};
+use super::handoff::{Disjoint, Gate, TwoEnds};
+use super::run::{feed, stage_sm};
+use super::{clocks, Executor, Gpu, MemPartitions};
+use crate::core::StepCtx;
+use crate::mem::NocPacket;
+use crate::trace::KernelStream;
+use crate::{Cycle, Result};
+
+/// The memory side, moved out of the `Gpu` while cycles are pipelined.
+struct MemSide {
+    partitions: MemPartitions,
+    clocks: clocks::ClockDomains,
+    outbox: Vec<NocPacket>,
+    staged: Staged,
+    replies: Vec<NocPacket>,
+    inbox_next: Inboxes,
+}
+
+impl MemSide {
+    fn take(g: &mut Gpu) -> MemSide {
+        MemSide {
+            partitions: std::mem::take(&mut g.partitions),
+            clocks: g.clocks.clone(),
+            outbox: std::mem::take(&mut g.outbox),
+            staged: std::mem::take(&mut g.staged),
+            replies: std::mem::take(&mut g.replies),
+            inbox_next: std::mem::take(&mut g.inbox_next),
+        }
+    }
+
+    fn put_back(self, g: &mut Gpu) {
+        g.partitions = self.partitions;
+        g.clocks = self.clocks;
+        g.outbox = self.outbox;
+        g.staged = self.staged;
+        g.replies = self.replies;
+        g.inbox_next = self.inbox_next;
+    }
+}
+
+/// What the partner's share of a cycle's SMs leaves for the staging after the join.
+#[derive(Default)]
+struct HiOut {
+    /// Packets of the partner's SMs, run by run (each run in SM order, runs descending).
+    pkts: Vec<(Cycle, NocPacket)>,
+    runs: Vec<u32>,
+    /// Whether any of its SMs changed, and the least of their new wake cycles.
+    any: bool,
+    min: Cycle,
+}
+
+impl Gpu {
+    /// Whether the next cycle may run pipelined (see the module docs): checked after a cycle
+    /// that made progress, in the state the regular loop would start the next one from.
+    pub(super) fn pipeline_ok(&self, end: Cycle) -> bool {
+        self.has_partner() && self.pipeline_ok_with(&self.partitions, end)
+    }
+
+    /// [`Gpu::pipeline_ok`] but for the partner, with the memory side held apart.
+    fn pipeline_ok_with(&self, partitions: &MemPartitions, end: Cycle) -> bool {
+        let next = self.now + 1;
+        self.executor == Executor::Parallel
+            && self.epoch == 1
+            // The last cycle was a split one on two threads (its request half waits).
+            && self.req_pending
+            && matches!(partitions, MemPartitions::Cycle(_))
+            && !self.wakes.windows
+            && next < end
+            // No admit, no kernel end: the issuing kernel keeps CTAs queued through the feed.
+            && self.sched.issuing.is_some()
+            && !self.sched.ctas.is_empty()
+            && partitions.split_ok(next)
+    }
+
+    /// Runs cycles `now + 1, now + 2, ...` pipelined while [`Gpu::pipeline_ok`] holds (it
+    /// must hold on entry, after a cycle with progress). Leaves `now` at the last cycle run
+    /// and returns whether it made progress, as `Gpu::step` does for one cycle.
+    pub(super) fn pipelined(
+        &mut self,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+        end: Cycle,
+    ) -> Result<bool> {
+        let mut partner = self.partner.take().expect("two threads");
+        let mut mem = MemSide::take(self);
+        let gate = Gate::default();
+        let mut hi = HiOut::default();
+        let r = loop {
+            match self.pipelined_cycle(&mut partner, &mut mem, &gate, &mut hi, stream) {
+                Err(e) => break Err(e),
+                Ok(progress) => {
+                    if !(progress && self.pipeline_ok_with(&mem.partitions, end)) {
+                        break Ok(progress);
+                    }
+                }
+            }
+        };
+        mem.put_back(self);
+        self.partner = Some(partner);
+        r
+    }
+
+    /// One pipelined cycle (`now + 1`).
+    fn pipelined_cycle(
+        &mut self,
+        partner: &mut super::handoff::Partner,
+        mem: &mut MemSide,
+        gate: &Gate,
+        hi: &mut HiOut,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+    ) -> Result<bool> {
+        // The regular loop's bookkeeping after a cycle with progress.
+        self.last_progress = self.now;
+        self.now += 1;
+        let c = self.now;
+        let round = gate.round();
+        let pending = std::mem::take(&mut self.req_pending);
+        debug_assert!(pending, "pipelined after a split cycle");
+        let due_only = self.wakes.on;
+        let mut mine: Result<(bool, Cycle)> = Ok((false, Cycle::MAX));
+        let mut mem_any = false;
+        let MemSide {
+            partitions,
+            clocks,
+            outbox,
+            staged,
+            replies,
+            inbox_next,
+        } = mem;
+        partner.join(
+            || mine = self.pipelined_half(c, gate, round, hi, stream),
+            &mut || {
+                let passer = gate.passer(round);
+                requests_cycle(partitions, clocks, outbox, staged);
+                mem_any = replies_cycle(partitions, replies, inbox_next, c);
+                passer.pass();
+            },
+        );
+        let (any, min) = mine?;
+        // After the join, as `sms_due_split` / `lockstep_split` end.
+        let Gpu {
+            sms,
+            sched,
+            wakes,
+            senders,
+            done_hi,
+            wake_hi,
+            ..
+        } = self;
+        if due_only {
+            for &(s, w) in wake_hi.iter() {
+                wakes.wake[s as usize] = w;
+            }
+            for &s in &wakes.due {
+                wakes.from[s as usize] = c + 1;
+            }
+            wakes.min = wakes.rest_min.min(min).min(hi.min);
+            wakes.due.clear();
+        }
+        let st = &mut mem.staged;
+        debug_assert!(st.is_empty());
+        std::mem::swap(&mut st.hi, &mut hi.pkts);
+        std::mem::swap(&mut st.hi_runs, &mut hi.runs);
+        st.t0 = c;
+        st.k = 1;
+        let mut done_any = false;
+        done_hi.sort_unstable();
+        for &s in senders.iter().chain(done_hi.iter()) {
+            let s = s as usize;
+            done_any |= stage_sm(&mut sms[s], s, c, sched, st);
+        }
+        self.req_pending = true;
+        post_replies(&mut mem.inbox_next, &mut self.marks, &mut self.wakes, c + 1);
+        Ok(any | hi.any | mem_any | done_any)
+    }
+
+    /// This thread's half of pipelined cycle `c`: the feed and the block scheduler's issue,
+    /// the due SMs, then its share of the SMs (the partner's through `gate`). Returns whether
+    /// anything changed and the least new wake of its SMs.
+    fn pipelined_half(
+        &mut self,
+        c: Cycle,
+        gate: &Gate,
+        round: u64,
+        hi: &mut HiOut,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+    ) -> Result<(bool, Cycle)> {
+        let closer = gate.closer(round);
+        // What the regular loop does between the cycles (its checks cannot fire here).
+        feed(self, stream)?;
+        let marks = &mut self.marks;
+        let issued = self.sched.issue(
+            c,
+            &self.sms,
+            &self.kernels,
+            self.cfg.sm.cta_launch_latency,
+            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
+        ) > 0;
+        let due_only = self.wakes.on;
+        if due_only {
+            self.collect_due(c);
+        }
+        let (mut h0, mut h1) = match stream.as_deref_mut().and_then(|s| s.prefetch_pair()) {
+            Some([x, y]) => (Some(x), Some(y)),
+            None => (None, None),
+        };
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            wakes,
+            senders,
+            done_hi,
+            wake_hi,
+            ..
+        } = self;
+        senders.clear();
+        done_hi.clear();
+        wake_hi.clear();
+        hi.runs.clear();
+        hi.any = false;
+        hi.min = Cycle::MAX;
+        let n = if due_only { wakes.due.len() } else { sms.len() };
+        let (due, from, wake) = (&wakes.due, &wakes.from, &mut wakes.wake);
+        let ends = TwoEnds::new(n);
+        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let ctx = StepCtx { kernels };
+        let cfg = &*cfg;
+        // Item `i` of the cycle's list (its due SMs, or every SM): its deferred accounting
+        // (due SMs only) and its step.
+        let visit = |i: usize| {
+            let s = if due_only { due[i] as usize } else { i };
+            // SAFETY: `ends` hands out every item once, and the list holds each SM once.
+            let (sm, m) = unsafe { (ds.get(s), dm.get(s)) };
+            if due_only && c > from[s] {
+                sm.skip(c - from[s]);
+            }
+            let ch = sm_epoch(sm, m, &ctx, cfg, c, 1);
+            (s, sm, ch)
+        };
+        let mut theirs = || {
+            if let Some(h) = h1.take() {
+                h();
+            }
+            while let Some(r) = ends.take_high() {
+                hi.runs.push(hi.pkts.len() as u32);
+                for i in r {
+                    let (s, sm, ch) = visit(i);
+                    hi.any |= ch;
+                    if due_only {
+                        wake_hi.push((s as u32, sm.wake));
+                        hi.min = hi.min.min(sm.wake);
+                    }
+                    if !sm.sh.outbox.is_empty() {
+                        hi.pkts.extend(sm.sh.outbox.drain(..).map(|p| (c, p)));
+                    }
+                    if !sm.sh.done_ctas.is_empty() {
+                        done_hi.push(s as u32);
+                    }
+                }
+            }
+        };
+        let mine = || {
+            if let Some(h) = h0.take() {
+                h();
+            }
+            let (mut any, mut min) = (issued, Cycle::MAX);
+            while let Some(r) = ends.take_low() {
+                for i in r {
+                    let (s, sm, ch) = visit(i);
+                    any |= ch;
+                    if due_only {
+                        wake[s] = sm.wake;
+                        min = min.min(sm.wake);
+                    }
+                    if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
+                        senders.push(s as u32);
+                    }
+                }
+            }
+            (any, min)
+        };
+        Ok(closer.open_with(&mut theirs, mine))
+    }
+}
