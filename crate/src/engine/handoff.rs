@@ -346,14 +346,27 @@ impl TwoEnds {
         self.take(false)
     }
 
+    /// The next `len` indices from the low end (fewer if fewer are left), or None when
+    /// nothing is left (or `len` is 0): a run of a fixed length instead of a quarter.
+    pub fn take_low_len(&self, len: usize) -> Option<std::ops::Range<usize>> {
+        self.take_with(true, Some(len))
+    }
+
     fn take(&self, low: bool) -> Option<std::ops::Range<usize>> {
+        self.take_with(low, None)
+    }
+
+    fn take_with(&self, low: bool, len: Option<usize>) -> Option<std::ops::Range<usize>> {
         let mut cur = self.0.load(Ordering::Acquire);
         loop {
             let (lo, hi) = (cur >> 32, cur & 0xffff_ffff);
-            if lo >= hi {
+            if lo >= hi || len == Some(0) {
                 return None;
             }
-            let run = ((hi - lo) / 4).max(1);
+            let run = match len {
+                Some(l) => (l as u64).min(hi - lo),
+                None => ((hi - lo) / 4).max(1),
+            };
             let (nlo, nhi, r) = if low {
                 (lo + run, hi, lo..lo + run)
             } else {

@@ -281,6 +281,9 @@ pub struct Gpu {
     /// Two-thread K = 1 cycle, due SMs only: the partner's SMs and their new wake cycles.
     #[cfg(feature = "parallel")]
     wake_hi: Vec<(u32, Cycle)>,
+    /// Pipelined cycles: which SMs each thread steps (`pipeline.rs`).
+    #[cfg(feature = "parallel")]
+    bound: pipeline::Boundary,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -366,6 +369,8 @@ impl Gpu {
             done_hi: Vec::new(),
             #[cfg(feature = "parallel")]
             wake_hi: Vec::new(),
+            #[cfg(feature = "parallel")]
+            bound: pipeline::Boundary::new(cfg.gpu.num_sms as usize),
             req_pending: false,
             wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,

@@ -71,8 +71,71 @@ impl MemSide {
     }
 }
 
+/// Which SMs each thread steps in a pipelined cycle: this thread claims those below `k` at
+/// once, the partner takes the others from the top after its memory side, and this thread,
+/// done with its own, takes the partner's lowest ones one at a time (the memory side's work
+/// varies from cycle to cycle). `k` stays where it is from cycle to cycle and moves by one SM
+/// when one thread has been finishing later than the other by more than half an SM on average.
+/// Why not divide each cycle's SMs anew (`TwoEnds` from both ends, the threads meeting
+/// wherever their work makes them meet): an SM stepped on the other core than in the last
+/// cycle first fetches its state from that core's cache, and on vecadd-1m at titanv (`cycle`)
+/// the four such moves per cycle cost about 10% more CPU in all than one thread, where a fixed
+/// split cost none. Only scheduling: results never depend on it.
+#[derive(Clone, Debug)]
+pub(super) struct Boundary {
+    k: usize,
+    /// Nanoseconds by which this thread finished after the partner, averaged over the last
+    /// cycles (negative: before it).
+    late: f64,
+    /// Nanoseconds one SM step takes here, averaged likewise.
+    per_sm: f64,
+}
+
+impl Boundary {
+    pub fn new(sms: usize) -> Boundary {
+        // The partner also runs the memory side: it starts with fewer SMs.
+        Boundary {
+            k: sms * 3 / 5,
+            late: 0.0,
+            per_sm: 0.0,
+        }
+    }
+
+    /// After a cycle: when this thread's SMs began and ended and how many it had, when the
+    /// partner began its SMs (None: it found none left) and ended. When this thread ends later
+    /// by more than half an SM on average it gives the partner an SM, and the other way round.
+    fn feedback(
+        &mut self,
+        a_start: std::time::Instant,
+        a_end: std::time::Instant,
+        a_items: usize,
+        b_start: Option<std::time::Instant>,
+        b_end: std::time::Instant,
+        sms: usize,
+    ) {
+        const AVG: f64 = 1.0 / 16.0;
+        if a_items > 0 {
+            let per = (a_end - a_start).as_nanos() as f64 / a_items as f64;
+            self.per_sm += (per - self.per_sm) * AVG;
+        }
+        let late = if b_start.is_none() || b_end < a_end {
+            (a_end - b_end.min(a_end)).as_nanos() as f64
+        } else {
+            -((b_end - a_end).as_nanos() as f64)
+        };
+        self.late += (late - self.late) * AVG;
+        let half = self.per_sm / 2.0;
+        if self.late > half && self.k > 0 {
+            self.k -= 1;
+            self.late = 0.0;
+        } else if self.late < -half && self.k < sms {
+            self.k += 1;
+            self.late = 0.0;
+        }
+    }
+}
+
 /// What the partner's share of a cycle's SMs leaves for the staging after the join.
-#[derive(Default)]
 struct HiOut {
     /// Packets of the partner's SMs, run by run (each run in SM order, runs descending).
     pkts: Vec<(Cycle, NocPacket)>,
@@ -80,6 +143,9 @@ struct HiOut {
     /// Whether any of its SMs changed, and the least of their new wake cycles.
     any: bool,
     min: Cycle,
+    /// When the partner took its first SMs (None: none left) and finished.
+    start: Option<std::time::Instant>,
+    end: std::time::Instant,
 }
 
 impl Gpu {
@@ -116,7 +182,14 @@ impl Gpu {
         let mut partner = self.partner.take().expect("two threads");
         let mut mem = MemSide::take(self);
         let gate = Gate::default();
-        let mut hi = HiOut::default();
+        let mut hi = HiOut {
+            pkts: Vec::new(),
+            runs: Vec::new(),
+            any: false,
+            min: Cycle::MAX,
+            start: None,
+            end: std::time::Instant::now(),
+        };
         let r = loop {
             match self.pipelined_cycle(&mut partner, &mut mem, &gate, &mut hi, stream) {
                 Err(e) => break Err(e),
@@ -245,17 +318,31 @@ impl Gpu {
             senders,
             done_hi,
             wake_hi,
+            bound,
             ..
         } = self;
+        let sms_n = sms.len();
         senders.clear();
         done_hi.clear();
         wake_hi.clear();
         hi.runs.clear();
+        hi.start = None;
         hi.any = false;
         hi.min = Cycle::MAX;
         let n = if due_only { wakes.due.len() } else { sms.len() };
         let (due, from, wake) = (&wakes.due, &wakes.from, &mut wakes.wake);
+        // This thread's items, then the partner's: the SMs below the boundary and the rest.
+        let k = bound.k.min(sms.len());
+        let split = if due_only {
+            due.partition_point(|&s| (s as usize) < k)
+        } else {
+            k
+        };
+        // This thread claims its items at once; the partner takes the others from the top in
+        // runs, and this thread, once done with its own, takes the partner's lowest ones one
+        // at a time (the partner's memory side varies from cycle to cycle).
         let ends = TwoEnds::new(n);
+        let own = ends.take_low_len(split);
         let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
         let ctx = StepCtx { kernels };
         let cfg = &*cfg;
@@ -275,7 +362,12 @@ impl Gpu {
             if let Some(h) = h1.take() {
                 h();
             }
+            let mut first = true;
             while let Some(r) = ends.take_high() {
+                if first {
+                    hi.start = Some(std::time::Instant::now());
+                    first = false;
+                }
                 hi.runs.push(hi.pkts.len() as u32);
                 for i in r {
                     let (s, sm, ch) = visit(i);
@@ -292,13 +384,19 @@ impl Gpu {
                     }
                 }
             }
+            hi.end = std::time::Instant::now();
         };
         let mine = || {
             if let Some(h) = h0.take() {
                 h();
             }
             let (mut any, mut min) = (issued, Cycle::MAX);
-            while let Some(r) = ends.take_low() {
+            // The boundary's feedback reads the clock: which thread steps an SM is all it
+            // decides.
+            let (start, mut items) = (std::time::Instant::now(), 0);
+            let mut next = own;
+            while let Some(r) = next {
+                items += r.len();
                 for i in r {
                     let (s, sm, ch) = visit(i);
                     any |= ch;
@@ -310,9 +408,12 @@ impl Gpu {
                         senders.push(s as u32);
                     }
                 }
+                next = ends.take_low_len(1);
             }
-            (any, min)
+            (any, min, start, std::time::Instant::now(), items)
         };
-        Ok(closer.open_with(&mut theirs, mine))
+        let (any, min, a_start, a_end, a_items) = closer.open_with(&mut theirs, mine);
+        bound.feedback(a_start, a_end, a_items, hi.start, hi.end, sms_n);
+        Ok((any, min))
     }
 }
