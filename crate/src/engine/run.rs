@@ -287,12 +287,23 @@ impl Gpu {
             return;
         }
         let mut min = Cycle::MAX;
-        for (s, &w) in wakes.wake.iter().enumerate() {
-            if w > t0 && !(launched && marks[s].launch.is_some()) {
-                min = min.min(w);
-                continue;
+        if launched {
+            for (s, &w) in wakes.wake.iter().enumerate() {
+                if w > t0 && marks[s].launch.is_none() {
+                    min = min.min(w);
+                } else {
+                    wakes.due.push(s as u32);
+                }
             }
-            wakes.due.push(s as u32);
+        } else {
+            // (Most cycles: no CTA handed out, so no SM's marks need reading.)
+            for (s, &w) in wakes.wake.iter().enumerate() {
+                if w > t0 {
+                    min = min.min(w);
+                } else {
+                    wakes.due.push(s as u32);
+                }
+            }
         }
         wakes.rest_min = min;
     }
