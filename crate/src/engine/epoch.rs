@@ -355,6 +355,19 @@ impl Gpu {
         }
     }
 
+    /// The block scheduler's issue for cycle `t0`: each CTA it hands out waits in its SM's marks
+    /// until the SM steps. Returns whether it handed out any.
+    pub(super) fn issue_ctas(&mut self, t0: Cycle) -> bool {
+        let marks = &mut self.marks;
+        self.sched.issue(
+            t0,
+            &self.sms,
+            &self.kernels,
+            self.cfg.sm.cta_launch_latency,
+            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
+        ) > 0
+    }
+
     /// Whether a partner thread runs the other half of split cycles (two threads).
     pub(super) fn has_partner(&self) -> bool {
         #[cfg(feature = "parallel")]
@@ -542,10 +555,7 @@ impl Gpu {
             };
             // Decoding ahead: the next two chunks at once, one on each thread (a chunk is
             // worth dozens of cycles; one thread decoding alone kept the other waiting).
-            let (mut h0, mut h1) = match ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
-                Some([x, y]) => (Some(x), Some(y)),
-                None => (None, None),
-            };
+            let (mut h0, mut h1) = decode_halves(ahead.as_deref_mut());
             let a = partner.join(
                 || {
                     if let Some(h) = h0.take() {
@@ -581,22 +591,7 @@ impl Gpu {
                     rb = any;
                 },
             );
-            // The rest of the staging, in SM order: this thread's SMs (all below the
-            // partner's), then the partner's that finished CTAs.
-            staged.t0 = t0;
-            staged.k = 1;
-            let mut done_any = false;
-            done_hi.sort_unstable();
-            for &s in senders.iter().chain(done_hi.iter()) {
-                let sm = &mut sms[s as usize];
-                if !sm.sh.outbox.is_empty() {
-                    staged.pkts.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
-                }
-                if sched.finished(s as usize, &sm.sh.done_ctas, t0, &mut staged.flushes) {
-                    sm.sh.done_ctas.clear();
-                    done_any = true;
-                }
-            }
+            let done_any = super::run::stage_split(sms, sched, senders, done_hi, staged, t0);
             let progress = a | rb | done_any;
             // This cycle's request half waits for the next cycle's parallel phase (or for
             // `finish_requests`, whichever comes first).
@@ -649,14 +644,7 @@ impl Gpu {
     pub fn step(&mut self, ahead: Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {
         let t0 = self.now;
         let k = self.epoch - t0 % self.epoch;
-        let marks = &mut self.marks;
-        let mut progress = self.sched.issue(
-            t0,
-            &self.sms,
-            &self.kernels,
-            self.cfg.sm.cta_launch_latency,
-            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
-        ) > 0;
+        let mut progress = self.issue_ctas(t0);
         let mut ahead = ahead;
         if self.wakes.windows {
             // `fast`: each SM on its own up to the next CTA completion (window.rs).
@@ -735,6 +723,21 @@ impl Gpu {
 type Pool = Option<Option<std::sync::Arc<rayon::ThreadPool>>>;
 #[cfg(not(feature = "parallel"))]
 type Pool = Option<Option<()>>;
+
+/// The stream's next two chunks to decode ahead, one for each thread ([`KernelStream::prefetch_pair`]),
+/// or None twice when nothing is due.
+#[cfg(feature = "parallel")]
+pub(super) fn decode_halves<'a>(
+    s: Option<&'a mut (dyn KernelStream + Send + 'static)>,
+) -> (
+    Option<crate::trace::PrefetchHalf<'a>>,
+    Option<crate::trace::PrefetchHalf<'a>>,
+) {
+    match s.and_then(|s| s.prefetch_pair()) {
+        Some([x, y]) => (Some(x), Some(y)),
+        None => (None, None),
+    }
+}
 
 /// Decodes ahead in the issuing kernel's stream (returns false: no simulated progress).
 pub(super) fn prefetch(s: &mut Option<&mut (dyn KernelStream + Send + 'static)>) -> bool {

@@ -30,9 +30,11 @@
 //! moved out of the `Gpu` for the pipelined run, so the partner's half owns it while this
 //! thread's half borrows the rest of the `Gpu`.
 
-use super::epoch::{post_replies, replies_cycle, requests_cycle, sm_epoch, Inboxes, Staged};
+use super::epoch::{
+    decode_halves, post_replies, replies_cycle, requests_cycle, sm_epoch, Inboxes, Staged,
+};
 use super::handoff::{Disjoint, Gate, TwoEnds};
-use super::run::{feed, stage_sm};
+use super::run::{feed, stage_split};
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::core::StepCtx;
 use crate::mem::NocPacket;
@@ -253,27 +255,13 @@ impl Gpu {
             ..
         } = self;
         if due_only {
-            for &(s, w) in wake_hi.iter() {
-                wakes.wake[s as usize] = w;
-            }
-            for &s in &wakes.due {
-                wakes.from[s as usize] = c + 1;
-            }
-            wakes.min = wakes.rest_min.min(min).min(hi.min);
-            wakes.due.clear();
+            wakes.settle_split(wake_hi, c, min.min(hi.min));
         }
         let st = &mut mem.staged;
         debug_assert!(st.is_empty());
         std::mem::swap(&mut st.hi, &mut hi.pkts);
         std::mem::swap(&mut st.hi_runs, &mut hi.runs);
-        st.t0 = c;
-        st.k = 1;
-        let mut done_any = false;
-        done_hi.sort_unstable();
-        for &s in senders.iter().chain(done_hi.iter()) {
-            let s = s as usize;
-            done_any |= stage_sm(&mut sms[s], s, c, sched, st);
-        }
+        let done_any = stage_split(sms, sched, senders, done_hi, st, c);
         self.req_pending = true;
         post_replies(&mut mem.inbox_next, &mut self.marks, &mut self.wakes, c + 1);
         Ok(any | hi.any | mem_any | done_any)
@@ -293,22 +281,12 @@ impl Gpu {
         let closer = gate.closer(round);
         // What the regular loop does between the cycles (its checks cannot fire here).
         feed(self, stream)?;
-        let marks = &mut self.marks;
-        let issued = self.sched.issue(
-            c,
-            &self.sms,
-            &self.kernels,
-            self.cfg.sm.cta_launch_latency,
-            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
-        ) > 0;
+        let issued = self.issue_ctas(c);
         let due_only = self.wakes.on;
         if due_only {
             self.collect_due(c);
         }
-        let (mut h0, mut h1) = match stream.as_deref_mut().and_then(|s| s.prefetch_pair()) {
-            Some([x, y]) => (Some(x), Some(y)),
-            None => (None, None),
-        };
+        let (mut h0, mut h1) = decode_halves(stream.as_deref_mut().map(|s| s as _));
         let Gpu {
             sms,
             marks,

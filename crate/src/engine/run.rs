@@ -225,6 +225,21 @@ impl SmWakes {
         self.seen = None;
     }
 
+    /// After a two-thread cycle `t0` of due SMs (`Gpu::sms_due_split`, `pipeline.rs`): the
+    /// partner's SMs' new wakes (`wake_hi`; this thread wrote its own), every due SM's
+    /// accounting done through `t0`, and the least wake (`min`: of the SMs stepped).
+    #[cfg(feature = "parallel")]
+    pub fn settle_split(&mut self, wake_hi: &[(u32, Cycle)], t0: Cycle, min: Cycle) {
+        for &(s, w) in wake_hi {
+            self.wake[s as usize] = w;
+        }
+        for &s in &self.due {
+            self.from[s as usize] = t0 + 1;
+        }
+        self.min = self.rest_min.min(min);
+        self.due.clear();
+    }
+
     /// SM `s` is due at `t` at the latest (replies for it, `Gpu::post_replies`).
     pub fn wake_at(&mut self, s: usize, t: Cycle) {
         self.wake[s] = self.wake[s].min(t);
@@ -405,10 +420,7 @@ impl Gpu {
             let ch = sm_epoch(sm, m, &ctx, cfg, t0, 1);
             (sm, ch)
         };
-        let (mut h0, mut h1) = match ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
-            Some([x, y]) => (Some(x), Some(y)),
-            None => (None, None),
-        };
+        let (mut h0, mut h1) = super::epoch::decode_halves(ahead.as_deref_mut());
         let mut rb = (false, Cycle::MAX);
         let (a, min_a) = partner.join(
             || {
@@ -460,24 +472,8 @@ impl Gpu {
                 rb = (any, min);
             },
         );
-        for &(s, w) in wake_hi.iter() {
-            wakes.wake[s as usize] = w;
-        }
-        for &s in &wakes.due {
-            wakes.from[s as usize] = t0 + 1;
-        }
-        wakes.min = wakes.rest_min.min(min_a).min(rb.1);
-        wakes.due.clear();
-        // The staging, in SM order: this thread's SMs (all below the partner's), then the
-        // partner's that finished CTAs.
-        staged.t0 = t0;
-        staged.k = 1;
-        let mut done_any = false;
-        done_hi.sort_unstable();
-        for &s in senders.iter().chain(done_hi.iter()) {
-            let s = s as usize;
-            done_any |= stage_sm(&mut sms[s], s, t0, sched, staged);
-        }
+        wakes.settle_split(wake_hi, t0, min_a.min(rb.1));
+        let done_any = stage_split(sms, sched, senders, done_hi, staged, t0);
         // This cycle's request half waits for the next cycle's partner (or for
         // `finish_requests`).
         self.req_pending = mem;
@@ -514,6 +510,30 @@ impl Gpu {
         }
         progress
     }
+}
+
+/// The staging after a two-thread K = 1 cycle `t0`, in SM order: this thread's SMs that sent
+/// packets or finished CTAs (`senders`, all below the partner's), then the partner's that
+/// finished CTAs (`done_hi`; it staged its own packets in `Staged::hi`). True when CTAs
+/// finished.
+#[cfg(feature = "parallel")]
+pub(super) fn stage_split(
+    sms: &mut [Sm],
+    sched: &mut super::cta_issue::BlockScheduler,
+    senders: &[u32],
+    done_hi: &mut [u32],
+    staged: &mut super::epoch::Staged,
+    t0: Cycle,
+) -> bool {
+    staged.t0 = t0;
+    staged.k = 1;
+    let mut done_any = false;
+    done_hi.sort_unstable();
+    for &s in senders.iter().chain(done_hi.iter()) {
+        let s = s as usize;
+        done_any |= stage_sm(&mut sms[s], s, t0, sched, staged);
+    }
+    done_any
 }
 
 /// Stages SM `s`'s packets of cycle `t0` and hands its finished CTAs to the block scheduler
