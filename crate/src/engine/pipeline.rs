@@ -157,7 +157,8 @@ impl Gpu {
         self.has_partner() && self.pipeline_ok_with(&self.partitions, end)
     }
 
-    /// [`Gpu::pipeline_ok`] but for the partner, with the memory side held apart.
+    /// [`Gpu::pipeline_ok`] inside a pipelined run, where the partner and the memory side are
+    /// held apart from the `Gpu` (`partitions`: the memory side's).
     fn pipeline_ok_with(&self, partitions: &MemPartitions, end: Cycle) -> bool {
         let next = self.now + 1;
         self.executor == Executor::Parallel
