@@ -192,7 +192,7 @@ pub(super) struct SmWakes {
     /// The SMs to visit in the cycle being stepped, in SM order ([`Gpu::collect_due`]).
     pub due: Vec<u32>,
     /// The least wake cycle of the SMs not in `due`.
-    pub rest_min: Cycle,
+    rest_min: Cycle,
     /// This slice steps SMs in windows (`window.rs`): each SM on its own up to the window's
     /// end or the CTA it finishes, whichever comes first.
     pub windows: bool,
