@@ -144,11 +144,7 @@ pub(super) fn sm_epoch(
     t0: Cycle,
     k: u64,
 ) -> bool {
-    if let Some((l, cta)) = m.launch.take() {
-        let lat = cfg.sm.cta_launch_latency;
-        sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
-        debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
-    }
+    take_launch(sm, m, ctx, cfg, t0);
     if !m.inbox.is_empty() {
         for (c, r) in m.inbox.drain(..) {
             sm.sh.mem.deliver(c, r);
@@ -181,6 +177,43 @@ pub(super) fn sm_epoch(
         m.done.push(sm.sh.done_ctas.len() as u32);
     }
     ch
+}
+
+/// The CTA the block scheduler gave the SM for cycle `t0`, made resident.
+#[inline]
+fn take_launch(sm: &mut Sm, m: &mut EpochMarks, ctx: &StepCtx, cfg: &GpuConfig, t0: Cycle) {
+    if let Some((l, cta)) = m.launch.take() {
+        let lat = cfg.sm.cta_launch_latency;
+        sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
+        debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
+    }
+}
+
+/// Cycle `t` of one SM whose inbox may hold replies stamped `t` and later (memory windows,
+/// `mwindow.rs`): its CTA, the replies stamped before `t`, its step; what [`sm_epoch`] does
+/// for one cycle.
+#[cfg(feature = "parallel")]
+#[inline]
+pub(super) fn sm_cycle(
+    sm: &mut Sm,
+    m: &mut EpochMarks,
+    ctx: &StepCtx,
+    cfg: &GpuConfig,
+    t: Cycle,
+) -> bool {
+    take_launch(sm, m, ctx, cfg, t);
+    let n = m.inbox.partition_point(|&(c, _)| c < t);
+    if n > 0 {
+        for (c, r) in m.inbox.drain(..n) {
+            sm.sh.mem.deliver(c, r);
+        }
+        sm.wake_now();
+    }
+    if sm.awake(t) {
+        return sm.step(t, ctx);
+    }
+    sm.skip(1);
+    false
 }
 
 /// The SM half of an epoch: every SM, in parallel when `par` (rayon's current pool).
@@ -219,7 +252,7 @@ fn sms_epoch(
 /// The memory half: runs the staged epoch cycle by cycle (each cycle's packets in SM order,
 /// then the step, the kernel-end flush); replies go to `inbox` stamped with their cycle.
 /// Returns whether it produced any reply.
-fn mem_epoch(
+pub(super) fn mem_epoch(
     parts: &mut MemPartitions,
     clocks: &mut clocks::ClockDomains,
     pending: &mut Vec<NocPacket>,

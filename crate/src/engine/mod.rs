@@ -56,6 +56,8 @@ mod feed;
 #[cfg(feature = "parallel")]
 mod handoff;
 pub mod model;
+#[cfg(feature = "parallel")]
+mod mwindow;
 pub mod occupancy;
 #[cfg(feature = "parallel")]
 mod pipeline;
@@ -190,6 +192,22 @@ impl MemPartitions {
             MemPartitions::None | MemPartitions::Cycle(_) => {}
         }
     }
+    /// The cycle memory system's reply lookahead (`mem::MemPartitions::reply_lookahead`;
+    /// 0 without one).
+    fn reply_lookahead(&self) -> Cycle {
+        match self {
+            MemPartitions::None => 0,
+            MemPartitions::Cycle(m) => m.reply_lookahead(),
+        }
+    }
+    /// The replies in flight that the memory side hands over in its ticks of
+    /// `after + 1 ..= upto` (`mem::MemPartitions::replies_arriving`).
+    #[cfg(feature = "parallel")]
+    fn replies_arriving(&self, after: Cycle, upto: Cycle, f: impl FnMut(Cycle, &NocPacket)) {
+        if let MemPartitions::Cycle(m) = self {
+            m.replies_arriving(after, upto, f);
+        }
+    }
     /// Lets the cycle memory system step its partitions in parallel (at least `min` busy).
     fn set_parallel(&mut self, on: bool, min: usize) {
         if let MemPartitions::Cycle(m) = self {
@@ -284,6 +302,9 @@ pub struct Gpu {
     /// Pipelined cycles: which SMs each thread steps (`pipeline.rs`).
     #[cfg(feature = "parallel")]
     bound: pipeline::Boundary,
+    /// Memory windows: the SMs' places and scratch (`mwindow.rs`).
+    #[cfg(feature = "parallel")]
+    mwin: mwindow::MemWindows,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -371,6 +392,8 @@ impl Gpu {
             wake_hi: Vec::new(),
             #[cfg(feature = "parallel")]
             bound: pipeline::Boundary::new(cfg.gpu.num_sms as usize),
+            #[cfg(feature = "parallel")]
+            mwin: mwindow::MemWindows::new(cfg.gpu.num_sms as usize),
             req_pending: false,
             wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,

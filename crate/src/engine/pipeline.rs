@@ -103,10 +103,15 @@ impl Boundary {
         }
     }
 
+    /// Which SMs this thread claims: those below this.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
     /// After a cycle: when this thread's SMs began and ended and how many it had, when the
     /// partner began its SMs (None: it found none left) and ended. When this thread ends later
     /// by more than half an SM on average it gives the partner an SM, and the other way round.
-    fn feedback(
+    pub(super) fn feedback(
         &mut self,
         a_start: std::time::Instant,
         a_end: std::time::Instant,

@@ -104,7 +104,11 @@ fn epochs(
         // Two threads: the following cycles with the serial part beside the memory side, as
         // long as the checks below could not fire between them (pipeline.rs).
         #[cfg(feature = "parallel")]
-        if progress && gpu.pipeline_ok(end) {
+        if progress && gpu.mem_windows_ok(end) {
+            // Several cycles per hand-off while the issuing kernel has CTAs to come
+            // (mwindow.rs).
+            progress = gpu.mem_windows(stream, end)?;
+        } else if progress && gpu.pipeline_ok(end) {
             progress = gpu.pipelined(stream, end)?;
         }
         let now = gpu.now;

@@ -25,6 +25,10 @@ impl Domain {
         };
         Domain { ratio: r, next: 0 }
     }
+    /// Own cycles per core cycle.
+    pub fn ratio(&self) -> f64 {
+        self.ratio
+    }
     /// The last own cycle that has started by core cycle `now`. (The product is never
     /// negative, so the conversion's truncation is the floor, without a call to `floor`.)
     #[inline]

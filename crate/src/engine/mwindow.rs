@@ -1,0 +1,657 @@
+//! Memory windows (issue 6): with two threads and a cycle memory system (`cycle`, `hybrid`),
+//! the SMs step several cycles per hand-off instead of one, and the results stay those of
+//! stepping cycle by cycle.
+//!
+//! What an SM reads from outside in a cycle is the replies handed to it and the CTA the block
+//! scheduler gives it. Replies cross the reply crossbar, which takes at least
+//! [`MemPartitions::reply_lookahead`] (`L`) core cycles: after the memory side's tick of cycle
+//! `m - 1`, every reply it will hand over in the ticks of `m .. m + L - 1` is already in
+//! flight, and can be read there ([`MemPartitions::replies_arriving`]). So a window `[G, H)`
+//! of SM cycles needs the memory side only up to `H - 2 - L`, and the memory side's ticks of
+//! the previous window run beside it:
+//!
+//! ```text
+//!  this thread                                  partner
+//!  ── between windows ─────────────────────────────────────────────────────────────────
+//!  feed CTAs, issue for G; the replies in flight that reach the SMs by H - 2 go to their
+//!  inboxes, stamped; the packets of the previous window staged in (cycle, SM) order
+//!  ── join ─────────────────────────────────────────────────────────────────────────────
+//!  decode-ahead half                            decode-ahead half
+//!  SMs from the low end, each from G (or        the memory side's ticks of the previous
+//!  where it is) to H, taking each reply in      window, cycle by cycle (its replies were
+//!  the cycle after its stamp                    handed over already: dropped), then SMs
+//!                                               from the high end
+//!  ── join ends ───────────────────────────────────────────────────────────────────────
+//! ```
+//! CTAs: as in `fast`'s windows (`window.rs`), an SM that finishes a CTA stops there, parked,
+//! and the window's earliest parked cycle `c` is booked (SM order), so the next window starts
+//! at `c + 1`, where the block scheduler issues as it would have; SMs that ran further stay
+//! ahead, and a window ends no later than the first cycle the block scheduler might give a CTA
+//! to an SM that did not just finish one (`BlockScheduler::open_from`). Windows run only while
+//! the issuing kernel has more CTAs than its queue holds (no kernel can end or start), and
+//! end by bringing every SM to one cycle (the last window's end, no longer extended), where
+//! the regular loop goes on: the memory side ticked through the cycle before, the replies of
+//! its last tick in the SMs' inboxes, as after a cycle of `Gpu::step`.
+//!
+//! Each SM gets the calls it gets cycle by cycle (its CTA, its replies before the cycle after
+//! their stamp, its step, or with the event front end its deferred accounting and its step
+//! when due), and the memory side gets every packet stamped with its cycle in SM order, so
+//! results are identical (`tests/threads_equal.rs`); debug builds check that every reply the
+//! memory side hands over was handed to its SM before.
+
+use super::epoch::{decode_halves, mem_epoch, sm_cycle, EpochMarks, Inboxes};
+use super::handoff::{Disjoint, Partner, TwoEnds};
+use super::pipeline::Boundary;
+use super::run::feed;
+use super::{Executor, Gpu};
+use crate::config::GpuConfig;
+use crate::core::{Sm, StepCtx};
+use crate::trace::KernelStream;
+use crate::{Cycle, Result};
+
+/// The longest window (cycles).
+const WINDOW: Cycle = 16;
+
+/// Windows need at least this reply lookahead (a shorter one gives windows of a cycle or two,
+/// which the pipelined cycles of `pipeline.rs` run better).
+const MIN_LOOKAHEAD: Cycle = 4;
+
+/// SMs this thread claims at a time below the boundary.
+const OWN_RUN: usize = 4;
+
+/// Windows in a row without progress before the regular loop takes over (its idle skipping
+/// and deadlock report).
+const IDLE_WINDOWS: u32 = 64;
+
+/// One SM's place in the windows.
+#[derive(Clone, Debug, Default)]
+struct Lane {
+    /// Every cycle before this is stepped (or slept through).
+    at: Cycle,
+    /// The cycle in which it finished a CTA not yet booked, or `Cycle::MAX`.
+    parked: Cycle,
+    /// Its outbox's length after each cycle it sent packets in, for the packets not yet staged.
+    sent: Vec<(Cycle, u32)>,
+}
+
+/// The windows' state, kept between runs (scratch).
+#[derive(Debug)]
+pub(super) struct MemWindows {
+    lanes: Vec<Lane>,
+    /// The SMs to step in the window (SM order).
+    work: Vec<u32>,
+    /// SMs with packets to stage (scratch).
+    senders: Vec<u32>,
+    /// What the memory side hands over in its ticks (already in the SMs' inboxes).
+    spent: Inboxes,
+    /// Replies read ahead by the partner in a window's phase, for the SMs' inboxes after it.
+    next_in: Inboxes,
+    bound: Boundary,
+    /// Debug builds: per SM, the replies handed over ahead, for the memory side's to match.
+    #[cfg(debug_assertions)]
+    ahead: Vec<std::collections::VecDeque<(Cycle, crate::mem::NocPacket)>>,
+}
+
+impl MemWindows {
+    pub fn new(sms: usize) -> MemWindows {
+        MemWindows {
+            lanes: vec![Lane::default(); sms],
+            work: Vec::new(),
+            senders: Vec::new(),
+            spent: Inboxes {
+                per_sm: vec![Vec::new(); sms],
+                filled: Vec::new(),
+            },
+            next_in: Inboxes {
+                per_sm: vec![Vec::new(); sms],
+                filled: Vec::new(),
+            },
+            bound: Boundary::new(sms),
+            #[cfg(debug_assertions)]
+            ahead: vec![Default::default(); sms],
+        }
+    }
+}
+
+/// What a window's SM half needs besides the SMs.
+struct WinCtx<'a> {
+    ctx: StepCtx<'a>,
+    cfg: &'a GpuConfig,
+    g: Cycle,
+    h: Cycle,
+    /// The event front end: SMs step only when due (`SmWakes`).
+    due_only: bool,
+}
+
+/// Steps SM `s` through the window, or through the cycle in which it finishes a CTA. With the
+/// event front end `wake`/`from` are its `SmWakes` entries. Returns whether anything changed.
+#[inline]
+fn run_lane(
+    sm: &mut Sm,
+    m: &mut EpochMarks,
+    lane: &mut Lane,
+    wake: &mut Cycle,
+    from: &mut Cycle,
+    x: &WinCtx,
+) -> bool {
+    let mut t = lane.at.max(x.g);
+    let mut ch = false;
+    loop {
+        if x.due_only {
+            // Due: a CTA to take (at the window's start), its wake, or a reply to take.
+            let next = if m.launch.is_some() {
+                t
+            } else {
+                let r = m.inbox.first().map_or(Cycle::MAX, |&(c, _)| c + 1);
+                sm.wake.min(r).max(t)
+            };
+            t = next;
+        }
+        if t >= x.h {
+            break;
+        }
+        if x.due_only && t > *from {
+            sm.skip(t - *from);
+        }
+        *from = t + 1;
+        ch |= sm_cycle(sm, m, &x.ctx, x.cfg, t);
+        let len = sm.sh.outbox.len() as u32;
+        if len > lane.sent.last().map_or(0, |e| e.1) {
+            lane.sent.push((t, len));
+        }
+        if !sm.sh.done_ctas.is_empty() {
+            lane.parked = t;
+            lane.at = t + 1;
+            *wake = sm.wake;
+            return ch;
+        }
+        t += 1;
+    }
+    lane.at = x.h;
+    *wake = sm
+        .wake
+        .min(m.inbox.first().map_or(Cycle::MAX, |&(c, _)| c + 1));
+    ch
+}
+
+impl Gpu {
+    /// Whether memory windows may follow cycle `now` (a cycle that made progress; see the
+    /// module docs).
+    pub(super) fn mem_windows_ok(&self, end: Cycle) -> bool {
+        self.has_partner()
+            && self.executor == Executor::Parallel
+            && self.epoch == 1
+            && !self.wakes.windows
+            && self.now + 2 < end
+            && self.sched.issuing.is_some()
+            && self.sched.more
+            && self.partitions.reply_lookahead() >= MIN_LOOKAHEAD
+            && self.sms.iter().all(|sm| sm.recorder.is_none())
+    }
+
+    /// Runs windows from `now + 1` while [`Gpu::mem_windows_ok`]'s conditions last, then
+    /// brings every SM to one cycle. Leaves `now` at the last cycle run and returns whether
+    /// the last window made progress.
+    pub(super) fn mem_windows(
+        &mut self,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+        end: Cycle,
+    ) -> Result<bool> {
+        self.finish_requests();
+        self.partitions.set_parallel(false, 0);
+        let mut partner = self.partner.take().expect("two threads");
+        let mut w = std::mem::replace(&mut self.mwin, MemWindows::new(0));
+        let g = self.now + 1;
+        for l in &mut w.lanes {
+            l.at = g;
+            l.parked = Cycle::MAX;
+            l.sent.clear();
+        }
+        self.staged.t0 = g;
+        self.staged.k = 0;
+        let r = self.windows_from(g, &mut w, &mut partner, stream, end);
+        self.mwin = w;
+        self.partner = Some(partner);
+        r
+    }
+
+    fn windows_from(
+        &mut self,
+        mut g: Cycle,
+        w: &mut MemWindows,
+        partner: &mut Partner,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+        end: Cycle,
+    ) -> Result<bool> {
+        let lmin = self.partitions.reply_lookahead();
+        // The memory side's next tick; replies of ticks up to `peeked` are in the inboxes.
+        let mut mt = g;
+        let mut peeked = g - 1;
+        // The replies of the first window (and more); each window's partner half reads the
+        // next ones, after its memory ticks (`window_phase`).
+        self.hand_ahead(w, peeked, mt + lmin - 1);
+        peeked = mt + lmin - 1;
+        let mut idle = 0;
+        let mut progress = true;
+        loop {
+            // Every SM is at `g`; those parked finished a CTA in `g - 1`.
+            let booked = self.book_parked(w, g - 1);
+            progress |= booked;
+            feed(self, stream)?;
+            if !(self.sched.issuing.is_some() && self.sched.more)
+                || idle > IDLE_WINDOWS
+                || g + 1 >= end
+            {
+                // The regular loop goes on from `g` (it issues for `g`).
+                break;
+            }
+            progress = self.issue_ctas(g) | booked;
+            // Half the lookahead each: the next window may start at this one's end and
+            // still run as long (it reaches `g + lmin + 1` at most).
+            let h = (g + WINDOW.min(lmin.div_ceil(2)))
+                .min(mt + lmin + 1)
+                .min(end)
+                .min(self.sched.open_from())
+                .max(g + 1);
+            debug_assert!(h - 2 <= peeked, "a window beyond the reply lookahead");
+            self.list_work(w, g, h);
+            let ahead = (peeked, g + lmin - 1);
+            progress |= self.window_phase(w, partner, stream, g, h, ahead)?;
+            mt = g;
+            peeked = ahead.1;
+            w.drop_spent();
+            self.post_ahead(w);
+            progress |= self.settle(w, g, h, stream)?;
+            self.stage_window(w, g, h);
+            idle = if progress { 0 } else { idle + 1 };
+            if progress {
+                self.last_progress = h - 1;
+            }
+            g = h;
+        }
+        // Every SM is at `g`: the memory side ticks up to it; the last tick's replies were not
+        // handed over ahead, and go to the inboxes as after a regular cycle.
+        let Gpu {
+            partitions,
+            clocks,
+            outbox,
+            replies,
+            staged,
+            marks,
+            wakes,
+            sms,
+            ..
+        } = self;
+        debug_assert_eq!(staged.t0 + staged.k, g);
+        debug_assert_eq!(mt, staged.t0);
+        mem_epoch(partitions, clocks, outbox, replies, staged, &mut w.spent);
+        debug_assert!(peeked >= g - 1);
+        w.drop_spent();
+        // Replies handed over ahead for cycles from `g` on are taken back: they are still in
+        // flight, and the regular loop's ticks hand them over.
+        for (s, m) in marks.iter_mut().enumerate() {
+            let k = m.inbox.partition_point(|&(c, _)| c < g);
+            m.inbox.truncate(k);
+            #[cfg(debug_assertions)]
+            {
+                while w.ahead[s].back().is_some_and(|&(c, _)| c >= g) {
+                    w.ahead[s].pop_back();
+                }
+                debug_assert!(w.ahead[s].is_empty());
+            }
+            if wakes.on {
+                let r = m.inbox.first().map_or(Cycle::MAX, |&(c, _)| c + 1);
+                wakes.wake[s] = sms[s].wake.min(r);
+            }
+        }
+        if wakes.on {
+            wakes.min = wakes.wake.iter().copied().min().unwrap_or(Cycle::MAX);
+            wakes.acct_to = g;
+        }
+        self.now = g - 1;
+        Ok(progress)
+    }
+
+    /// The replies the memory side will hand over in its ticks of `after + 1 ..= upto` go to
+    /// their SMs' inboxes now, stamped with those ticks.
+    fn hand_ahead(&mut self, w: &mut MemWindows, after: Cycle, upto: Cycle) {
+        let Gpu {
+            partitions,
+            marks,
+            wakes,
+            ..
+        } = self;
+        let on = wakes.on;
+        let wake = &mut wakes.wake;
+        partitions.replies_arriving(after, upto, |c, p| {
+            let s = p.src_sm as usize;
+            marks[s].inbox.push((c, *p));
+            if on {
+                wake[s] = wake[s].min(c + 1);
+            }
+            #[cfg(debug_assertions)]
+            w.ahead[s].push_back((c, *p));
+        });
+        #[cfg(not(debug_assertions))]
+        let _ = w;
+    }
+
+    /// The replies the partner read ahead in the window's phase (`MemWindows::next_in`) go to
+    /// their SMs' inboxes.
+    fn post_ahead(&mut self, w: &mut MemWindows) {
+        let Gpu { marks, wakes, .. } = self;
+        for &s in &w.next_in.filled {
+            let s = s as usize;
+            let new = &mut w.next_in.per_sm[s];
+            if wakes.on {
+                wakes.wake[s] = wakes.wake[s].min(new[0].0 + 1);
+            }
+            #[cfg(debug_assertions)]
+            w.ahead[s].extend(new.iter().copied());
+            let inbox = &mut marks[s].inbox;
+            if inbox.is_empty() {
+                std::mem::swap(inbox, new);
+            } else {
+                inbox.append(new);
+            }
+        }
+        w.next_in.filled.clear();
+    }
+
+    /// The SMs to step in window `[g, h)`: not parked, not ahead of it, and (event front end)
+    /// due in it.
+    fn list_work(&mut self, w: &mut MemWindows, g: Cycle, h: Cycle) {
+        let due_only = self.wakes.on;
+        w.work.clear();
+        for (s, l) in w.lanes.iter().enumerate() {
+            if l.parked != Cycle::MAX || l.at >= h {
+                continue;
+            }
+            if due_only && self.marks[s].launch.is_none() && self.wakes.wake[s] >= h {
+                continue;
+            }
+            debug_assert!(l.at >= g);
+            w.work.push(s as u32);
+        }
+    }
+
+    /// The window's parallel phase: the SMs of `w.work` on both threads, the memory side's
+    /// ticks `staged.t0 .. g` on the partner first.
+    fn window_phase(
+        &mut self,
+        w: &mut MemWindows,
+        partner: &mut Partner,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+        g: Cycle,
+        h: Cycle,
+        ahead: (Cycle, Cycle),
+    ) -> Result<bool> {
+        let (mut h0, mut h1) = decode_halves(stream.as_deref_mut().map(|s| s as _));
+        let due_only = self.wakes.on;
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            wakes,
+            partitions,
+            clocks,
+            outbox,
+            replies,
+            staged,
+            ..
+        } = self;
+        debug_assert_eq!(staged.t0 + staged.k, g);
+        let MemWindows {
+            lanes,
+            work,
+            spent,
+            next_in,
+            bound,
+            ..
+        } = w;
+        let n = work.len();
+        let sms_n = sms.len();
+        let k = bound.k().min(sms_n);
+        let split = work.partition_point(|&s| (s as usize) < k);
+        let ends = TwoEnds::new(n);
+        let (ds, dm, dl) = (
+            Disjoint::new(sms),
+            Disjoint::new(marks),
+            Disjoint::new(lanes),
+        );
+        let (dw, df) = if due_only {
+            (
+                Disjoint::new(&mut wakes.wake),
+                Disjoint::new(&mut wakes.from),
+            )
+        } else {
+            (Disjoint::new(&mut []), Disjoint::new(&mut []))
+        };
+        let x = WinCtx {
+            ctx: StepCtx { kernels },
+            cfg,
+            g,
+            h,
+            due_only,
+        };
+        let (mut spare_w, mut spare_f) = (0, 0);
+        let visit = |i: usize, spare_w: &mut Cycle, spare_f: &mut Cycle| {
+            let s = work[i] as usize;
+            // SAFETY: `ends` hands out every item once, and `work` lists each SM once.
+            let (sm, m, l) = unsafe { (ds.get(s), dm.get(s), dl.get(s)) };
+            let (wk, fr) = if due_only {
+                // SAFETY: as above.
+                unsafe { (dw.get(s), df.get(s)) }
+            } else {
+                (spare_w, spare_f)
+            };
+            run_lane(sm, m, l, wk, fr, &x)
+        };
+        let mut hi = (false, None, std::time::Instant::now());
+        let mut theirs = || {
+            if let Some(d) = h1.take() {
+                d();
+            }
+            let mem = mem_epoch(partitions, clocks, outbox, replies, staged, spent);
+            // The replies the next window needs, while they are in flight.
+            partitions.replies_arriving(ahead.0, ahead.1, |c, p| {
+                let s = p.src_sm as usize;
+                let b = &mut next_in.per_sm[s];
+                if b.is_empty() {
+                    next_in.filled.push(s as u32);
+                }
+                b.push((c, *p));
+            });
+            let (mut sw, mut sf) = (0, 0);
+            let mut any = mem;
+            let mut start = None;
+            while let Some(r) = ends.take_high() {
+                start.get_or_insert_with(std::time::Instant::now);
+                for i in r {
+                    any |= visit(i, &mut sw, &mut sf);
+                }
+            }
+            hi = (any, start, std::time::Instant::now());
+        };
+        let (lo, a_start, a_end, a_items) = partner.join(
+            || {
+                if let Some(d) = h0.take() {
+                    d();
+                }
+                let (start, mut items, mut any) = (std::time::Instant::now(), 0, false);
+                // Its own SMs a few at a time (the partner, done early, takes the last of
+                // them), then the partner's lowest one at a time.
+                while let Some(r) = ends.take_low_len(if items < split {
+                    (split - items).min(OWN_RUN)
+                } else {
+                    1
+                }) {
+                    items += r.len();
+                    for i in r {
+                        any |= visit(i, &mut spare_w, &mut spare_f);
+                    }
+                }
+                (any, start, std::time::Instant::now(), items)
+            },
+            &mut theirs,
+        );
+        bound.feedback(a_start, a_end, a_items, hi.1, hi.2, sms_n);
+        Ok(lo | hi.0)
+    }
+
+    /// Books the finished CTAs of the SMs parked in cycle `c` (SM order) and releases them
+    /// (each is at `c + 1`). Returns whether there were any.
+    fn book_parked(&mut self, w: &mut MemWindows, c: Cycle) -> bool {
+        let Gpu {
+            sms, sched, staged, ..
+        } = self;
+        let mut done = false;
+        for (s, l) in w.lanes.iter_mut().enumerate() {
+            if l.parked == c {
+                l.parked = Cycle::MAX;
+                let sm = &mut sms[s];
+                done |= sched.finished(s, &sm.sh.done_ctas, c, &mut staged.flushes);
+                sm.sh.done_ctas.clear();
+            }
+        }
+        done
+    }
+
+    /// After the parallel phase of window `[g, h)`: the SMs parked in it are booked in cycle
+    /// order, each given what the block scheduler gives it then, and stepped on here (with
+    /// any other SM the block scheduler may give a CTA before `h`) in windows of their own,
+    /// until every SM is at `h` or parked in `h - 1`. Returns whether CTAs finished.
+    fn settle(
+        &mut self,
+        w: &mut MemWindows,
+        g: Cycle,
+        h: Cycle,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+    ) -> Result<bool> {
+        let mut done = false;
+        // The SMs not parked are at `h` (those not due in the window too).
+        for l in &mut w.lanes {
+            if l.parked == Cycle::MAX {
+                l.at = h;
+            }
+        }
+        loop {
+            // The next cycle the block scheduler may hand out a CTA in: after the earliest
+            // park, or where an SM stepped here stopped (the scheduler's `open_from`).
+            let mut next = Cycle::MAX;
+            let mut c = Cycle::MAX;
+            for l in &w.lanes {
+                if l.parked == Cycle::MAX {
+                    next = next.min(l.at);
+                } else {
+                    c = c.min(l.parked);
+                }
+            }
+            next = next.min(c.saturating_add(1));
+            if next >= h {
+                return Ok(done);
+            }
+            debug_assert!(next > g);
+            if c.saturating_add(1) == next {
+                done |= self.book_parked(w, c);
+            }
+            feed(self, stream)?;
+            done |= self.issue_ctas(next);
+            let h2 = h.min(self.sched.open_from()).max(next + 1);
+            self.steps_here(w, next, h2);
+        }
+    }
+
+    /// Steps the SMs behind `h2` (not parked) from where they are to `h2` on this thread.
+    fn steps_here(&mut self, w: &mut MemWindows, g2: Cycle, h2: Cycle) {
+        let due_only = self.wakes.on;
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            wakes,
+            ..
+        } = self;
+        let x = WinCtx {
+            ctx: StepCtx { kernels },
+            cfg,
+            g: g2,
+            h: h2,
+            due_only,
+        };
+        let (mut sw, mut sf) = (0, 0);
+        for (s, l) in w.lanes.iter_mut().enumerate() {
+            if l.parked != Cycle::MAX || l.at >= h2 {
+                continue;
+            }
+            let (wk, fr) = if due_only {
+                (&mut wakes.wake[s], &mut wakes.from[s])
+            } else {
+                (&mut sw, &mut sf)
+            };
+            run_lane(&mut sms[s], &mut marks[s], l, wk, fr, &x);
+        }
+    }
+
+    /// Stages the packets of cycles `g .. h` for the memory side, in (cycle, SM) order.
+    fn stage_window(&mut self, w: &mut MemWindows, g: Cycle, h: Cycle) {
+        let Gpu { sms, staged, .. } = self;
+        debug_assert!(staged.pkts.is_empty());
+        staged.t0 = g;
+        staged.k = h - g;
+        w.senders.clear();
+        for (s, l) in w.lanes.iter().enumerate() {
+            if !l.sent.is_empty() {
+                debug_assert!(l.sent[0].0 >= g);
+                w.senders.push(s as u32);
+            }
+        }
+        for u in g..h {
+            for &s in &w.senders {
+                let (l, sm) = (&w.lanes[s as usize], &sms[s as usize]);
+                stage_cycle(l, sm, u, &mut staged.pkts);
+            }
+        }
+        for &s in &w.senders {
+            let (l, sm) = (&mut w.lanes[s as usize], &mut sms[s as usize]);
+            debug_assert!(l.sent.last().is_some_and(|e| e.0 < h));
+            sm.sh.outbox.clear();
+            l.sent.clear();
+        }
+    }
+}
+
+/// Stages SM `l`'s packets of cycle `u` (its `sent` entries are in cycle order; those of
+/// earlier cycles are staged already).
+#[inline]
+fn stage_cycle(l: &Lane, sm: &Sm, u: Cycle, pkts: &mut Vec<(Cycle, crate::mem::NocPacket)>) {
+    let i = l.sent.partition_point(|e| e.0 < u);
+    if let Some(&(c, to)) = l.sent.get(i) {
+        if c == u {
+            let from = if i == 0 { 0 } else { l.sent[i - 1].1 };
+            pkts.extend(
+                sm.sh.outbox[from as usize..to as usize]
+                    .iter()
+                    .map(|p| (u, *p)),
+            );
+        }
+    }
+}
+
+impl MemWindows {
+    /// The memory side's replies of the ticks just run: handed over ahead already, dropped
+    /// (debug builds check they are the same).
+    fn drop_spent(&mut self) {
+        for &s in &self.spent.filled {
+            let s = s as usize;
+            #[cfg(debug_assertions)]
+            for r in &self.spent.per_sm[s] {
+                debug_assert_eq!(self.ahead[s].pop_front().as_ref(), Some(r));
+            }
+            self.spent.per_sm[s].clear();
+        }
+        self.spent.filled.clear();
+    }
+}
