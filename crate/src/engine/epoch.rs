@@ -260,10 +260,29 @@ pub(super) fn mem_epoch(
     staged: &mut Staged,
     inbox: &mut Inboxes,
 ) -> bool {
+    mem_epoch_while(parts, clocks, pending, replies, staged, inbox, || true)
+}
+
+/// [`mem_epoch`], asking `go` before each cycle but the first: when it says no, the cycles
+/// not run stay staged (`t0` is the first of them).
+pub(super) fn mem_epoch_while(
+    parts: &mut MemPartitions,
+    clocks: &mut clocks::ClockDomains,
+    pending: &mut Vec<NocPacket>,
+    replies: &mut Vec<NocPacket>,
+    staged: &mut Staged,
+    inbox: &mut Inboxes,
+    go: impl Fn() -> bool,
+) -> bool {
     let mut progress = false;
     let mut p = 0;
     let mut f = 0;
-    for c in staged.t0..staged.t0 + staged.k {
+    let end = staged.t0 + staged.k;
+    let mut c = staged.t0;
+    while c < end {
+        if c > staged.t0 && !go() {
+            break;
+        }
         while p < staged.pkts.len() && staged.pkts[p].0 == c {
             pending.push(staged.pkts[p].1);
             p += 1;
@@ -275,9 +294,17 @@ pub(super) fn mem_epoch(
             parts.end_kernel();
             f += 1;
         }
+        c += 1;
     }
-    staged.pkts.clear();
-    staged.flushes.clear();
+    if c == end {
+        staged.pkts.clear();
+        staged.flushes.clear();
+    } else {
+        staged.pkts.drain(..p);
+        staged.flushes.drain(..f);
+    }
+    staged.k = end - c;
+    staged.t0 = c;
     progress
 }
 

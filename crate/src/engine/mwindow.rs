@@ -39,11 +39,13 @@
 //! results are identical (`tests/threads_equal.rs`); debug builds check that every reply the
 //! memory side hands over was handed to its SM before.
 
-use super::epoch::{decode_halves, mem_epoch, sm_cycle, EpochMarks, Inboxes};
+use super::epoch::{
+    decode_halves, mem_epoch, mem_epoch_while, sm_cycle, EpochMarks, Inboxes, Staged,
+};
 use super::handoff::{Disjoint, Partner, TwoEnds};
-use super::pipeline::Boundary;
+use super::pipeline::{Boundary, MemSide};
 use super::run::feed;
-use super::{Executor, Gpu};
+use super::{Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
 use crate::core::{Sm, StepCtx};
 use crate::trace::KernelStream;
@@ -86,6 +88,8 @@ pub(super) struct MemWindows {
     spent: Inboxes,
     /// Replies read ahead by the partner in a window's phase, for the SMs' inboxes after it.
     next_in: Inboxes,
+    /// Kernel ends booked beside the memory side's ticks (none while windows run: checked).
+    flushes: Vec<Cycle>,
     bound: Boundary,
     /// Debug builds: per SM, the replies handed over ahead, for the memory side's to match.
     #[cfg(debug_assertions)]
@@ -106,6 +110,7 @@ impl MemWindows {
                 per_sm: vec![Vec::new(); sms],
                 filled: Vec::new(),
             },
+            flushes: Vec::new(),
             bound: Boundary::new(sms),
             #[cfg(debug_assertions)]
             ahead: vec![Default::default(); sms],
@@ -207,35 +212,39 @@ impl Gpu {
             l.parked = Cycle::MAX;
             l.sent.clear();
         }
-        self.staged.t0 = g;
-        self.staged.k = 0;
-        let r = self.windows_from(g, &mut w, &mut partner, stream, end);
+        let lmin = self.partitions.reply_lookahead();
+        let mut mem = MemSide::take(self);
+        mem.staged.t0 = g;
+        mem.staged.k = 0;
+        let r = self.windows_from(g, lmin, &mut w, &mut mem, &mut partner, stream, end);
+        mem.put_back(self);
         self.mwin = w;
         self.partner = Some(partner);
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn windows_from(
         &mut self,
         mut g: Cycle,
+        lmin: Cycle,
         w: &mut MemWindows,
+        mem: &mut MemSide,
         partner: &mut Partner,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
         end: Cycle,
     ) -> Result<bool> {
-        let lmin = self.partitions.reply_lookahead();
-        // The memory side's next tick; replies of ticks up to `peeked` are in the inboxes.
-        let mut mt = g;
+        // The memory side's ticks before `staged.t0` have run; the replies of its ticks up to
+        // `peeked` are in the SMs' inboxes (or, read ahead, in `w.next_in`).
         let mut peeked = g - 1;
-        // The replies of the first window (and more); each window's partner half reads the
-        // next ones, after its memory ticks (`window_phase`).
-        self.hand_ahead(w, peeked, mt + lmin - 1);
-        peeked = mt + lmin - 1;
+        read_ahead(&mem.partitions, &mut w.next_in, peeked, g + lmin - 1);
+        peeked = g + lmin - 1;
+        self.post_ahead(w);
         let mut idle = 0;
         let mut progress = true;
         loop {
             // Every SM is at `g`; those parked finished a CTA in `g - 1`.
-            let booked = self.book_parked(w, g - 1);
+            let booked = book_parked(self, &mut w.lanes, g - 1, &mut mem.staged.flushes);
             progress |= booked;
             feed(self, stream)?;
             if !(self.sched.issuing.is_some() && self.sched.more)
@@ -246,49 +255,67 @@ impl Gpu {
                 break;
             }
             progress = self.issue_ctas(g) | booked;
-            // Half the lookahead each: the next window may start at this one's end and
-            // still run as long (it reaches `g + lmin + 1` at most).
+            // At most half the lookahead, so the next window may be as long.
             let h = (g + WINDOW.min(lmin.div_ceil(2)))
-                .min(mt + lmin + 1)
+                .min(peeked + 2)
                 .min(end)
                 .min(self.sched.open_from())
                 .max(g + 1);
             debug_assert!(h - 2 <= peeked, "a window beyond the reply lookahead");
             self.list_work(w, g, h);
-            let ahead = (peeked, g + lmin - 1);
-            progress |= self.window_phase(w, partner, stream, g, h, ahead)?;
-            mt = g;
-            peeked = ahead.1;
+            let ahead = (peeked, mem.staged.t0 + mem.staged.k + lmin - 1);
+            debug_assert_eq!(mem.staged.t0 + mem.staged.k, g);
+            progress |= self.window_phase(w, mem, partner, stream, g, h, ahead)?;
+            peeked = peeked.max(ahead.1);
             w.drop_spent();
             self.post_ahead(w);
-            progress |= self.settle(w, g, h, stream)?;
-            self.stage_window(w, g, h);
+            // The cycles every SM has stepped (up to the earliest parked one) go to the memory
+            // side now, beside the booking of the parked SMs.
+            let cut = w
+                .lanes
+                .iter()
+                .map(|l| l.parked)
+                .min()
+                .unwrap_or(h)
+                .min(h - 1)
+                + 1;
+            if cut < h && self.no_flush_ahead() {
+                stage_window(&mut self.sms, w, &mut mem.staged, g, cut, false);
+                let (any, upto) =
+                    self.settle_beside(w, mem, partner, g, h, stream, peeked, lmin)?;
+                progress |= any;
+                peeked = peeked.max(upto);
+                w.drop_spent();
+                self.post_ahead(w);
+                stage_window(&mut self.sms, w, &mut mem.staged, cut, h, true);
+            } else {
+                progress |= self.settle(&mut w.lanes, &mut mem.staged.flushes, g, h, stream)?;
+                stage_window(&mut self.sms, w, &mut mem.staged, g, h, true);
+            }
             idle = if progress { 0 } else { idle + 1 };
             if progress {
                 self.last_progress = h - 1;
             }
             g = h;
         }
-        // Every SM is at `g`: the memory side ticks up to it; the last tick's replies were not
-        // handed over ahead, and go to the inboxes as after a regular cycle.
-        let Gpu {
+        // Every SM is at `g`: the memory side ticks up to it. Its replies were all handed over
+        // ahead; those for cycles from `g` on are taken back (still in flight, the regular
+        // loop's ticks hand them over), so the inboxes hold what a regular cycle leaves.
+        let MemSide {
             partitions,
             clocks,
             outbox,
             replies,
             staged,
-            marks,
-            wakes,
-            sms,
             ..
-        } = self;
+        } = mem;
         debug_assert_eq!(staged.t0 + staged.k, g);
-        debug_assert_eq!(mt, staged.t0);
         mem_epoch(partitions, clocks, outbox, replies, staged, &mut w.spent);
         debug_assert!(peeked >= g - 1);
         w.drop_spent();
-        // Replies handed over ahead for cycles from `g` on are taken back: they are still in
-        // flight, and the regular loop's ticks hand them over.
+        let Gpu {
+            marks, wakes, sms, ..
+        } = self;
         for (s, m) in marks.iter_mut().enumerate() {
             let k = m.inbox.partition_point(|&(c, _)| c < g);
             m.inbox.truncate(k);
@@ -312,32 +339,16 @@ impl Gpu {
         Ok(progress)
     }
 
-    /// The replies the memory side will hand over in its ticks of `after + 1 ..= upto` go to
-    /// their SMs' inboxes now, stamped with those ticks.
-    fn hand_ahead(&mut self, w: &mut MemWindows, after: Cycle, upto: Cycle) {
-        let Gpu {
-            partitions,
-            marks,
-            wakes,
-            ..
-        } = self;
-        let on = wakes.on;
-        let wake = &mut wakes.wake;
-        partitions.replies_arriving(after, upto, |c, p| {
-            let s = p.src_sm as usize;
-            marks[s].inbox.push((c, *p));
-            if on {
-                wake[s] = wake[s].min(c + 1);
-            }
-            #[cfg(debug_assertions)]
-            w.ahead[s].push_back((c, *p));
-        });
-        #[cfg(not(debug_assertions))]
-        let _ = w;
+    /// Whether no kernel but the issuing one (which has CTAs to come) is running: then no
+    /// booking can end a kernel, whose L2 flush the memory side must see in its cycle.
+    fn no_flush_ahead(&self) -> bool {
+        self.sched
+            .runs
+            .iter()
+            .all(|r| r.done() || Some(r.launch) == self.sched.issuing)
     }
 
-    /// The replies the partner read ahead in the window's phase (`MemWindows::next_in`) go to
-    /// their SMs' inboxes.
+    /// The replies the partner read ahead (`MemWindows::next_in`) go to their SMs' inboxes.
     fn post_ahead(&mut self, w: &mut MemWindows) {
         let Gpu { marks, wakes, .. } = self;
         for &s in &w.next_in.filled {
@@ -376,10 +387,12 @@ impl Gpu {
     }
 
     /// The window's parallel phase: the SMs of `w.work` on both threads, the memory side's
-    /// ticks `staged.t0 .. g` on the partner first.
+    /// ticks `staged.t0 .. g` and its read-ahead (`ahead`) on the partner first.
+    #[allow(clippy::too_many_arguments)]
     fn window_phase(
         &mut self,
         w: &mut MemWindows,
+        mem: &mut MemSide,
         partner: &mut Partner,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
         g: Cycle,
@@ -394,14 +407,8 @@ impl Gpu {
             kernels,
             cfg,
             wakes,
-            partitions,
-            clocks,
-            outbox,
-            replies,
-            staged,
             ..
         } = self;
-        debug_assert_eq!(staged.t0 + staged.k, g);
         let MemWindows {
             lanes,
             work,
@@ -453,18 +460,8 @@ impl Gpu {
             if let Some(d) = h1.take() {
                 d();
             }
-            let mem = mem_epoch(partitions, clocks, outbox, replies, staged, spent);
-            // The replies the next window needs, while they are in flight.
-            partitions.replies_arriving(ahead.0, ahead.1, |c, p| {
-                let s = p.src_sm as usize;
-                let b = &mut next_in.per_sm[s];
-                if b.is_empty() {
-                    next_in.filled.push(s as u32);
-                }
-                b.push((c, *p));
-            });
+            let mut any = mem.ticks(spent, next_in, ahead);
             let (mut sw, mut sf) = (0, 0);
-            let mut any = mem;
             let mut start = None;
             while let Some(r) = ends.take_high() {
                 start.get_or_insert_with(std::time::Instant::now);
@@ -500,38 +497,76 @@ impl Gpu {
         Ok(lo | hi.0)
     }
 
-    /// Books the finished CTAs of the SMs parked in cycle `c` (SM order) and releases them
-    /// (each is at `c + 1`). Returns whether there were any.
-    fn book_parked(&mut self, w: &mut MemWindows, c: Cycle) -> bool {
-        let Gpu {
-            sms, sched, staged, ..
-        } = self;
-        let mut done = false;
-        for (s, l) in w.lanes.iter_mut().enumerate() {
-            if l.parked == c {
-                l.parked = Cycle::MAX;
-                let sm = &mut sms[s];
-                done |= sched.finished(s, &sm.sh.done_ctas, c, &mut staged.flushes);
-                sm.sh.done_ctas.clear();
-            }
-        }
-        done
+    /// [`Gpu::settle`] on this thread while the partner runs the memory side's staged ticks
+    /// (as many as fit beside it, at least one) and reads the replies of the next ones ahead
+    /// (after `peeked`). Returns whether anything changed and how far it read ahead.
+    #[allow(clippy::too_many_arguments)]
+    fn settle_beside(
+        &mut self,
+        w: &mut MemWindows,
+        mem: &mut MemSide,
+        partner: &mut Partner,
+        g: Cycle,
+        h: Cycle,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+        peeked: Cycle,
+        lmin: Cycle,
+    ) -> Result<(bool, Cycle)> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let MemWindows {
+            lanes,
+            spent,
+            next_in,
+            flushes,
+            ..
+        } = w;
+        let (mut mem_any, mut upto) = (false, peeked);
+        let done = AtomicBool::new(false);
+        let r = partner.join(
+            || {
+                let r = self.settle(lanes, flushes, g, h, stream);
+                done.store(true, Ordering::Release);
+                r
+            },
+            &mut || {
+                let MemSide {
+                    partitions,
+                    clocks,
+                    outbox,
+                    replies,
+                    staged,
+                    ..
+                } = &mut *mem;
+                mem_any =
+                    mem_epoch_while(partitions, clocks, outbox, replies, staged, spent, || {
+                        !done.load(Ordering::Acquire)
+                    });
+                upto = staged.t0 + lmin - 1;
+                if upto > peeked {
+                    read_ahead(partitions, next_in, peeked, upto);
+                }
+            },
+        );
+        debug_assert!(flushes.iter().all(|&c| c >= mem.staged.t0 + mem.staged.k));
+        mem.staged.flushes.append(flushes);
+        Ok((r? | mem_any, upto.max(peeked)))
     }
 
     /// After the parallel phase of window `[g, h)`: the SMs parked in it are booked in cycle
     /// order, each given what the block scheduler gives it then, and stepped on here (with
     /// any other SM the block scheduler may give a CTA before `h`) in windows of their own,
-    /// until every SM is at `h` or parked in `h - 1`. Returns whether CTAs finished.
+    /// until every SM is at `h` or parked in `h - 1`. Returns whether anything changed.
     fn settle(
         &mut self,
-        w: &mut MemWindows,
+        lanes: &mut [Lane],
+        flushes: &mut Vec<Cycle>,
         g: Cycle,
         h: Cycle,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
     ) -> Result<bool> {
         let mut done = false;
         // The SMs not parked are at `h` (those not due in the window too).
-        for l in &mut w.lanes {
+        for l in lanes.iter_mut() {
             if l.parked == Cycle::MAX {
                 l.at = h;
             }
@@ -541,7 +576,7 @@ impl Gpu {
             // park, or where an SM stepped here stopped (the scheduler's `open_from`).
             let mut next = Cycle::MAX;
             let mut c = Cycle::MAX;
-            for l in &w.lanes {
+            for l in lanes.iter() {
                 if l.parked == Cycle::MAX {
                     next = next.min(l.at);
                 } else {
@@ -554,17 +589,17 @@ impl Gpu {
             }
             debug_assert!(next > g);
             if c.saturating_add(1) == next {
-                done |= self.book_parked(w, c);
+                done |= book_parked(self, lanes, c, flushes);
             }
             feed(self, stream)?;
             done |= self.issue_ctas(next);
             let h2 = h.min(self.sched.open_from()).max(next + 1);
-            self.steps_here(w, next, h2);
+            self.steps_here(lanes, next, h2);
         }
     }
 
     /// Steps the SMs behind `h2` (not parked) from where they are to `h2` on this thread.
-    fn steps_here(&mut self, w: &mut MemWindows, g2: Cycle, h2: Cycle) {
+    fn steps_here(&mut self, lanes: &mut [Lane], g2: Cycle, h2: Cycle) {
         let due_only = self.wakes.on;
         let Gpu {
             sms,
@@ -582,7 +617,7 @@ impl Gpu {
             due_only,
         };
         let (mut sw, mut sf) = (0, 0);
-        for (s, l) in w.lanes.iter_mut().enumerate() {
+        for (s, l) in lanes.iter_mut().enumerate() {
             if l.parked != Cycle::MAX || l.at >= h2 {
                 continue;
             }
@@ -594,32 +629,94 @@ impl Gpu {
             run_lane(&mut sms[s], &mut marks[s], l, wk, fr, &x);
         }
     }
+}
 
-    /// Stages the packets of cycles `g .. h` for the memory side, in (cycle, SM) order.
-    fn stage_window(&mut self, w: &mut MemWindows, g: Cycle, h: Cycle) {
-        let Gpu { sms, staged, .. } = self;
+/// Books the finished CTAs of the SMs parked in cycle `c` (SM order; kernel ends into
+/// `flushes`) and releases them (each is at `c + 1`). Returns whether there were any.
+fn book_parked(gpu: &mut Gpu, lanes: &mut [Lane], c: Cycle, flushes: &mut Vec<Cycle>) -> bool {
+    let mut done = false;
+    for (s, l) in lanes.iter_mut().enumerate() {
+        if l.parked == c {
+            l.parked = Cycle::MAX;
+            let sm = &mut gpu.sms[s];
+            done |= gpu.sched.finished(s, &sm.sh.done_ctas, c, flushes);
+            sm.sh.done_ctas.clear();
+        }
+    }
+    done
+}
+
+/// Stages the packets of cycles `g .. h` for the memory side (`staged`, empty), in (cycle, SM)
+/// order. `last`: the window's last part, every SM is at `h` and its packets leave the SMs.
+fn stage_window(
+    sms: &mut [Sm],
+    w: &mut MemWindows,
+    staged: &mut Staged,
+    g: Cycle,
+    h: Cycle,
+    last: bool,
+) {
+    if staged.k > 0 {
+        // Ticks before `g` still waiting: these follow them.
+        debug_assert_eq!(staged.t0 + staged.k, g);
+        staged.k = h - staged.t0;
+    } else {
         debug_assert!(staged.pkts.is_empty());
         staged.t0 = g;
         staged.k = h - g;
-        w.senders.clear();
-        for (s, l) in w.lanes.iter().enumerate() {
-            if !l.sent.is_empty() {
-                debug_assert!(l.sent[0].0 >= g);
-                w.senders.push(s as u32);
-            }
+    }
+    w.senders.clear();
+    for (s, l) in w.lanes.iter().enumerate() {
+        if l.sent.last().is_some_and(|e| e.0 >= g) {
+            w.senders.push(s as u32);
         }
-        for u in g..h {
-            for &s in &w.senders {
-                let (l, sm) = (&w.lanes[s as usize], &sms[s as usize]);
-                stage_cycle(l, sm, u, &mut staged.pkts);
-            }
-        }
+    }
+    for u in g..h {
         for &s in &w.senders {
-            let (l, sm) = (&mut w.lanes[s as usize], &mut sms[s as usize]);
-            debug_assert!(l.sent.last().is_some_and(|e| e.0 < h));
-            sm.sh.outbox.clear();
-            l.sent.clear();
+            stage_cycle(&w.lanes[s as usize], &sms[s as usize], u, &mut staged.pkts);
         }
+    }
+    if last {
+        for (l, sm) in w.lanes.iter_mut().zip(sms) {
+            if !l.sent.is_empty() {
+                debug_assert!(l.sent.last().is_some_and(|e| e.0 < h));
+                sm.sh.outbox.clear();
+                l.sent.clear();
+            }
+        }
+    }
+}
+
+/// The replies in flight that the memory side hands over in its ticks of `after + 1 ..= upto`,
+/// into `into` per SM.
+fn read_ahead(parts: &MemPartitions, into: &mut Inboxes, after: Cycle, upto: Cycle) {
+    parts.replies_arriving(after, upto, |c, p| {
+        let s = p.src_sm as usize;
+        let b = &mut into.per_sm[s];
+        if b.is_empty() {
+            into.filled.push(s as u32);
+        }
+        b.push((c, *p));
+    });
+}
+
+impl MemSide {
+    /// The memory side's staged ticks (their replies, all handed over ahead, into `spent`),
+    /// then the replies of the next ones read ahead (`after + 1 ..= upto`) into `next_in`.
+    /// Returns whether any replies were handed over.
+    fn ticks(&mut self, spent: &mut Inboxes, next_in: &mut Inboxes, ahead: (Cycle, Cycle)) -> bool {
+        let any = mem_epoch(
+            &mut self.partitions,
+            &mut self.clocks,
+            &mut self.outbox,
+            &mut self.replies,
+            &mut self.staged,
+            spent,
+        );
+        if ahead.1 > ahead.0 {
+            read_ahead(&self.partitions, next_in, ahead.0, ahead.1);
+        }
+        any
     }
 }
 

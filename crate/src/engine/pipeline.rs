@@ -41,18 +41,19 @@ use crate::mem::NocPacket;
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
 
-/// The memory side, moved out of the `Gpu` while cycles are pipelined.
-struct MemSide {
-    partitions: MemPartitions,
-    clocks: clocks::ClockDomains,
-    outbox: Vec<NocPacket>,
-    staged: Staged,
-    replies: Vec<NocPacket>,
-    inbox_next: Inboxes,
+/// The memory side, moved out of the `Gpu` while cycles are pipelined (or in memory windows,
+/// `mwindow.rs`).
+pub(super) struct MemSide {
+    pub partitions: MemPartitions,
+    pub clocks: clocks::ClockDomains,
+    pub outbox: Vec<NocPacket>,
+    pub staged: Staged,
+    pub replies: Vec<NocPacket>,
+    pub inbox_next: Inboxes,
 }
 
 impl MemSide {
-    fn take(g: &mut Gpu) -> MemSide {
+    pub fn take(g: &mut Gpu) -> MemSide {
         MemSide {
             partitions: std::mem::take(&mut g.partitions),
             clocks: g.clocks.clone(),
@@ -63,7 +64,7 @@ impl MemSide {
         }
     }
 
-    fn put_back(self, g: &mut Gpu) {
+    pub fn put_back(self, g: &mut Gpu) {
         g.partitions = self.partitions;
         g.clocks = self.clocks;
         g.outbox = self.outbox;
