@@ -263,8 +263,8 @@ pub(super) fn mem_epoch(
     mem_epoch_while(parts, clocks, pending, replies, staged, inbox, || true)
 }
 
-/// [`mem_epoch`], asking `go` before each cycle but the first: when it says no, the cycles
-/// not run stay staged (`t0` is the first of them).
+/// [`mem_epoch`], asking `go` before each cycle: when it says no, the cycles not run stay
+/// staged (`t0` is the first of them).
 pub(super) fn mem_epoch_while(
     parts: &mut MemPartitions,
     clocks: &mut clocks::ClockDomains,
@@ -280,7 +280,7 @@ pub(super) fn mem_epoch_while(
     let end = staged.t0 + staged.k;
     let mut c = staged.t0;
     while c < end {
-        if c > staged.t0 && !go() {
+        if !go() {
             break;
         }
         while p < staged.pkts.len() && staged.pkts[p].0 == c {

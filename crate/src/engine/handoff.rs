@@ -352,6 +352,11 @@ impl TwoEnds {
         self.take_with(true, Some(len))
     }
 
+    /// [`TwoEnds::take_low_len`] from the high end.
+    pub fn take_high_len(&self, len: usize) -> Option<std::ops::Range<usize>> {
+        self.take_with(false, Some(len))
+    }
+
     fn take(&self, low: bool) -> Option<std::ops::Range<usize>> {
         self.take_with(low, None)
     }

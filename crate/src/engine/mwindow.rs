@@ -61,6 +61,9 @@ const MIN_LOOKAHEAD: Cycle = 4;
 /// SMs this thread claims at a time below the boundary.
 const OWN_RUN: usize = 4;
 
+/// SMs the partner takes at a time from the high end.
+const HIGH_RUN: usize = 2;
+
 /// Windows in a row without progress before the regular loop takes over (its idle skipping
 /// and deadlock report).
 const IDLE_WINDOWS: u32 = 64;
@@ -74,6 +77,8 @@ struct Lane {
     parked: Cycle,
     /// Its outbox's length after each cycle it sent packets in, for the packets not yet staged.
     sent: Vec<(Cycle, u32)>,
+    /// The entries of `sent` staged so far.
+    cur: usize,
 }
 
 /// The windows' state, kept between runs (scratch).
@@ -211,6 +216,7 @@ impl Gpu {
             l.at = g;
             l.parked = Cycle::MAX;
             l.sent.clear();
+            l.cur = 0;
         }
         let lmin = self.partitions.reply_lookahead();
         let mut mem = MemSide::take(self);
@@ -463,7 +469,8 @@ impl Gpu {
             let mut any = mem.ticks(spent, next_in, ahead);
             let (mut sw, mut sf) = (0, 0);
             let mut start = None;
-            while let Some(r) = ends.take_high() {
+            // In short runs: this thread, done with its own, takes the rest.
+            while let Some(r) = ends.take_high_len(HIGH_RUN) {
                 start.get_or_insert_with(std::time::Instant::now);
                 for i in r {
                     any |= visit(i, &mut sw, &mut sf);
@@ -498,7 +505,7 @@ impl Gpu {
     }
 
     /// [`Gpu::settle`] on this thread while the partner runs the memory side's staged ticks
-    /// (as many as fit beside it, at least one) and reads the replies of the next ones ahead
+    /// (as many as fit beside it) and reads the replies of the next ones ahead
     /// (after `peeked`). Returns whether anything changed and how far it read ahead.
     #[allow(clippy::too_many_arguments)]
     fn settle_beside(
@@ -673,15 +680,21 @@ fn stage_window(
     }
     for u in g..h {
         for &s in &w.senders {
-            stage_cycle(&w.lanes[s as usize], &sms[s as usize], u, &mut staged.pkts);
+            stage_cycle(
+                &mut w.lanes[s as usize],
+                &sms[s as usize],
+                u,
+                &mut staged.pkts,
+            );
         }
     }
     if last {
         for (l, sm) in w.lanes.iter_mut().zip(sms) {
             if !l.sent.is_empty() {
-                debug_assert!(l.sent.last().is_some_and(|e| e.0 < h));
+                debug_assert_eq!(l.cur, l.sent.len());
                 sm.sh.outbox.clear();
                 l.sent.clear();
+                l.cur = 0;
             }
         }
     }
@@ -720,19 +733,19 @@ impl MemSide {
     }
 }
 
-/// Stages SM `l`'s packets of cycle `u` (its `sent` entries are in cycle order; those of
-/// earlier cycles are staged already).
+/// Stages SM `l`'s packets of cycle `u` (its `sent` entries are in cycle order, one per cycle;
+/// those of earlier cycles are staged already).
 #[inline]
-fn stage_cycle(l: &Lane, sm: &Sm, u: Cycle, pkts: &mut Vec<(Cycle, crate::mem::NocPacket)>) {
-    let i = l.sent.partition_point(|e| e.0 < u);
-    if let Some(&(c, to)) = l.sent.get(i) {
+fn stage_cycle(l: &mut Lane, sm: &Sm, u: Cycle, pkts: &mut Vec<(Cycle, crate::mem::NocPacket)>) {
+    if let Some(&(c, to)) = l.sent.get(l.cur) {
         if c == u {
-            let from = if i == 0 { 0 } else { l.sent[i - 1].1 };
+            let from = if l.cur == 0 { 0 } else { l.sent[l.cur - 1].1 };
             pkts.extend(
                 sm.sh.outbox[from as usize..to as usize]
                     .iter()
                     .map(|p| (u, *p)),
             );
+            l.cur += 1;
         }
     }
 }
