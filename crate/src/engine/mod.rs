@@ -305,6 +305,9 @@ pub struct Gpu {
     /// Memory windows: the SMs' places and scratch (`mwindow.rs`).
     #[cfg(feature = "parallel")]
     mwin: mwindow::MemWindows,
+    /// Cycles stepped in memory windows so far (tests check that they run; not part of the
+    /// result, which is the same without them).
+    pub window_cycles: u64,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -394,6 +397,7 @@ impl Gpu {
             bound: pipeline::Boundary::new(cfg.gpu.num_sms as usize),
             #[cfg(feature = "parallel")]
             mwin: mwindow::MemWindows::new(cfg.gpu.num_sms as usize),
+            window_cycles: 0,
             req_pending: false,
             wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,

@@ -64,6 +64,10 @@ const OWN_RUN: usize = 4;
 /// SMs the partner takes at a time from the high end.
 const HIGH_RUN: usize = 2;
 
+/// SM-cycles the booking after a window must step on this thread for the memory side's ticks
+/// to run beside it.
+const SETTLE_BESIDE_MIN: Cycle = 3;
+
 /// Windows in a row without progress before the regular loop takes over (its idle skipping
 /// and deadlock report).
 const IDLE_WINDOWS: u32 = 64;
@@ -277,15 +281,17 @@ impl Gpu {
             self.post_ahead(w);
             // The cycles every SM has stepped (up to the earliest parked one) go to the memory
             // side now, beside the booking of the parked SMs.
-            let cut = w
-                .lanes
-                .iter()
-                .map(|l| l.parked)
-                .min()
-                .unwrap_or(h)
-                .min(h - 1)
-                + 1;
-            if cut < h && self.no_flush_ahead() {
+            // When the booking has enough to step here (an SM-cycle is a fraction of a
+            // memory tick, and the partner finishes the tick it is in).
+            let (mut c, mut behind) = (Cycle::MAX, 0);
+            for l in &w.lanes {
+                if l.parked != Cycle::MAX {
+                    c = c.min(l.parked);
+                    behind += h - 1 - l.parked;
+                }
+            }
+            let cut = c.min(h - 1) + 1;
+            if cut < h && behind >= SETTLE_BESIDE_MIN && self.no_flush_ahead() {
                 stage_window(&mut self.sms, w, &mut mem.staged, g, cut, false);
                 let (any, upto) =
                     self.settle_beside(w, mem, partner, g, h, stream, peeked, lmin)?;
@@ -298,6 +304,7 @@ impl Gpu {
                 progress |= self.settle(&mut w.lanes, &mut mem.staged.flushes, g, h, stream)?;
                 stage_window(&mut self.sms, w, &mut mem.staged, g, h, true);
             }
+            self.window_cycles += h - g;
             idle = if progress { 0 } else { idle + 1 };
             if progress {
                 self.last_progress = h - 1;
