@@ -194,6 +194,7 @@ impl MemPartitions {
     }
     /// The cycle memory system's reply lookahead (`mem::MemPartitions::reply_lookahead`;
     /// 0 without one).
+    #[cfg(feature = "parallel")]
     fn reply_lookahead(&self) -> Cycle {
         match self {
             MemPartitions::None => 0,

@@ -13,25 +13,28 @@
 //! ```text
 //!  this thread                                  partner
 //!  ── between windows ─────────────────────────────────────────────────────────────────
-//!  feed CTAs, issue for G; the replies in flight that reach the SMs by H - 2 go to their
-//!  inboxes, stamped; the packets of the previous window staged in (cycle, SM) order
-//!  ── join ─────────────────────────────────────────────────────────────────────────────
+//!  book the SMs parked in G - 1, feed CTAs, issue for G, list the SMs to step
+//!  ── join (the window's phase) ────────────────────────────────────────────────────────
 //!  decode-ahead half                            decode-ahead half
-//!  SMs from the low end, each from G (or        the memory side's ticks of the previous
-//!  where it is) to H, taking each reply in      window, cycle by cycle (its replies were
-//!  the cycle after its stamp                    handed over already: dropped), then SMs
-//!                                               from the high end
-//!  ── join ends ───────────────────────────────────────────────────────────────────────
+//!  SMs from the low end, each from G to H,      the memory side's staged ticks, cycle by
+//!  taking each reply in the cycle after its     cycle (their replies were handed over
+//!  stamp, stopping where it finishes a CTA      already: dropped); the replies of the next
+//!                                               L ticks read ahead; SMs from the high end
+//!  ── join ends; the replies read ahead go to the SMs' inboxes ─────────────────────────
+//!  the SMs parked in the window booked in       (when there is enough to book) the ticks
+//!  cycle order, each given its next CTA and     every SM has stepped, while this thread
+//!  stepped on to H (`settle`)                   books; the next replies read ahead
+//!  ── the window's packets staged in (cycle, SM) order for the memory side ──────────────
 //! ```
-//! CTAs: as in `fast`'s windows (`window.rs`), an SM that finishes a CTA stops there, parked,
-//! and the window's earliest parked cycle `c` is booked (SM order), so the next window starts
-//! at `c + 1`, where the block scheduler issues as it would have; SMs that ran further stay
-//! ahead, and a window ends no later than the first cycle the block scheduler might give a CTA
-//! to an SM that did not just finish one (`BlockScheduler::open_from`). Windows run only while
-//! the issuing kernel has more CTAs than its queue holds (no kernel can end or start), and
-//! end by bringing every SM to one cycle (the last window's end, no longer extended), where
-//! the regular loop goes on: the memory side ticked through the cycle before, the replies of
-//! its last tick in the SMs' inboxes, as after a cycle of `Gpu::step`.
+//! CTAs: as in `fast`'s windows (`window.rs`), an SM that finishes a CTA stops there, parked.
+//! After the phase the parked SMs are booked in cycle order (SM order within a cycle): each
+//! is given what the block scheduler gives it in the next cycle, then stepped on by itself up
+//! to the window's end (or its next finished CTA, booked in turn), so every SM is at `H` for
+//! the next window. A window ends no later than the first cycle the block scheduler might give
+//! a CTA to an SM that did not just finish one (`BlockScheduler::open_from`). Windows run only
+//! while the issuing kernel has more CTAs than its queue holds (no kernel can end or start),
+//! and the regular loop goes on at a window's start: the memory side ticked through the cycle
+//! before, the replies of its last tick in the SMs' inboxes, as after a cycle of `Gpu::step`.
 //!
 //! Each SM gets the calls it gets cycle by cycle (its CTA, its replies before the cycle after
 //! their stamp, its step, or with the event front end its deferred accounting and its step
@@ -70,7 +73,7 @@ const SETTLE_BESIDE_MIN: Cycle = 3;
 
 /// Windows in a row without progress before the regular loop takes over (its idle skipping
 /// and deadlock report).
-const IDLE_WINDOWS: u32 = 64;
+const IDLE_WINDOWS: u32 = 4;
 
 /// One SM's place in the windows.
 #[derive(Clone, Debug, Default)]
@@ -280,9 +283,9 @@ impl Gpu {
             w.drop_spent();
             self.post_ahead(w);
             // The cycles every SM has stepped (up to the earliest parked one) go to the memory
-            // side now, beside the booking of the parked SMs.
-            // When the booking has enough to step here (an SM-cycle is a fraction of a
-            // memory tick, and the partner finishes the tick it is in).
+            // side now, beside the booking of the parked SMs, when that has enough SM-cycles
+            // to step (one is a fraction of a memory tick, and the partner finishes the tick
+            // it is in).
             let (mut c, mut behind) = (Cycle::MAX, 0);
             for l in &w.lanes {
                 if l.parked != Cycle::MAX {
