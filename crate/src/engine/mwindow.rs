@@ -473,9 +473,6 @@ impl Gpu {
         };
         let mut hi = (false, None, std::time::Instant::now());
         let mut theirs = || {
-            if let Some(d) = h1.take() {
-                d();
-            }
             let mut any = mem.ticks(spent, next_in, ahead);
             let (mut sw, mut sf) = (0, 0);
             let mut start = None;
@@ -490,7 +487,9 @@ impl Gpu {
         };
         let (lo, a_start, a_end, a_items) = partner.join(
             || {
-                if let Some(d) = h0.take() {
+                // Both decode-ahead halves here: the partner's memory side cannot be shared,
+                // its SMs can (this thread's, not yet claimed, too).
+                for d in [h0.take(), h1.take()].into_iter().flatten() {
                     d();
                 }
                 let (start, mut items, mut any) = (std::time::Instant::now(), 0, false);
