@@ -607,7 +607,11 @@ impl Gpu {
             if c.saturating_add(1) == next {
                 done |= book_parked(self, lanes, c, flushes);
             }
-            feed(self, stream)?;
+            // The queue was filled before the window (one CTA per SM and one more): fed
+            // again only when nearly empty (which CTA comes next does not depend on it).
+            if self.sched.ctas.len() < 2 {
+                feed(self, stream)?;
+            }
             done |= self.issue_ctas(next);
             let h2 = h.min(self.sched.open_from()).max(next + 1);
             self.steps_here(lanes, next, h2);
