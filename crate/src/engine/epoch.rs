@@ -55,7 +55,10 @@
 //! computes. Anything that reads the memory side between cycles (idle skipping, the end of a
 //! slice) first runs the waiting request half (`Gpu::finish_requests`). The serial executor
 //! keeps the reference order (requests, then replies, in one `MemPartitions::tick`), and
-//! `tests/threads_equal.rs` compares the two.
+//! `tests/threads_equal.rs` compares the two. While the issuing kernel keeps CTAs queued, the
+//! cycles are pipelined (`pipeline.rs`), and while it has more to come than its queue holds,
+//! the SMs step windows of several cycles per hand-off, the replies of the next cycles read
+//! ahead from the reply crossbar (`mwindow.rs`).
 //!
 //! With the event front end (`hybrid`) the split cycle visits only the SMs that are due
 //! (`run.rs`, `Gpu::sms_due_split`): the partner runs the same memory halves first, then both
