@@ -421,13 +421,21 @@ impl Gpu {
     /// The block scheduler's issue for cycle `t0`: each CTA it hands out waits in its SM's marks
     /// until the SM steps. Returns whether it handed out any.
     pub(super) fn issue_ctas(&mut self, t0: Cycle) -> bool {
+        self.issue_ctas_noting(t0, |_| {})
+    }
+
+    /// [`Gpu::issue_ctas`], telling `note` each SM given a CTA.
+    pub(super) fn issue_ctas_noting(&mut self, t0: Cycle, mut note: impl FnMut(usize)) -> bool {
         let marks = &mut self.marks;
         self.sched.issue(
             t0,
             &self.sms,
             &self.kernels,
             self.cfg.sm.cta_launch_latency,
-            &mut |s, l, cta| marks[s].launch = Some((l, cta)),
+            &mut |s, l, cta| {
+                marks[s].launch = Some((l, cta));
+                note(s);
+            },
         ) > 0
     }
 

@@ -94,8 +94,19 @@ pub(super) struct MemWindows {
     lanes: Vec<Lane>,
     /// The SMs to step in the window (SM order).
     work: Vec<u32>,
-    /// SMs with packets to stage (scratch).
+    /// SMs with packets not yet staged (SM order once sorted, `stage_window`).
     senders: Vec<u32>,
+    /// SMs parked in the window (SM order), kept until all are booked: the only ones the
+    /// booking after it steps (no other SM can be given a CTA before the window's end).
+    parked: Vec<u32>,
+    /// What each thread's SMs did in the window's phase: parked, sent packets (scratch; each
+    /// side lists its own SMs, so nothing else reads every SM's lane afterwards).
+    lo_parked: Vec<u32>,
+    lo_sent: Vec<u32>,
+    hi_parked: Vec<u32>,
+    hi_sent: Vec<u32>,
+    /// Event front end: the SMs given a CTA at the window's start (scratch, per SM).
+    launched: Vec<bool>,
     /// What the memory side hands over in its ticks (already in the SMs' inboxes).
     spent: Inboxes,
     /// Replies read ahead by the partner in a window's phase, for the SMs' inboxes after it.
@@ -114,6 +125,12 @@ impl MemWindows {
             lanes: vec![Lane::default(); sms],
             work: Vec::new(),
             senders: Vec::new(),
+            parked: Vec::new(),
+            lo_parked: Vec::new(),
+            lo_sent: Vec::new(),
+            hi_parked: Vec::new(),
+            hi_sent: Vec::new(),
+            launched: vec![false; sms],
             spent: Inboxes {
                 per_sm: vec![Vec::new(); sms],
                 filled: Vec::new(),
@@ -225,6 +242,8 @@ impl Gpu {
             l.sent.clear();
             l.cur = 0;
         }
+        w.parked.clear();
+        w.senders.clear();
         let lmin = self.partitions.reply_lookahead();
         let mut mem = MemSide::take(self);
         mem.staged.t0 = g;
@@ -257,7 +276,8 @@ impl Gpu {
         let mut progress = true;
         loop {
             // Every SM is at `g`; those parked finished a CTA in `g - 1`.
-            let booked = book_parked(self, &mut w.lanes, g - 1, &mut mem.staged.flushes);
+            let booked = book_parked(self, w, g - 1, &mut mem.staged.flushes);
+            w.parked.clear();
             progress |= booked;
             feed(self, stream)?;
             if !(self.sched.issuing.is_some() && self.sched.more)
@@ -267,7 +287,8 @@ impl Gpu {
                 // The regular loop goes on from `g` (it issues for `g`).
                 break;
             }
-            progress = self.issue_ctas(g) | booked;
+            let launched = &mut w.launched;
+            progress = self.issue_ctas_noting(g, |s| launched[s] = true) | booked;
             // At most half the lookahead, so the next window may be as long.
             let h = (g + WINDOW.min(lmin.div_ceil(2)))
                 .min(peeked + 2)
@@ -287,11 +308,10 @@ impl Gpu {
             // to step (one is a fraction of a memory tick, and the partner finishes the tick
             // it is in).
             let (mut c, mut behind) = (Cycle::MAX, 0);
-            for l in &w.lanes {
-                if l.parked != Cycle::MAX {
-                    c = c.min(l.parked);
-                    behind += h - 1 - l.parked;
-                }
+            for &s in &w.parked {
+                let p = w.lanes[s as usize].parked;
+                c = c.min(p);
+                behind += h - 1 - p;
             }
             let cut = c.min(h - 1) + 1;
             if cut < h && behind >= SETTLE_BESIDE_MIN && self.no_flush_ahead() {
@@ -304,7 +324,7 @@ impl Gpu {
                 self.post_ahead(w);
                 stage_window(&mut self.sms, w, &mut mem.staged, cut, h, true);
             } else {
-                progress |= self.settle(&mut w.lanes, &mut mem.staged.flushes, g, h, stream)?;
+                progress |= self.settle(w, &mut mem.staged.flushes, g, h, stream)?;
                 stage_window(&mut self.sms, w, &mut mem.staged, g, h, true);
             }
             self.window_cycles += h - g;
@@ -388,17 +408,15 @@ impl Gpu {
     /// The SMs to step in window `[g, h)`: not parked, not ahead of it, and (event front end)
     /// due in it.
     fn list_work(&mut self, w: &mut MemWindows, g: Cycle, h: Cycle) {
+        // Every SM is at `g` (none parked): all of them, or those due.
+        debug_assert!(w.lanes.iter().all(|l| l.parked == Cycle::MAX && l.at <= g));
+        let _ = g;
         let due_only = self.wakes.on;
         w.work.clear();
-        for (s, l) in w.lanes.iter().enumerate() {
-            if l.parked != Cycle::MAX || l.at >= h {
-                continue;
+        for (s, launched) in w.launched.iter_mut().enumerate() {
+            if std::mem::take(launched) || !due_only || self.wakes.wake[s] < h {
+                w.work.push(s as u32);
             }
-            if due_only && self.marks[s].launch.is_none() && self.wakes.wake[s] >= h {
-                continue;
-            }
-            debug_assert!(l.at >= g);
-            w.work.push(s as u32);
         }
     }
 
@@ -431,6 +449,10 @@ impl Gpu {
             spent,
             next_in,
             bound,
+            lo_parked,
+            lo_sent,
+            hi_parked,
+            hi_sent,
             ..
         } = w;
         let n = work.len();
@@ -458,29 +480,37 @@ impl Gpu {
             h,
             due_only,
         };
-        let (mut spare_w, mut spare_f) = (0, 0);
-        let visit = |i: usize, spare_w: &mut Cycle, spare_f: &mut Cycle| {
-            let s = work[i] as usize;
-            // SAFETY: `ends` hands out every item once, and `work` lists each SM once.
-            let (sm, m, l) = unsafe { (ds.get(s), dm.get(s), dl.get(s)) };
-            let (wk, fr) = if due_only {
-                // SAFETY: as above.
-                unsafe { (dw.get(s), df.get(s)) }
-            } else {
-                (spare_w, spare_f)
+        // Steps item `i`, listing its SM in `parked` / `sent` when it parked / sent packets.
+        let visit =
+            |i: usize, spare: &mut (Cycle, Cycle), parked: &mut Vec<u32>, sent: &mut Vec<u32>| {
+                let s = work[i] as usize;
+                // SAFETY: `ends` hands out every item once, and `work` lists each SM once.
+                let (sm, m, l) = unsafe { (ds.get(s), dm.get(s), dl.get(s)) };
+                let (wk, fr) = if due_only {
+                    // SAFETY: as above.
+                    unsafe { (dw.get(s), df.get(s)) }
+                } else {
+                    (&mut spare.0, &mut spare.1)
+                };
+                let ch = run_lane(sm, m, l, wk, fr, &x);
+                if l.parked != Cycle::MAX {
+                    parked.push(s as u32);
+                }
+                if !l.sent.is_empty() {
+                    sent.push(s as u32);
+                }
+                ch
             };
-            run_lane(sm, m, l, wk, fr, &x)
-        };
         let mut hi = (false, None, std::time::Instant::now());
         let mut theirs = || {
             let mut any = mem.ticks(spent, next_in, ahead);
-            let (mut sw, mut sf) = (0, 0);
+            let mut spare = (0, 0);
             let mut start = None;
             // In short runs: this thread, done with its own, takes the rest.
             while let Some(r) = ends.take_high_len(HIGH_RUN) {
                 start.get_or_insert_with(std::time::Instant::now);
                 for i in r {
-                    any |= visit(i, &mut sw, &mut sf);
+                    any |= visit(i, &mut spare, hi_parked, hi_sent);
                 }
             }
             hi = (any, start, std::time::Instant::now());
@@ -493,6 +523,7 @@ impl Gpu {
                     d();
                 }
                 let (start, mut items, mut any) = (std::time::Instant::now(), 0, false);
+                let mut spare = (0, 0);
                 // Its own SMs a few at a time (the partner, done early, takes the last of
                 // them), then the partner's lowest one at a time.
                 while let Some(r) = ends.take_low_len(if items < split {
@@ -502,7 +533,7 @@ impl Gpu {
                 }) {
                     items += r.len();
                     for i in r {
-                        any |= visit(i, &mut spare_w, &mut spare_f);
+                        any |= visit(i, &mut spare, lo_parked, lo_sent);
                     }
                 }
                 (any, start, std::time::Instant::now(), items)
@@ -510,6 +541,13 @@ impl Gpu {
             &mut theirs,
         );
         bound.feedback(a_start, a_end, a_items, hi.1, hi.2, sms_n);
+        // The two sides' lists, in SM order.
+        debug_assert!(w.parked.is_empty());
+        w.parked.append(&mut w.lo_parked);
+        w.parked.append(&mut w.hi_parked);
+        w.parked.sort_unstable();
+        w.senders.append(&mut w.lo_sent);
+        w.senders.append(&mut w.hi_sent);
         Ok(lo | hi.0)
     }
 
@@ -534,13 +572,15 @@ impl Gpu {
             spent,
             next_in,
             flushes,
+            parked,
+            senders,
             ..
         } = w;
         let (mut mem_any, mut upto) = (false, peeked);
         let done = AtomicBool::new(false);
         let r = partner.join(
             || {
-                let r = self.settle(lanes, flushes, g, h, stream);
+                let r = self.settle_lanes(lanes, parked, senders, flushes, g, h, stream);
                 done.store(true, Ordering::Release);
                 r
             },
@@ -574,25 +614,43 @@ impl Gpu {
     /// until every SM is at `h` or parked in `h - 1`. Returns whether anything changed.
     fn settle(
         &mut self,
+        w: &mut MemWindows,
+        flushes: &mut Vec<Cycle>,
+        g: Cycle,
+        h: Cycle,
+        stream: &mut Option<Box<dyn KernelStream + Send>>,
+    ) -> Result<bool> {
+        let MemWindows {
+            lanes,
+            parked,
+            senders,
+            ..
+        } = w;
+        self.settle_lanes(lanes, parked, senders, flushes, g, h, stream)
+    }
+
+    /// [`Gpu::settle`] on the fields it uses: the lanes, those parked in the window (only
+    /// they are stepped), the senders (it adds those it steps).
+    #[allow(clippy::too_many_arguments)]
+    fn settle_lanes(
+        &mut self,
         lanes: &mut [Lane],
+        parked: &[u32],
+        senders: &mut Vec<u32>,
         flushes: &mut Vec<Cycle>,
         g: Cycle,
         h: Cycle,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
     ) -> Result<bool> {
         let mut done = false;
-        // The SMs not parked are at `h` (those not due in the window too).
-        for l in lanes.iter_mut() {
-            if l.parked == Cycle::MAX {
-                l.at = h;
-            }
-        }
         loop {
             // The next cycle the block scheduler may hand out a CTA in: after the earliest
-            // park, or where an SM stepped here stopped (the scheduler's `open_from`).
+            // park, or where an SM stepped here stopped (the scheduler's `open_from`). Only
+            // the SMs parked in the window are behind `h`.
             let mut next = Cycle::MAX;
             let mut c = Cycle::MAX;
-            for l in lanes.iter() {
+            for &s in parked {
+                let l = &lanes[s as usize];
                 if l.parked == Cycle::MAX {
                     next = next.min(l.at);
                 } else {
@@ -605,7 +663,7 @@ impl Gpu {
             }
             debug_assert!(next > g);
             if c.saturating_add(1) == next {
-                done |= book_parked(self, lanes, c, flushes);
+                done |= book_lanes(self, lanes, parked, c, flushes);
             }
             // The queue was filled before the window (one CTA per SM and one more): fed
             // again only when nearly empty (which CTA comes next does not depend on it).
@@ -614,12 +672,20 @@ impl Gpu {
             }
             done |= self.issue_ctas(next);
             let h2 = h.min(self.sched.open_from()).max(next + 1);
-            self.steps_here(lanes, next, h2);
+            self.steps_here(lanes, parked, senders, next, h2);
         }
     }
 
-    /// Steps the SMs behind `h2` (not parked) from where they are to `h2` on this thread.
-    fn steps_here(&mut self, lanes: &mut [Lane], g2: Cycle, h2: Cycle) {
+    /// Steps the SMs of `list` behind `h2` (not parked) from where they are to `h2` on this
+    /// thread, adding those that send packets to `senders`.
+    fn steps_here(
+        &mut self,
+        lanes: &mut [Lane],
+        list: &[u32],
+        senders: &mut Vec<u32>,
+        g2: Cycle,
+        h2: Cycle,
+    ) {
         let due_only = self.wakes.on;
         let Gpu {
             sms,
@@ -637,7 +703,8 @@ impl Gpu {
             due_only,
         };
         let (mut sw, mut sf) = (0, 0);
-        for (s, l) in lanes.iter_mut().enumerate() {
+        for &s in list {
+            let (s, l) = (s as usize, &mut lanes[s as usize]);
             if l.parked != Cycle::MAX || l.at >= h2 {
                 continue;
             }
@@ -647,15 +714,30 @@ impl Gpu {
                 (&mut sw, &mut sf)
             };
             run_lane(&mut sms[s], &mut marks[s], l, wk, fr, &x);
+            if !l.sent.is_empty() {
+                senders.push(s as u32);
+            }
         }
     }
 }
 
 /// Books the finished CTAs of the SMs parked in cycle `c` (SM order; kernel ends into
 /// `flushes`) and releases them (each is at `c + 1`). Returns whether there were any.
-fn book_parked(gpu: &mut Gpu, lanes: &mut [Lane], c: Cycle, flushes: &mut Vec<Cycle>) -> bool {
+fn book_parked(gpu: &mut Gpu, w: &mut MemWindows, c: Cycle, flushes: &mut Vec<Cycle>) -> bool {
+    book_lanes(gpu, &mut w.lanes, &w.parked, c, flushes)
+}
+
+/// [`book_parked`] on the lanes of `list` (SM order).
+fn book_lanes(
+    gpu: &mut Gpu,
+    lanes: &mut [Lane],
+    list: &[u32],
+    c: Cycle,
+    flushes: &mut Vec<Cycle>,
+) -> bool {
     let mut done = false;
-    for (s, l) in lanes.iter_mut().enumerate() {
+    for &s in list {
+        let (s, l) = (s as usize, &mut lanes[s as usize]);
         if l.parked == c {
             l.parked = Cycle::MAX;
             let sm = &mut gpu.sms[s];
@@ -685,12 +767,8 @@ fn stage_window(
         staged.t0 = g;
         staged.k = h - g;
     }
-    w.senders.clear();
-    for (s, l) in w.lanes.iter().enumerate() {
-        if l.sent.last().is_some_and(|e| e.0 >= g) {
-            w.senders.push(s as u32);
-        }
-    }
+    w.senders.sort_unstable();
+    w.senders.dedup();
     for u in g..h {
         for &s in &w.senders {
             stage_cycle(
@@ -702,14 +780,15 @@ fn stage_window(
         }
     }
     if last {
-        for (l, sm) in w.lanes.iter_mut().zip(sms) {
-            if !l.sent.is_empty() {
-                debug_assert_eq!(l.cur, l.sent.len());
-                sm.sh.outbox.clear();
-                l.sent.clear();
-                l.cur = 0;
-            }
+        for &s in &w.senders {
+            let (l, sm) = (&mut w.lanes[s as usize], &mut sms[s as usize]);
+            debug_assert_eq!(l.cur, l.sent.len());
+            sm.sh.outbox.clear();
+            l.sent.clear();
+            l.cur = 0;
         }
+        w.senders.clear();
+        debug_assert!(w.lanes.iter().all(|l| l.sent.is_empty()));
     }
 }
 
