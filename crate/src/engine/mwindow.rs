@@ -51,6 +51,7 @@ use super::run::feed;
 use super::{Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
 use crate::core::{Sm, StepCtx};
+use crate::mem::NocPacket;
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
 
@@ -109,14 +110,50 @@ pub(super) struct MemWindows {
     launched: Vec<bool>,
     /// What the memory side hands over in its ticks (already in the SMs' inboxes).
     spent: Inboxes,
-    /// Replies read ahead by the partner in a window's phase, for the SMs' inboxes after it.
-    next_in: Inboxes,
+    /// Replies read ahead, in two buffers: while the SMs take theirs from `ahead_in[pull]` as
+    /// they step (read before the window), the partner reads the next ones into the other.
+    ahead_in: [Ahead; 2],
+    pull: usize,
     /// Kernel ends booked beside the memory side's ticks (none while windows run: checked).
     flushes: Vec<Cycle>,
     bound: Boundary,
-    /// Debug builds: per SM, the replies handed over ahead, for the memory side's to match.
-    #[cfg(debug_assertions)]
-    ahead: Vec<std::collections::VecDeque<(Cycle, crate::mem::NocPacket)>>,
+    /// Debug builds: per SM, the replies handed over ahead, for the memory side's to match
+    /// (empty in release builds).
+    ahead: Vec<std::collections::VecDeque<(Cycle, NocPacket)>>,
+}
+
+/// Replies read ahead for the SMs (`MemWindows::ahead_in`).
+#[derive(Debug)]
+struct Ahead {
+    inb: Inboxes,
+    /// Per SM, the earliest stamp among its replies here (`Cycle::MAX`: none).
+    first: Vec<Cycle>,
+}
+
+impl Ahead {
+    fn new(sms: usize) -> Ahead {
+        Ahead {
+            inb: Inboxes {
+                per_sm: vec![Vec::new(); sms],
+                filled: Vec::new(),
+            },
+            first: vec![Cycle::MAX; sms],
+        }
+    }
+}
+
+/// SM `s`'s replies read ahead (`new`, earliest stamp `first`) go to its inbox, after the
+/// ones there (earlier stamps).
+#[inline]
+fn take_ahead(m: &mut EpochMarks, new: &mut Vec<(Cycle, NocPacket)>, first: &mut Cycle) {
+    if !new.is_empty() {
+        if m.inbox.is_empty() {
+            std::mem::swap(&mut m.inbox, new);
+        } else {
+            m.inbox.append(new);
+        }
+        *first = Cycle::MAX;
+    }
 }
 
 impl MemWindows {
@@ -135,14 +172,15 @@ impl MemWindows {
                 per_sm: vec![Vec::new(); sms],
                 filled: Vec::new(),
             },
-            next_in: Inboxes {
-                per_sm: vec![Vec::new(); sms],
-                filled: Vec::new(),
-            },
+            ahead_in: [Ahead::new(sms), Ahead::new(sms)],
+            pull: 0,
             flushes: Vec::new(),
             bound: Boundary::new(sms),
-            #[cfg(debug_assertions)]
-            ahead: vec![Default::default(); sms],
+            ahead: if cfg!(debug_assertions) {
+                vec![Default::default(); sms]
+            } else {
+                Vec::new()
+            },
         }
     }
 }
@@ -269,9 +307,14 @@ impl Gpu {
         // The memory side's ticks before `staged.t0` have run; the replies of its ticks up to
         // `peeked` are in the SMs' inboxes (or, read ahead, in `w.next_in`).
         let mut peeked = g - 1;
-        read_ahead(&mem.partitions, &mut w.next_in, peeked, g + lmin - 1);
+        read_ahead(
+            &mem.partitions,
+            &mut w.ahead_in[w.pull],
+            &mut w.ahead,
+            peeked,
+            g + lmin - 1,
+        );
         peeked = g + lmin - 1;
-        self.post_ahead(w);
         let mut idle = 0;
         let mut progress = true;
         loop {
@@ -302,7 +345,6 @@ impl Gpu {
             progress |= self.window_phase(w, mem, partner, stream, g, h, ahead)?;
             peeked = peeked.max(ahead.1);
             w.drop_spent();
-            self.post_ahead(w);
             // The cycles every SM has stepped (up to the earliest parked one) go to the memory
             // side now, beside the booking of the parked SMs, when that has enough SM-cycles
             // to step (one is a fraction of a memory tick, and the partner finishes the tick
@@ -321,12 +363,15 @@ impl Gpu {
                 progress |= any;
                 peeked = peeked.max(upto);
                 w.drop_spent();
-                self.post_ahead(w);
                 stage_window(&mut self.sms, w, &mut mem.staged, cut, h, true);
             } else {
                 progress |= self.settle(w, &mut mem.staged.flushes, g, h, stream)?;
                 stage_window(&mut self.sms, w, &mut mem.staged, g, h, true);
             }
+            // The replies read before the window that its SMs did not take (those not due in
+            // it) go to their inboxes; the ones read in it are taken from the other buffer.
+            self.post_ahead(w);
+            w.pull ^= 1;
             self.window_cycles += h - g;
             idle = if progress { 0 } else { idle + 1 };
             if progress {
@@ -349,6 +394,8 @@ impl Gpu {
         mem_epoch(partitions, clocks, outbox, replies, staged, &mut w.spent);
         debug_assert!(peeked >= g - 1);
         w.drop_spent();
+        self.post_ahead(w);
+        debug_assert!(w.ahead_in[w.pull ^ 1].inb.filled.is_empty());
         let Gpu {
             marks, wakes, sms, ..
         } = self;
@@ -384,25 +431,23 @@ impl Gpu {
             .all(|r| r.done() || Some(r.launch) == self.sched.issuing)
     }
 
-    /// The replies the partner read ahead (`MemWindows::next_in`) go to their SMs' inboxes.
+    /// The replies read ahead into `ahead_in[pull]` that their SMs have not taken yet go to
+    /// their inboxes.
     fn post_ahead(&mut self, w: &mut MemWindows) {
         let Gpu { marks, wakes, .. } = self;
-        for &s in &w.next_in.filled {
+        let b = &mut w.ahead_in[w.pull];
+        for &s in &b.inb.filled {
             let s = s as usize;
-            let new = &mut w.next_in.per_sm[s];
+            let new = &mut b.inb.per_sm[s];
+            if new.is_empty() {
+                continue;
+            }
             if wakes.on {
                 wakes.wake[s] = wakes.wake[s].min(new[0].0 + 1);
             }
-            #[cfg(debug_assertions)]
-            w.ahead[s].extend(new.iter().copied());
-            let inbox = &mut marks[s].inbox;
-            if inbox.is_empty() {
-                std::mem::swap(inbox, new);
-            } else {
-                inbox.append(new);
-            }
+            take_ahead(&mut marks[s], new, &mut b.first[s]);
         }
-        w.next_in.filled.clear();
+        b.inb.filled.clear();
     }
 
     /// The SMs to step in window `[g, h)`: not parked, not ahead of it, and (event front end)
@@ -413,8 +458,10 @@ impl Gpu {
         let _ = g;
         let due_only = self.wakes.on;
         w.work.clear();
+        let first = &w.ahead_in[w.pull].first;
         for (s, launched) in w.launched.iter_mut().enumerate() {
-            if std::mem::take(launched) || !due_only || self.wakes.wake[s] < h {
+            let due = || self.wakes.wake[s] < h || first[s] < h - 1;
+            if std::mem::take(launched) || !due_only || due() {
                 w.work.push(s as u32);
             }
         }
@@ -447,7 +494,9 @@ impl Gpu {
             lanes,
             work,
             spent,
-            next_in,
+            ahead_in,
+            pull,
+            ahead: log,
             bound,
             lo_parked,
             lo_sent,
@@ -464,6 +513,13 @@ impl Gpu {
             Disjoint::new(sms),
             Disjoint::new(marks),
             Disjoint::new(lanes),
+        );
+        // The SMs take their replies from one buffer, the partner reads into the other.
+        let [a0, a1] = ahead_in;
+        let (take, fill) = if *pull == 0 { (a0, a1) } else { (a1, a0) };
+        let (dn, dfirst) = (
+            Disjoint::new(&mut take.inb.per_sm),
+            Disjoint::new(&mut take.first),
         );
         let (dw, df) = if due_only {
             (
@@ -486,6 +542,8 @@ impl Gpu {
                 let s = work[i] as usize;
                 // SAFETY: `ends` hands out every item once, and `work` lists each SM once.
                 let (sm, m, l) = unsafe { (ds.get(s), dm.get(s), dl.get(s)) };
+                // SAFETY: as above.
+                unsafe { take_ahead(m, dn.get(s), dfirst.get(s)) };
                 let (wk, fr) = if due_only {
                     // SAFETY: as above.
                     unsafe { (dw.get(s), df.get(s)) }
@@ -503,7 +561,7 @@ impl Gpu {
             };
         let mut hi = (false, None, std::time::Instant::now());
         let mut theirs = || {
-            let mut any = mem.ticks(spent, next_in, ahead);
+            let mut any = mem.ticks(spent, fill, log, ahead);
             let mut spare = (0, 0);
             let mut start = None;
             // In short runs: this thread, done with its own, takes the rest.
@@ -570,12 +628,15 @@ impl Gpu {
         let MemWindows {
             lanes,
             spent,
-            next_in,
+            ahead_in,
+            pull,
+            ahead: log,
             flushes,
             parked,
             senders,
             ..
         } = w;
+        let fill = &mut ahead_in[*pull ^ 1];
         let (mut mem_any, mut upto) = (false, peeked);
         let done = AtomicBool::new(false);
         let r = partner.join(
@@ -599,7 +660,7 @@ impl Gpu {
                     });
                 upto = staged.t0 + lmin - 1;
                 if upto > peeked {
-                    read_ahead(partitions, next_in, peeked, upto);
+                    read_ahead(partitions, fill, log, peeked, upto);
                 }
             },
         );
@@ -794,14 +855,24 @@ fn stage_window(
 
 /// The replies in flight that the memory side hands over in its ticks of `after + 1 ..= upto`,
 /// into `into` per SM.
-fn read_ahead(parts: &MemPartitions, into: &mut Inboxes, after: Cycle, upto: Cycle) {
+fn read_ahead(
+    parts: &MemPartitions,
+    into: &mut Ahead,
+    log: &mut [std::collections::VecDeque<(Cycle, NocPacket)>],
+    after: Cycle,
+    upto: Cycle,
+) {
     parts.replies_arriving(after, upto, |c, p| {
         let s = p.src_sm as usize;
-        let b = &mut into.per_sm[s];
+        let b = &mut into.inb.per_sm[s];
         if b.is_empty() {
-            into.filled.push(s as u32);
+            into.inb.filled.push(s as u32);
+            into.first[s] = c;
         }
         b.push((c, *p));
+        if cfg!(debug_assertions) {
+            log[s].push_back((c, *p));
+        }
     });
 }
 
@@ -809,7 +880,13 @@ impl MemSide {
     /// The memory side's staged ticks (their replies, all handed over ahead, into `spent`),
     /// then the replies of the next ones read ahead (`after + 1 ..= upto`) into `next_in`.
     /// Returns whether any replies were handed over.
-    fn ticks(&mut self, spent: &mut Inboxes, next_in: &mut Inboxes, ahead: (Cycle, Cycle)) -> bool {
+    fn ticks(
+        &mut self,
+        spent: &mut Inboxes,
+        fill: &mut Ahead,
+        log: &mut [std::collections::VecDeque<(Cycle, NocPacket)>],
+        ahead: (Cycle, Cycle),
+    ) -> bool {
         let any = mem_epoch(
             &mut self.partitions,
             &mut self.clocks,
@@ -819,7 +896,7 @@ impl MemSide {
             spent,
         );
         if ahead.1 > ahead.0 {
-            read_ahead(&self.partitions, next_in, ahead.0, ahead.1);
+            read_ahead(&self.partitions, fill, log, ahead.0, ahead.1);
         }
         any
     }
