@@ -15,16 +15,17 @@
 //!  ── between windows ─────────────────────────────────────────────────────────────────
 //!  book the SMs parked in G - 1, feed CTAs, issue for G, list the SMs to step
 //!  ── join (the window's phase) ────────────────────────────────────────────────────────
-//!  decode-ahead half                            decode-ahead half
-//!  SMs from the low end, each from G to H,      the memory side's staged ticks, cycle by
-//!  taking each reply in the cycle after its     cycle (their replies were handed over
-//!  stamp, stopping where it finishes a CTA      already: dropped); the replies of the next
-//!                                               L ticks read ahead; SMs from the high end
-//!  ── join ends; the replies read ahead go to the SMs' inboxes ─────────────────────────
+//!  the decode-ahead pair                        the memory side's staged ticks, cycle by
+//!  SMs from the low end, each from G to H:      cycle (their replies were handed over
+//!  it takes the replies read for it, then       already: dropped), then the replies of
+//!  each reply in the cycle after its stamp;     the next L ticks read ahead (into the
+//!  it stops where it finishes a CTA             other buffer); SMs from the high end
+//!  ── join ends ────────────────────────────────────────────────────────────────────────
 //!  the SMs parked in the window booked in       (when there is enough to book) the ticks
 //!  cycle order, each given its next CTA and     every SM has stepped, while this thread
-//!  stepped on to H (`settle`)                   books; the next replies read ahead
-//!  ── the window's packets staged in (cycle, SM) order for the memory side ──────────────
+//!  stepped on to H (`settle.rs`)                books; the next replies read ahead
+//!  the window's packets staged in (cycle, SM) order; the replies read before the window
+//!  that no SM took (those not due in it) into their inboxes (`ahead.rs`)
 //! ```
 //! CTAs: as in `fast`'s windows (`window.rs`), an SM that finishes a CTA stops there, parked.
 //! After the phase the parked SMs are booked in cycle order (SM order within a cycle): each
@@ -41,6 +42,12 @@
 //! when due), and the memory side gets every packet stamped with its cycle in SM order, so
 //! results are identical (`tests/threads_equal.rs`); debug builds check that every reply the
 //! memory side hands over was handed to its SM before.
+
+mod ahead;
+mod settle;
+
+use ahead::{read_ahead, take_ahead, Ahead};
+use settle::{book_parked, stage_window};
 
 use super::epoch::{
     decode_halves, mem_epoch, mem_epoch_while, sm_cycle, EpochMarks, Inboxes, Staged,
@@ -120,40 +127,6 @@ pub(super) struct MemWindows {
     /// Debug builds: per SM, the replies handed over ahead, for the memory side's to match
     /// (empty in release builds).
     ahead: Vec<std::collections::VecDeque<(Cycle, NocPacket)>>,
-}
-
-/// Replies read ahead for the SMs (`MemWindows::ahead_in`).
-#[derive(Debug)]
-struct Ahead {
-    inb: Inboxes,
-    /// Per SM, the earliest stamp among its replies here (`Cycle::MAX`: none).
-    first: Vec<Cycle>,
-}
-
-impl Ahead {
-    fn new(sms: usize) -> Ahead {
-        Ahead {
-            inb: Inboxes {
-                per_sm: vec![Vec::new(); sms],
-                filled: Vec::new(),
-            },
-            first: vec![Cycle::MAX; sms],
-        }
-    }
-}
-
-/// SM `s`'s replies read ahead (`new`, earliest stamp `first`) go to its inbox, after the
-/// ones there (earlier stamps).
-#[inline]
-fn take_ahead(m: &mut EpochMarks, new: &mut Vec<(Cycle, NocPacket)>, first: &mut Cycle) {
-    if !new.is_empty() {
-        if m.inbox.is_empty() {
-            std::mem::swap(&mut m.inbox, new);
-        } else {
-            m.inbox.append(new);
-        }
-        *first = Cycle::MAX;
-    }
 }
 
 impl MemWindows {
@@ -431,25 +404,6 @@ impl Gpu {
             .all(|r| r.done() || Some(r.launch) == self.sched.issuing)
     }
 
-    /// The replies read ahead into `ahead_in[pull]` that their SMs have not taken yet go to
-    /// their inboxes.
-    fn post_ahead(&mut self, w: &mut MemWindows) {
-        let Gpu { marks, wakes, .. } = self;
-        let b = &mut w.ahead_in[w.pull];
-        for &s in &b.inb.filled {
-            let s = s as usize;
-            let new = &mut b.inb.per_sm[s];
-            if new.is_empty() {
-                continue;
-            }
-            if wakes.on {
-                wakes.wake[s] = wakes.wake[s].min(new[0].0 + 1);
-            }
-            take_ahead(&mut marks[s], new, &mut b.first[s]);
-        }
-        b.inb.filled.clear();
-    }
-
     /// The SMs to step in window `[g, h)`: not parked, not ahead of it, and (event front end)
     /// due in it.
     fn list_work(&mut self, w: &mut MemWindows, g: Cycle, h: Cycle) {
@@ -607,330 +561,5 @@ impl Gpu {
         w.senders.append(&mut w.lo_sent);
         w.senders.append(&mut w.hi_sent);
         Ok(lo | hi.0)
-    }
-
-    /// [`Gpu::settle`] on this thread while the partner runs the memory side's staged ticks
-    /// (as many as fit beside it) and reads the replies of the next ones ahead
-    /// (after `peeked`). Returns whether anything changed and how far it read ahead.
-    #[allow(clippy::too_many_arguments)]
-    fn settle_beside(
-        &mut self,
-        w: &mut MemWindows,
-        mem: &mut MemSide,
-        partner: &mut Partner,
-        g: Cycle,
-        h: Cycle,
-        stream: &mut Option<Box<dyn KernelStream + Send>>,
-        peeked: Cycle,
-        lmin: Cycle,
-    ) -> Result<(bool, Cycle)> {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let MemWindows {
-            lanes,
-            spent,
-            ahead_in,
-            pull,
-            ahead: log,
-            flushes,
-            parked,
-            senders,
-            ..
-        } = w;
-        let fill = &mut ahead_in[*pull ^ 1];
-        let (mut mem_any, mut upto) = (false, peeked);
-        let done = AtomicBool::new(false);
-        let r = partner.join(
-            || {
-                let r = self.settle_lanes(lanes, parked, senders, flushes, g, h, stream);
-                done.store(true, Ordering::Release);
-                r
-            },
-            &mut || {
-                let MemSide {
-                    partitions,
-                    clocks,
-                    outbox,
-                    replies,
-                    staged,
-                    ..
-                } = &mut *mem;
-                mem_any =
-                    mem_epoch_while(partitions, clocks, outbox, replies, staged, spent, || {
-                        !done.load(Ordering::Acquire)
-                    });
-                upto = staged.t0 + lmin - 1;
-                if upto > peeked {
-                    read_ahead(partitions, fill, log, peeked, upto);
-                }
-            },
-        );
-        debug_assert!(flushes.iter().all(|&c| c >= mem.staged.t0 + mem.staged.k));
-        mem.staged.flushes.append(flushes);
-        Ok((r? | mem_any, upto.max(peeked)))
-    }
-
-    /// After the parallel phase of window `[g, h)`: the SMs parked in it are booked in cycle
-    /// order, each given what the block scheduler gives it then, and stepped on here (with
-    /// any other SM the block scheduler may give a CTA before `h`) in windows of their own,
-    /// until every SM is at `h` or parked in `h - 1`. Returns whether anything changed.
-    fn settle(
-        &mut self,
-        w: &mut MemWindows,
-        flushes: &mut Vec<Cycle>,
-        g: Cycle,
-        h: Cycle,
-        stream: &mut Option<Box<dyn KernelStream + Send>>,
-    ) -> Result<bool> {
-        let MemWindows {
-            lanes,
-            parked,
-            senders,
-            ..
-        } = w;
-        self.settle_lanes(lanes, parked, senders, flushes, g, h, stream)
-    }
-
-    /// [`Gpu::settle`] on the fields it uses: the lanes, those parked in the window (only
-    /// they are stepped), the senders (it adds those it steps).
-    #[allow(clippy::too_many_arguments)]
-    fn settle_lanes(
-        &mut self,
-        lanes: &mut [Lane],
-        parked: &[u32],
-        senders: &mut Vec<u32>,
-        flushes: &mut Vec<Cycle>,
-        g: Cycle,
-        h: Cycle,
-        stream: &mut Option<Box<dyn KernelStream + Send>>,
-    ) -> Result<bool> {
-        let mut done = false;
-        loop {
-            // The next cycle the block scheduler may hand out a CTA in: after the earliest
-            // park, or where an SM stepped here stopped (the scheduler's `open_from`). Only
-            // the SMs parked in the window are behind `h`.
-            let mut next = Cycle::MAX;
-            let mut c = Cycle::MAX;
-            for &s in parked {
-                let l = &lanes[s as usize];
-                if l.parked == Cycle::MAX {
-                    next = next.min(l.at);
-                } else {
-                    c = c.min(l.parked);
-                }
-            }
-            next = next.min(c.saturating_add(1));
-            if next >= h {
-                return Ok(done);
-            }
-            debug_assert!(next > g);
-            if c.saturating_add(1) == next {
-                done |= book_lanes(self, lanes, parked, c, flushes);
-            }
-            // The queue was filled before the window (one CTA per SM and one more): fed
-            // again only when nearly empty (which CTA comes next does not depend on it).
-            if self.sched.ctas.len() < 2 {
-                feed(self, stream)?;
-            }
-            done |= self.issue_ctas(next);
-            let h2 = h.min(self.sched.open_from()).max(next + 1);
-            self.steps_here(lanes, parked, senders, next, h2);
-        }
-    }
-
-    /// Steps the SMs of `list` behind `h2` (not parked) from where they are to `h2` on this
-    /// thread, adding those that send packets to `senders`.
-    fn steps_here(
-        &mut self,
-        lanes: &mut [Lane],
-        list: &[u32],
-        senders: &mut Vec<u32>,
-        g2: Cycle,
-        h2: Cycle,
-    ) {
-        let due_only = self.wakes.on;
-        let Gpu {
-            sms,
-            marks,
-            kernels,
-            cfg,
-            wakes,
-            ..
-        } = self;
-        let x = WinCtx {
-            ctx: StepCtx { kernels },
-            cfg,
-            g: g2,
-            h: h2,
-            due_only,
-        };
-        let (mut sw, mut sf) = (0, 0);
-        for &s in list {
-            let (s, l) = (s as usize, &mut lanes[s as usize]);
-            if l.parked != Cycle::MAX || l.at >= h2 {
-                continue;
-            }
-            let (wk, fr) = if due_only {
-                (&mut wakes.wake[s], &mut wakes.from[s])
-            } else {
-                (&mut sw, &mut sf)
-            };
-            run_lane(&mut sms[s], &mut marks[s], l, wk, fr, &x);
-            if !l.sent.is_empty() {
-                senders.push(s as u32);
-            }
-        }
-    }
-}
-
-/// Books the finished CTAs of the SMs parked in cycle `c` (SM order; kernel ends into
-/// `flushes`) and releases them (each is at `c + 1`). Returns whether there were any.
-fn book_parked(gpu: &mut Gpu, w: &mut MemWindows, c: Cycle, flushes: &mut Vec<Cycle>) -> bool {
-    book_lanes(gpu, &mut w.lanes, &w.parked, c, flushes)
-}
-
-/// [`book_parked`] on the lanes of `list` (SM order).
-fn book_lanes(
-    gpu: &mut Gpu,
-    lanes: &mut [Lane],
-    list: &[u32],
-    c: Cycle,
-    flushes: &mut Vec<Cycle>,
-) -> bool {
-    let mut done = false;
-    for &s in list {
-        let (s, l) = (s as usize, &mut lanes[s as usize]);
-        if l.parked == c {
-            l.parked = Cycle::MAX;
-            let sm = &mut gpu.sms[s];
-            done |= gpu.sched.finished(s, &sm.sh.done_ctas, c, flushes);
-            sm.sh.done_ctas.clear();
-        }
-    }
-    done
-}
-
-/// Stages the packets of cycles `g .. h` for the memory side (`staged`, empty), in (cycle, SM)
-/// order. `last`: the window's last part, every SM is at `h` and its packets leave the SMs.
-fn stage_window(
-    sms: &mut [Sm],
-    w: &mut MemWindows,
-    staged: &mut Staged,
-    g: Cycle,
-    h: Cycle,
-    last: bool,
-) {
-    if staged.k > 0 {
-        // Ticks before `g` still waiting: these follow them.
-        debug_assert_eq!(staged.t0 + staged.k, g);
-        staged.k = h - staged.t0;
-    } else {
-        debug_assert!(staged.pkts.is_empty());
-        staged.t0 = g;
-        staged.k = h - g;
-    }
-    w.senders.sort_unstable();
-    w.senders.dedup();
-    for u in g..h {
-        for &s in &w.senders {
-            stage_cycle(
-                &mut w.lanes[s as usize],
-                &sms[s as usize],
-                u,
-                &mut staged.pkts,
-            );
-        }
-    }
-    if last {
-        for &s in &w.senders {
-            let (l, sm) = (&mut w.lanes[s as usize], &mut sms[s as usize]);
-            debug_assert_eq!(l.cur, l.sent.len());
-            sm.sh.outbox.clear();
-            l.sent.clear();
-            l.cur = 0;
-        }
-        w.senders.clear();
-        debug_assert!(w.lanes.iter().all(|l| l.sent.is_empty()));
-    }
-}
-
-/// The replies in flight that the memory side hands over in its ticks of `after + 1 ..= upto`,
-/// into `into` per SM.
-fn read_ahead(
-    parts: &MemPartitions,
-    into: &mut Ahead,
-    log: &mut [std::collections::VecDeque<(Cycle, NocPacket)>],
-    after: Cycle,
-    upto: Cycle,
-) {
-    parts.replies_arriving(after, upto, |c, p| {
-        let s = p.src_sm as usize;
-        let b = &mut into.inb.per_sm[s];
-        if b.is_empty() {
-            into.inb.filled.push(s as u32);
-            into.first[s] = c;
-        }
-        b.push((c, *p));
-        if cfg!(debug_assertions) {
-            log[s].push_back((c, *p));
-        }
-    });
-}
-
-impl MemSide {
-    /// The memory side's staged ticks (their replies, all handed over ahead, into `spent`),
-    /// then the replies of the next ones read ahead (`after + 1 ..= upto`) into `next_in`.
-    /// Returns whether any replies were handed over.
-    fn ticks(
-        &mut self,
-        spent: &mut Inboxes,
-        fill: &mut Ahead,
-        log: &mut [std::collections::VecDeque<(Cycle, NocPacket)>],
-        ahead: (Cycle, Cycle),
-    ) -> bool {
-        let any = mem_epoch(
-            &mut self.partitions,
-            &mut self.clocks,
-            &mut self.outbox,
-            &mut self.replies,
-            &mut self.staged,
-            spent,
-        );
-        if ahead.1 > ahead.0 {
-            read_ahead(&self.partitions, fill, log, ahead.0, ahead.1);
-        }
-        any
-    }
-}
-
-/// Stages SM `l`'s packets of cycle `u` (its `sent` entries are in cycle order, one per cycle;
-/// those of earlier cycles are staged already).
-#[inline]
-fn stage_cycle(l: &mut Lane, sm: &Sm, u: Cycle, pkts: &mut Vec<(Cycle, crate::mem::NocPacket)>) {
-    if let Some(&(c, to)) = l.sent.get(l.cur) {
-        if c == u {
-            let from = if l.cur == 0 { 0 } else { l.sent[l.cur - 1].1 };
-            pkts.extend(
-                sm.sh.outbox[from as usize..to as usize]
-                    .iter()
-                    .map(|p| (u, *p)),
-            );
-            l.cur += 1;
-        }
-    }
-}
-
-impl MemWindows {
-    /// The memory side's replies of the ticks just run: handed over ahead already, dropped
-    /// (debug builds check they are the same).
-    fn drop_spent(&mut self) {
-        for &s in &self.spent.filled {
-            let s = s as usize;
-            #[cfg(debug_assertions)]
-            for r in &self.spent.per_sm[s] {
-                debug_assert_eq!(self.ahead[s].pop_front().as_ref(), Some(r));
-            }
-            self.spent.per_sm[s].clear();
-        }
-        self.spent.filled.clear();
     }
 }
