@@ -147,20 +147,10 @@ pub(super) fn sm_epoch(
     t0: Cycle,
     k: u64,
 ) -> bool {
-    take_launch(sm, m, ctx, cfg, t0);
-    if !m.inbox.is_empty() {
-        for (c, r) in m.inbox.drain(..) {
-            sm.sh.mem.deliver(c, r);
-        }
-        sm.wake_now();
-    }
+    take_inputs(sm, m, ctx, cfg, t0, Cycle::MAX);
     if k == 1 {
         // One cycle: `stage` reads what was sent from the outbox itself.
-        if sm.awake(t0) {
-            return sm.step(t0, ctx);
-        }
-        sm.skip(1);
-        return false;
+        return step_one(sm, ctx, t0);
     }
     m.out.clear();
     m.done.clear();
@@ -182,14 +172,45 @@ pub(super) fn sm_epoch(
     ch
 }
 
-/// The CTA the block scheduler gave the SM for cycle `t0`, made resident.
+/// What reaches the SM before it steps cycle `t0`: the CTA the block scheduler gave it (made
+/// resident) and the replies in its inbox stamped before `before` (`Cycle::MAX`: all).
 #[inline]
-fn take_launch(sm: &mut Sm, m: &mut EpochMarks, ctx: &StepCtx, cfg: &GpuConfig, t0: Cycle) {
+fn take_inputs(
+    sm: &mut Sm,
+    m: &mut EpochMarks,
+    ctx: &StepCtx,
+    cfg: &GpuConfig,
+    t0: Cycle,
+    before: Cycle,
+) {
     if let Some((l, cta)) = m.launch.take() {
         let lat = cfg.sm.cta_launch_latency;
         sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
         debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
     }
+    if !m.inbox.is_empty() {
+        let n = if before == Cycle::MAX {
+            m.inbox.len()
+        } else {
+            m.inbox.partition_point(|&(c, _)| c < before)
+        };
+        if n > 0 {
+            for (c, r) in m.inbox.drain(..n) {
+                sm.sh.mem.deliver(c, r);
+            }
+            sm.wake_now();
+        }
+    }
+}
+
+/// One cycle of an SM: its step when awake, else a cycle of stall accounting.
+#[inline]
+fn step_one(sm: &mut Sm, ctx: &StepCtx, t: Cycle) -> bool {
+    if sm.awake(t) {
+        return sm.step(t, ctx);
+    }
+    sm.skip(1);
+    false
 }
 
 /// Cycle `t` of one SM whose inbox may hold replies stamped `t` and later (memory windows,
@@ -204,19 +225,8 @@ pub(super) fn sm_cycle(
     cfg: &GpuConfig,
     t: Cycle,
 ) -> bool {
-    take_launch(sm, m, ctx, cfg, t);
-    let n = m.inbox.partition_point(|&(c, _)| c < t);
-    if n > 0 {
-        for (c, r) in m.inbox.drain(..n) {
-            sm.sh.mem.deliver(c, r);
-        }
-        sm.wake_now();
-    }
-    if sm.awake(t) {
-        return sm.step(t, ctx);
-    }
-    sm.skip(1);
-    false
+    take_inputs(sm, m, ctx, cfg, t, t);
+    step_one(sm, ctx, t)
 }
 
 /// The SM half of an epoch: every SM, in parallel when `par` (rayon's current pool).

@@ -278,16 +278,15 @@ impl Gpu {
         end: Cycle,
     ) -> Result<bool> {
         // The memory side's ticks before `staged.t0` have run; the replies of its ticks up to
-        // `peeked` are in the SMs' inboxes (or, read ahead, in `w.next_in`).
-        let mut peeked = g - 1;
+        // `peeked` are in the SMs' inboxes or read ahead (`w.ahead_in`).
+        let mut peeked = g + lmin - 1;
         read_ahead(
             &mem.partitions,
             &mut w.ahead_in[w.pull],
             &mut w.ahead,
+            g - 1,
             peeked,
-            g + lmin - 1,
         );
-        peeked = g + lmin - 1;
         let mut idle = 0;
         let mut progress = true;
         loop {
@@ -338,7 +337,14 @@ impl Gpu {
                 w.drop_spent();
                 stage_window(&mut self.sms, w, &mut mem.staged, cut, h, true);
             } else {
-                progress |= self.settle(w, &mut mem.staged.flushes, g, h, stream)?;
+                let MemWindows {
+                    lanes,
+                    parked,
+                    senders,
+                    ..
+                } = w;
+                let flushes = &mut mem.staged.flushes;
+                progress |= self.settle(lanes, parked, senders, flushes, g, h, stream)?;
                 stage_window(&mut self.sms, w, &mut mem.staged, g, h, true);
             }
             // The replies read before the window that its SMs did not take (those not due in
@@ -409,7 +415,6 @@ impl Gpu {
     fn list_work(&mut self, w: &mut MemWindows, g: Cycle, h: Cycle) {
         // Every SM is at `g` (none parked): all of them, or those due.
         debug_assert!(w.lanes.iter().all(|l| l.parked == Cycle::MAX && l.at <= g));
-        let _ = g;
         let due_only = self.wakes.on;
         w.work.clear();
         let first = &w.ahead_in[w.pull].first;

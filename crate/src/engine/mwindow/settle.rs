@@ -36,7 +36,7 @@ impl Gpu {
         let done = AtomicBool::new(false);
         let r = partner.join(
             || {
-                let r = self.settle_lanes(lanes, parked, senders, flushes, g, h, stream);
+                let r = self.settle(lanes, parked, senders, flushes, g, h, stream);
                 done.store(true, Ordering::Release);
                 r
             },
@@ -64,31 +64,13 @@ impl Gpu {
         Ok((r? | mem_any, upto.max(peeked)))
     }
 
-    /// After the parallel phase of window `[g, h)`: the SMs parked in it are booked in cycle
-    /// order, each given what the block scheduler gives it then, and stepped on here (with
-    /// any other SM the block scheduler may give a CTA before `h`) in windows of their own,
-    /// until every SM is at `h` or parked in `h - 1`. Returns whether anything changed.
-    pub(super) fn settle(
-        &mut self,
-        w: &mut MemWindows,
-        flushes: &mut Vec<Cycle>,
-        g: Cycle,
-        h: Cycle,
-        stream: &mut Option<Box<dyn KernelStream + Send>>,
-    ) -> Result<bool> {
-        let MemWindows {
-            lanes,
-            parked,
-            senders,
-            ..
-        } = w;
-        self.settle_lanes(lanes, parked, senders, flushes, g, h, stream)
-    }
-
-    /// [`Gpu::settle`] on the fields it uses: the lanes, those parked in the window (only
-    /// they are stepped), the senders (it adds those it steps).
+    /// After the parallel phase of window `[g, h)`: the SMs parked in it (`parked`) are booked
+    /// in cycle order, each given what the block scheduler gives it then, and stepped on here
+    /// in windows of their own (no other SM can be given a CTA before `h`), until every SM is
+    /// at `h` or parked in `h - 1`; those that send packets join `senders`. Kernel ends go to
+    /// `flushes`. Returns whether anything changed.
     #[allow(clippy::too_many_arguments)]
-    fn settle_lanes(
+    pub(super) fn settle(
         &mut self,
         lanes: &mut [Lane],
         parked: &[u32],
