@@ -21,11 +21,14 @@
 # column is user + system time (threads add up), `K` the epoch length.
 #
 # ROUNDS=N runs every row N times and keeps the fastest (native: `wall s`, with its peak and CPU
-# time; wasm: its seconds); the title says how many. Native rounds alternate the thread counts. Use ROUNDS=3 for figures that compare 1 and 2 threads.
+# time; wasm: its seconds); the title says how many. Each round runs every thread count, in
+# reverse order in odd rounds (1 2, 2 1, ...). Use ROUNDS=3 or more for figures that compare 1
+# and 2 threads.
 # The summary after the table reads issue 6's goals off the rows. For two threads, and for
 # wasm against native, it gives the ratio of the fastest runs and the median of the per-round
-# ratios: each round runs 1 thread, 2 threads and (K = 1) the warm wasm run back to back, so a
-# ratio compares one minute of this VM's drifting speed; "met" is judged on the median.
+# ratios: each round runs 1 and 2 threads (in alternating order) and (K = 1) the warm wasm run
+# back to back, so a ratio compares one minute of this VM's drifting speed; "met" is judged on
+# the median.
 #
 # usage: bench/run.sh   env: THREADS="1 2"; EPOCHS="1 8"; GPU=titanv; ROUNDS=1; BIG=1 (10M trace in every mode);
 #        NO_WASM=1; NO_10M=1 (skip the 10M trace); RT_PRIO=1 (real-time priority, see RT below); BIN=/path/to/warpweave and WASM_FILE=x.wasm
@@ -197,7 +200,12 @@ for t in "${traces[@]}"; do
       ww=$OUT/$name.$mode.wasmwarm
       [ "$k" = 1 ] && rm -f "$ww.all" "$ww.secs"
       for ((r = 0; r < ROUNDS; r++)); do
-        for th in $ths; do
+        # Odd rounds run the thread counts in reverse (1 2, 2 1, 1 2, ...): within each pair
+        # of rounds each count runs first once, so a host whose speed drifts during a round
+        # favours neither in the paired ratios.
+        order=$ths
+        ((r % 2)) && order=$(echo "$ths" | tr ' ' '\n' | tac | tr '\n' ' ')
+        for th in $order; do
           [ -n "${failed[$th]:-}" ] && continue
           keep_fastest "$OUT/$name.$mode.$th.k$k.txt" "${RT[@]}" /usr/bin/time -f $'maxrss %M\ncpu %U %S' "$BIN" run --gpu "$GPU" --trace "$t" "${margs[@]}" --threads "$th" --set "features.epoch_cycles=$k" -q || failed[$th]=1
         done

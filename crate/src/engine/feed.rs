@@ -92,6 +92,13 @@ impl Gpu {
                 }
             }
         }
+        // CTAs held at once: resident ones and this queue, at most the kernel's.
+        let k = &self.kernels[l as usize];
+        let held = (self.sms.len() as u64 * k.max_ctas_per_sm as u64 + want as u64)
+            .min(k.info.grid.count());
+        let above = self.pack_above.unwrap_or_else(|| pack_above(held));
+        // (So that chunks decoded ahead before the first `next_packed` are packed there too.)
+        s.will_pack(above);
         while self.sched.more && self.sched.ctas.len() < want {
             // Two threads: when the next CTA needs a chunk decoded and nothing is decoded
             // ahead, the next two chunks decode side by side (at a kernel's start, all the
@@ -106,11 +113,6 @@ impl Gpu {
                     }
                 }
             }
-            // CTAs held at once: resident ones and this queue, at most the kernel's.
-            let k = &self.kernels[l as usize];
-            let held = (self.sms.len() as u64 * k.max_ctas_per_sm as u64 + want as u64)
-                .min(k.info.grid.count());
-            let above = self.pack_above.unwrap_or_else(|| pack_above(held));
             let Some(cta) = s.next_packed(&mut self.packer, above)? else {
                 self.sched.more = false;
                 break;

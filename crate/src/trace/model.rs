@@ -426,6 +426,10 @@ pub trait KernelStream {
     fn next_packed(&mut self, pk: &mut Packer, above: u64) -> Result<Option<PackedCta>> {
         Ok(self.next_cta()?.map(|c| PackedCta::new(c, pk, above)))
     }
+    /// Says that this stream will be pulled by `next_packed` with this `above`, so that a
+    /// stream that decodes ahead packs (and notes [`PackedCta::note_max`]) chunks it decodes
+    /// before the first `next_packed` too. Default: nothing.
+    fn will_pack(&mut self, _above: u64) {}
     /// Takes back a CTA its holder is done with (retired on its SM, or run through the
     /// functional pass), so a stream that decodes can fill its buffers again instead of
     /// allocating new ones (a bounded pool: the CTAs it hands out are the same either way).

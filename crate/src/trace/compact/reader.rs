@@ -525,11 +525,15 @@ fn decode_owned(
     let ctas = decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)?;
     Ok(match pk {
         None => Decoded::Full(ctas),
-        // Nothing to pack: handed out as decoded (`next_packed` wraps them, a move).
-        Some((_, above)) if ctas.iter().all(|c| c.warp_insts() <= above) => Decoded::Full(ctas),
+        // Packed where a CTA is larger than `above` (else a move), each CTA's largest opcode
+        // and PC noted while its instructions are in this core's cache.
         Some((pk, above)) => Decoded::Packed(
             ctas.into_iter()
-                .map(|x| PackedCta::new(x, pk, above))
+                .map(|x| {
+                    let mut p = PackedCta::new(x, pk, above);
+                    p.note_max();
+                    p
+                })
                 .collect(),
         ),
     })
@@ -616,6 +620,10 @@ impl KernelStream for OwnedCompactStream {
                 },
             }
         }
+    }
+    fn will_pack(&mut self, above: u64) {
+        self.packed = true;
+        self.above = above;
     }
     fn recycle(&mut self, cta: PackedCta) {
         // To the decoder with fewer spare buffers (`prefetch_pair` decodes with both).
