@@ -47,7 +47,7 @@ struct Rec {
 const FULL: u32 = 1 << 31;
 
 /// A resident CTA: packed (see the module docs), or as decoded. Small (a move of it through
-/// the engine's queue copies 64 bytes); a packed one's buffers are kept across
+/// the engine's queue copies 56 bytes); a packed one's buffers are kept across
 /// [`PackedCta::pack`] calls.
 #[derive(Clone, Debug, Default)]
 pub struct PackedCta {
