@@ -30,13 +30,13 @@
 # back to back, so a ratio compares one minute of this VM's drifting speed. For two threads a
 # third figure leaves out the rounds in which either run spent DISTURBED (0.05) seconds or more
 # in the kernel: every run of this table spends 0.00-0.03 s there, but on this kind of VM a
-# run now and then spends 0.05-0.16 s, on page faults no more than twice as many as usual but
+# run now and then spends 0.05-0.21 s, on page faults no more than twice as many as usual but
 # each far slower (likely the host backing memory it had taken back), and its wall time grows
 # by as much. That median is printed with how many rounds it used, for reading the table; "met"
 # is judged on the median of all paired rounds, as before.
 #
 # usage: bench/run.sh   env: THREADS="1 2"; EPOCHS="1 8"; GPU=titanv; ROUNDS=1; BIG=1 (10M trace in every mode);
-#        NO_WASM=1; NO_10M=1 (skip the 10M trace); RT_PRIO=1 (real-time priority, see RT below); BIN=/path/to/warpweave and WASM_FILE=x.wasm
+#        NO_WASM=1; NO_10M=1 (skip the 10M trace); DISTURBED=0.05 (kernel seconds that mark a round disturbed); RT_PRIO=1 (real-time priority, see RT below); BIN=/path/to/warpweave and WASM_FILE=x.wasm
 #        (use these builds as they are); PROFILE=dev to skip the release build (numbers then are for opt-level 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
