@@ -20,6 +20,7 @@ mod cmd_run;
 mod cmd_run_views;
 mod cmd_sweep;
 mod cmd_validate;
+mod host;
 
 #[derive(Parser)]
 #[command(
@@ -55,6 +56,7 @@ enum Cmd {
 }
 
 fn main() {
+    host::choose_page_size();
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run::run(&a),
