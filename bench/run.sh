@@ -29,11 +29,12 @@
 # ratios: each round runs 1 and 2 threads (in alternating order) and (K = 1) the warm wasm run
 # back to back, so a ratio compares one minute of this VM's drifting speed. For two threads a
 # third figure leaves out the rounds in which either run spent DISTURBED (0.05) seconds or more
-# in the kernel: every run of this table spends 0.00-0.03 s there, but on this kind of VM a
-# run now and then spends 0.05-0.21 s, on page faults no more than twice as many as usual but
-# each far slower (likely the host backing memory it had taken back), and its wall time grows
-# by as much. That median is printed with how many rounds it used, for reading the table; "met"
-# is judged on the median of all paired rounds, as before.
+# in the kernel: every run of this table spends 0.00-0.04 s there. On a VM whose balloon takes
+# free memory back, runs with transparent huge pages spent 0.05-0.21 s there (first touches of
+# 2 MB blocks the host had taken back, in the guest's `clear_page`) and ran that much longer;
+# the CLI turns huge pages off on such hosts (crate/src/bin/warpweave/host.rs), and a run that
+# still spends that long shows in this figure. It is printed with how many rounds it used, for
+# reading the table; "met" is judged on the median of all paired rounds, as before.
 #
 # usage: bench/run.sh   env: THREADS="1 2"; EPOCHS="1 8"; GPU=titanv; ROUNDS=1; BIG=1 (10M trace in every mode);
 #        NO_WASM=1; NO_10M=1 (skip the 10M trace); DISTURBED=0.05 (kernel seconds that mark a round disturbed); RT_PRIO=1 (real-time priority, see RT below); BIN=/path/to/warpweave and WASM_FILE=x.wasm
