@@ -659,9 +659,13 @@ impl<'a> Simulator<'a> {
             let admitted = self.admit()?;
             // Epochs until the slice ends or a kernel waits to start (which needs `src`, on
             // this thread). With a private pool the loop runs on one of its workers, so every
-            // fork is a local push and no epoch waits for this thread to be woken.
+            // fork is a local push and no epoch waits for this thread to be woken. Windows with
+            // a partner thread fork only to the partner: the loop stays on this thread, whose
+            // allocator already holds the pages the functional pre-pass freed (on a worker,
+            // the first chunks' decode wrote fresh ones).
             #[cfg(feature = "parallel")]
             let pool = match self.gpu.executor {
+                Executor::Parallel if self.gpu.has_partner() && self.gpu.windowed() => None,
                 Executor::Parallel => self.gpu.pool.clone(),
                 Executor::Serial => None,
             };

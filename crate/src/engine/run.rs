@@ -54,11 +54,7 @@ pub(super) fn run_epochs(
     end: Cycle,
     admitted: bool,
 ) -> Result<Slice> {
-    let windows = gpu.windows
-        && matches!(gpu.partitions, super::MemPartitions::None)
-        && gpu
-            .sched
-            .starts_only_when_empty(gpu.cfg.sm.concurrent_kernels);
+    let windows = gpu.windowed();
     gpu.wakes
         .begin(&gpu.sms, gpu.now, gpu.lazy_ok(), windows, end);
     let r = epochs(gpu, stream, end, admitted);
@@ -274,6 +270,17 @@ impl Gpu {
     /// `sms_due_split`). With a cycle memory system (`hybrid`) an SM given replies is due the
     /// next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at two threads the
     /// partner runs the memory side's halves beside the due SMs (`sms_due_split`).
+    /// Whether the next slice steps SMs in windows (`window.rs`): `fast`'s analytical memory
+    /// (no memory partitions), one kernel at a time, and the lazy stepping windows build on.
+    pub(super) fn windowed(&self) -> bool {
+        self.windows
+            && matches!(self.partitions, super::MemPartitions::None)
+            && self
+                .sched
+                .starts_only_when_empty(self.cfg.sm.concurrent_kernels)
+            && self.lazy_ok()
+    }
+
     fn lazy_ok(&self) -> bool {
         let serial = self.executor == super::Executor::Serial;
         (serial || self.has_partner())
