@@ -563,13 +563,14 @@ impl<'a> Simulator<'a> {
                 threads
             };
             if n > 1 {
-                // Two threads at K = 1: the pool's one worker runs the epoch loop and the
-                // partner thread the other half of every fork (`handoff.rs`); a join the pool
-                // itself is asked for (a cycle too small to split) runs its halves in turn. A
-                // second worker would find no work, yet wake at each `install` and
-                // `sched_yield` for dozens of rounds, on a 2-core host taking turns with the
-                // partner's spin (`perf sched`: up to tens of ms of a 75 ms `fast` run). K > 1
-                // epochs fork with rayon, on two workers.
+                // Two threads at K = 1: the pool's one worker runs the epoch loop (windows
+                // run it on the calling thread, `run_slice`) and the partner thread the other
+                // half of every fork (`handoff.rs`); a join the pool itself is asked for (a
+                // cycle too small to split) runs its halves in turn. A second worker would
+                // find no work, yet wake at each `install` and `sched_yield` for dozens of
+                // rounds, on a 2-core host taking turns with the partner's spin (`perf sched`:
+                // up to tens of ms of a 75 ms `fast` run). K > 1 epochs fork with rayon, on two
+                // workers.
                 let workers = if n == 2 && self.gpu.epoch == 1 { 1 } else { n };
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(workers)

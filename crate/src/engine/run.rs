@@ -264,12 +264,6 @@ impl SmWakes {
 }
 
 impl Gpu {
-    /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
-    /// exact next event (event front end, idle skipping, no timeline recorder), on the serial
-    /// executor or two threads (a partner; every cycle's SMs step in `sms_due` or
-    /// `sms_due_split`). With a cycle memory system (`hybrid`) an SM given replies is due the
-    /// next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at two threads the
-    /// partner runs the memory side's halves beside the due SMs (`sms_due_split`).
     /// Whether the next slice steps SMs in windows (`window.rs`): `fast`'s analytical memory
     /// (no memory partitions), one kernel at a time, and the lazy stepping windows build on.
     pub(super) fn windowed(&self) -> bool {
@@ -281,6 +275,12 @@ impl Gpu {
             && self.lazy_ok()
     }
 
+    /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
+    /// exact next event (event front end, idle skipping, no timeline recorder), on the serial
+    /// executor or two threads (a partner; every cycle's SMs step in `sms_due` or
+    /// `sms_due_split`). With a cycle memory system (`hybrid`) an SM given replies is due the
+    /// next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at two threads the
+    /// partner runs the memory side's halves beside the due SMs (`sms_due_split`).
     fn lazy_ok(&self) -> bool {
         let serial = self.executor == super::Executor::Serial;
         (serial || self.has_partner())
