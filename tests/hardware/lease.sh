@@ -15,7 +15,9 @@
 #      (sweep.csv: trace, mode, threads, wall seconds, result hash).
 #
 #   OUT=/some/dir tests/hardware/lease.sh [PRESET]          (PRESET: default h100)
-#   WW_SKIP_NCU=1: no ncu; WW_SKIP_TRACE=1: no tracer; WW_DIST: the build folder.
+#   WW_NO_SWEEP=1: no thread sweep; WW_SKIP_NCU=1: no ncu; WW_SKIP_TRACE=1: no tracer; WW_ONLY_TRACE=1: no probes, no
+#   durations; WW_TRACE_LIST: the tracer's list (default holdout-workloads.txt); WW_DIST: the
+#   build folder.
 #   Every trace runs under `timeout -s KILL 45` and two failures end the tracer step: a hung
 #   debugger once cost 8 of 30 device minutes.
 #
@@ -69,6 +71,7 @@ stamp() { echo "== $1 ($(date -u +%T))"; }
         bin=$("$dist/pick-bench.sh" "$dist" "$sm" 2>/dev/null) || bin="$dist/results/bench-sm$sm"
         [[ -x "$bin" ]] || bin="$dist/results/bench-sm$sm"
     fi
+    if [[ -z "${WW_ONLY_TRACE:-}" ]]; then  # WW_ONLY_TRACE=1: build, then the tracer alone
     stamp "probes ($bin)"
     for r in 1 2 3; do
         grep -E '^(l1_lines|mshr_merge|local_spill|ifetch|loop_probe|ffma_chain|issue_order)' \
@@ -90,6 +93,7 @@ stamp() { echo "== $1 ($(date -u +%T))"; }
         timeout 150 "$bin" --list "$dist/all-workloads.txt" 3 > "$out/durations.log" 2>&1
     fi
     tail -3 "$out/durations.log"
+    fi
     if [[ -z "${WW_SKIP_TRACE:-}" ]]; then
         stamp tracer
         export WWTRACE_VERBOSE=1
@@ -114,10 +118,10 @@ stamp() { echo "== $1 ($(date -u +%T))"; }
             fi
             ls -l "$dist/t/$tag" "$dist/t/$tag.wwt" 2>/dev/null | tail -3
             [[ $fails -ge 2 ]] && { echo "lease: two traces failed, the rest skipped"; break; }
-        done < <(cat "$here/holdout-workloads.txt")
+        done < <(cat "${WW_TRACE_LIST:-$here/holdout-workloads.txt}")
         pack
     fi
-    if [[ -n "${WW_SWEEP_BIN:-}" && -x "${WW_SWEEP_BIN}" ]]; then
+    if [[ -n "${WW_SWEEP_BIN:-}" && -x "${WW_SWEEP_BIN}" && -z "${WW_NO_SWEEP:-}" ]]; then
         stamp "thread sweep"
         sw="$dist/sweep"; mkdir -p "$sw"
         "$WW_SWEEP_BIN" gen matmul_naive -p m=512,n=512,k=128 -o "$sw/matmul_naive-512.wwt" >/dev/null 2>&1

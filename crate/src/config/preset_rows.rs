@@ -546,7 +546,12 @@ pub const H100: &[Row] = &[
     (
         "frontend.l1i_miss_latency",
         "224",
-        "fitted (tests/hardware): the model has no instruction prefetch, and the measured L2-hit hop (286) here adds 5-8% to small kernels' cycles",
+        "fitted (tests/hardware/results/h100.csv, before instruction prefetch was modelled)",
+    ),
+    (
+        "frontend.prefetch_depth",
+        "16",
+        "fitted to the fit rows ifetch lines=16/64/256 of tests/hardware/results/h100-holdout.csv (straight-line code streams at 12.8 cycles per 128-byte line on the card; 8 lines give 24, 16 give 12.5)",
     ),
     (
         "analytic.dram_latency",
@@ -751,6 +756,7 @@ pub const TEACHING: &[Row] = &[
     ),
     ("analytic.l2_latency", "3", "seed 003"),
     ("frontend.l1i_miss_latency", "3", "seed 003"),
+    ("frontend.prefetch_depth", "0", "seed 003 (no instruction prefetch)"),
     ("analytic.dram_latency", "3", "seed 003"),
     ("analytic.shmem_latency", "3", "seed 003"),
     ("analytic.const_latency", "3", "seed 003"),

@@ -136,9 +136,11 @@ pub struct FrontendConfig {
     pub l1i: ICacheConfig,
     /// Bytes between the code of consecutive kernels (distinct addresses per kernel, seed 001).
     pub kernel_code_stride: u64,
-    /// Core cycles an L1I miss waits for its line beyond the L1I latency (the L2 round trip;
-    /// the model has no instruction prefetch, so this is the effective penalty).
+    /// Core cycles an L1I miss waits for its line beyond the L1I latency (the L2 round trip).
     pub l1i_miss_latency: u32,
+    /// Lines the stream buffer of each sub-core's L0I keeps requested ahead of the last
+    /// fetch (`core/prefetch.rs`); 0 turns instruction prefetch off.
+    pub prefetch_depth: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -171,7 +171,8 @@ impl SubCore {
                         super::icache::Probe::Miss => None,
                     },
                 };
-                match hit {
+                let probed = !matches!(self.ev.l0_last, Some((l, _)) if l == line);
+                let ready = match hit {
                     Some(h) => {
                         sh.stats.subcores[self.id].l0i_hits += 1;
                         self.ev.l0_last = Some((line, h));
@@ -184,7 +185,14 @@ impl SubCore {
                         self.ev.l0_last = Some((line, r));
                         r
                     }
+                };
+                // The stream advances on a probe (a repeat of the memo's line changes nothing).
+                if probed {
+                    let fu = &mut self.fetch;
+                    let n = fu.pf.access(addr, f, &mut fu.l0, &mut sh.l1i, fp.miss_penalty);
+                    sh.stats.subcores[self.id].l0i_prefetches += n as u64;
                 }
+                ready
             } else {
                 l1(sh, self.fetch.l0.latency)
             };

@@ -18,6 +18,7 @@
 //! are the next trace entries whatever their lines, and all kernels share code address 0.
 
 use super::icache::{ICache, Probe};
+use super::prefetch::StreamBuffer;
 use super::warp::{SlotBits, Warp};
 use crate::trace::packed::PackedWarp;
 use crate::Cycle;
@@ -42,6 +43,9 @@ pub struct FetchUnit {
     /// Round-robin position in the sub-core's warp list.
     pub rr: usize,
     pub l0: ICache,
+    /// The L0's instruction prefetcher and the lines it requested (taken by the statistics).
+    pub pf: StreamBuffer,
+    pub prefetched: u32,
 }
 
 /// Front-end parameters.
@@ -89,7 +93,7 @@ pub fn fetch_group(
 }
 
 impl FetchUnit {
-    pub fn new(l0: ICache) -> Self {
+    pub fn new(l0: ICache, pf: StreamBuffer) -> Self {
         FetchUnit {
             state: FetchState::Idle,
             warp: 0,
@@ -97,6 +101,8 @@ impl FetchUnit {
             addr: 0,
             rr: 0,
             l0,
+            pf,
+            prefetched: 0,
         }
     }
 
@@ -176,7 +182,11 @@ impl FetchUnit {
             self.n = cnt as u8;
             self.addr = base + insts.pc(f) as u64;
             if p.subcore {
-                return match self.l0.probe(self.addr, now) {
+                let probe = self.l0.probe(self.addr, now);
+                self.prefetched +=
+                    self.pf
+                        .access(self.addr, now, &mut self.l0, l1i, p.miss_penalty);
+                return match probe {
                     Probe::Hit(t) => {
                         self.state = FetchState::Wait {
                             ready: t + self.l0.latency as u64,

@@ -76,6 +76,16 @@ impl ICache {
         Probe::Miss
     }
 
+    /// Whether the line of `addr` is present (or on its way), without touching LRU.
+    pub fn contains(&self, addr: u64) -> bool {
+        if self.perfect {
+            return true;
+        }
+        let line = addr >> self.line_shift;
+        let base = (line % self.sets) as usize * self.assoc;
+        self.tags[base..base + self.assoc].contains(&(line + 1))
+    }
+
     /// Allocates the line of `addr` (LRU victim), its data arriving at `at`.
     pub fn fill(&mut self, addr: u64, at: Cycle) {
         if self.perfect {

@@ -27,6 +27,7 @@ pub mod icache;
 pub mod ldst;
 pub mod mem_direct;
 pub mod mem_port;
+pub mod prefetch;
 pub mod regfile;
 pub mod result_bus;
 pub mod scheduler;

@@ -12,6 +12,7 @@ use super::ctx::{OpClass, StepCtx, NUM_UNITS, U_DP, U_MEM};
 use super::exec::{completion, ExecUnits, InFlight};
 use super::fetch::{FetchOutcome, FetchUnit};
 use super::icache::ICache;
+use super::prefetch::StreamBuffer;
 use super::ldst::MemInst;
 use super::regfile::RegFile;
 use super::result_bus::{dst_banks, ResultBus};
@@ -89,7 +90,14 @@ impl SubCore {
                 max_warps,
                 cfg.scheduler.two_level_active,
             ),
-            fetch: FetchUnit::new(ICache::new(&cfg.frontend.l0i)),
+            fetch: FetchUnit::new(
+                ICache::new(&cfg.frontend.l0i),
+                StreamBuffer::new(if cfg.features.subcore_frontend {
+                    cfg.frontend.prefetch_depth
+                } else {
+                    0
+                }),
+            ),
             cus: Collectors::new(cfg.regfile.collector_units),
             exec: ExecUnits::new(counts),
             rf: RegFile::new(banks, ports, rb_on),
@@ -167,6 +175,7 @@ impl SubCore {
             &mut sh.l1i,
         );
         let st = &mut sh.stats;
+        st.subcores[self.id].l0i_prefetches += std::mem::take(&mut self.fetch.prefetched) as u64;
         match out {
             FetchOutcome::None => return false,
             FetchOutcome::L0Hit => st.subcores[self.id].l0i_hits += 1,

@@ -114,6 +114,8 @@ pub struct SubCoreStats {
     pub stalls: StallStack,
     pub l0i_hits: u64,
     pub l0i_misses: u64,
+    /// Lines the L0I's stream buffer requested from the L1I (`frontend.prefetch_depth`).
+    pub l0i_prefetches: u64,
     /// Operand reads that found no free port in their register bank (one per operand per cycle).
     pub reg_bank_conflicts: u64,
     /// Fixed-latency dispatches delayed because the destination bank had no free write port in
@@ -133,6 +135,7 @@ impl SubCoreStats {
         self.stalls.merge(&o.stalls);
         self.l0i_hits += o.l0i_hits;
         self.l0i_misses += o.l0i_misses;
+        self.l0i_prefetches += o.l0i_prefetches;
         self.reg_bank_conflicts += o.reg_bank_conflicts;
         self.result_bus_conflicts += o.result_bus_conflicts;
         self.war_holds += o.war_holds;

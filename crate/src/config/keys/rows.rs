@@ -185,7 +185,14 @@ pub fn specs() -> Vec<KeyDoc> {
         "core cycles",
         0,
         100_000,
-        "Cycles an L1I miss waits for its line beyond the L1I latency (no instruction prefetch is modelled)",
+        "Cycles an L1I miss waits for its line beyond the L1I latency (the L2 round trip)",
+    );
+    t.int(
+        "frontend.prefetch_depth",
+        "lines",
+        0,
+        64,
+        "Instruction lines each sub-core's stream buffer keeps requested ahead of the last fetch (0: no prefetch)",
     );
     t.icache("frontend.l0i");
     t.icache("frontend.l1i");

@@ -199,6 +199,7 @@ static TABLE: &[(&str, u8, Class)] = &[
     ("ATOMS", ALL, ATOMS),
     ("ATOMG", ALL, ATOMG),
     ("RED", ALL, RED),
+    ("REDG", H, RED), // sm_90 spelling of a global RED (atomicAdd whose result is unused)
     ("CCTL", ALL, INT),
     ("CCTLL", ALL, INT),
     ("ERRBAR", ALL, INT),

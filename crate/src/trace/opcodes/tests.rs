@@ -53,6 +53,9 @@ fn memory_ops_get_their_space_and_kind() {
     assert_eq!(m("TEX.SCR.LL"), (Load, Texture));
     assert_eq!(m("MEMBAR.SC.GPU"), (MemBarrier, None));
     assert_eq!(m("LDGSTS.E.BYPASS.LTC128B.128"), (Load, Global));
+    // Hopper spells a global reduction REDG (atomicAdd whose result is unused, sm_90).
+    let (u, _, k, s, unk) = t(Arch::Hopper, "REDG.E.ADD.STRONG.GPU");
+    assert_eq!((u, k, s, unk), (Unit::Mem, Reduction, Global, false));
 }
 
 #[test]

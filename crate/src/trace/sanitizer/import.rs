@@ -23,7 +23,7 @@ use crate::trace::model::{
     AddrShape, CtaTrace, KernelInfo, KernelTrace, OpTable, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
     UR_BASE, WARP_SIZE,
 };
-use crate::trace::opcodes::{classify, Arch};
+use crate::trace::opcodes::{classify, Arch, GENERIC_WINDOW_BYTES};
 use crate::workload::builder::{LOCAL_BASE, SHMEM_BASE};
 use crate::{Error, Result};
 
@@ -111,6 +111,7 @@ pub fn import_kernel(k: &KernelRecords, cx: &KernelCtx) -> Result<(KernelTrace, 
             max_shared = max_shared.max(r.addr + r.size as u64);
         }
     }
+    let local = LocalLayout::of(k);
     info.shmem_bytes = info.shmem_bytes.max(max_shared.div_ceil(256) as u32 * 256);
     let threads = k.block.count() as u32;
     let nwarps = threads.div_ceil(WARP_SIZE);
@@ -127,7 +128,7 @@ pub fn import_kernel(k: &KernelRecords, cx: &KernelCtx) -> Result<(KernelTrace, 
         for w in 0..nwarps {
             let exist = low_lanes(threads - w * WARP_SIZE);
             let recs = by_warp.get(&(c, w as u16)).unwrap_or(&empty);
-            let anchors = anchors(recs, f, cx.records_file, exist)?;
+            let anchors = anchors(recs, f, cx.records_file, exist, &local)?;
             let mut wt = WarpTrace {
                 warp_id: w,
                 ..Default::default()
@@ -179,6 +180,7 @@ fn anchors(
     f: &SassFunction,
     file: &str,
     exist: u32,
+    local: &LocalLayout,
 ) -> Result<Vec<Anchor>> {
     let mut out: Vec<Anchor> = Vec::new();
     for &(no, r) in recs {
@@ -225,7 +227,7 @@ fn anchors(
                     if a.kind == Kind::Mem && a.idx == idx && a.mask & bit == 0 {
                         a.mask |= bit;
                         let at = a.addrs.partition_point(|&(l, _)| l < r.lane);
-                        a.addrs.insert(at, (r.lane, address(r)));
+                        a.addrs.insert(at, (r.lane, address(r, local)));
                         a.size = a.size.max(r.size);
                         continue;
                     }
@@ -234,7 +236,7 @@ fn anchors(
                     idx,
                     mask: bit,
                     kind: Kind::Mem,
-                    addrs: vec![(r.lane, address(r))],
+                    addrs: vec![(r.lane, address(r, local))],
                     size: r.size,
                     record: no,
                 });
@@ -265,11 +267,57 @@ fn anchors(
     Ok(out)
 }
 
-fn address(r: &Record) -> u64 {
+fn address(r: &Record, local: &LocalLayout) -> u64 {
     match r.space() {
         Space::Global => r.addr,
         Space::Shared => SHMEM_BASE + r.addr,
-        Space::Local => LOCAL_BASE + r.addr,
+        Space::Local => local.address(r),
+    }
+}
+
+/// Where a thread's local memory lies, as the hardware lays it out. The tracer sees each
+/// thread's own window: every thread of a kernel stores its spilled `R7` at the same offset
+/// (the stack grows down from the window's top). The hardware interleaves local memory by
+/// 32-bit words across a warp's lanes, so one STL of one offset by a whole warp writes 128
+/// consecutive bytes, and each warp has a region of its own (32 x the thread's frame).
+/// Imported as it was recorded, every lane of every warp on every SM would hit one sector.
+#[derive(Clone, Copy, Debug)]
+pub struct LocalLayout {
+    /// Lowest recorded offset, 16-byte aligned: the frame's bottom.
+    lo: u64,
+    /// Bytes per thread (highest offset reached - `lo`, 16-byte aligned).
+    frame: u64,
+    /// Warp regions that fit the local window; warp `g` uses region `g % slots` (the card
+    /// reuses a resident slot's local memory for the next CTA in the same way).
+    slots: u64,
+    warps_per_cta: u64,
+}
+
+impl LocalLayout {
+    pub fn of(k: &KernelRecords) -> Self {
+        let (mut lo, mut hi) = (u64::MAX, 0u64);
+        for r in &k.records {
+            if r.kind == Kind::Mem && r.space() == Space::Local {
+                lo = lo.min(r.addr);
+                hi = hi.max(r.addr + r.size.max(1) as u64);
+            }
+        }
+        let lo = if lo == u64::MAX { 0 } else { lo & !15 };
+        let frame = (hi.saturating_sub(lo)).div_ceil(16).max(1) * 16;
+        LocalLayout {
+            lo,
+            frame,
+            slots: (GENERIC_WINDOW_BYTES / (32 * frame)).max(1),
+            warps_per_cta: (k.block.count() as u64).div_ceil(32).max(1),
+        }
+    }
+
+    /// The interleaved address of lane `r.lane` of warp `r.warp` of CTA `r.cta` at its
+    /// window offset `r.addr`: word `w` of the frame is at `w * 128 + lane * 4`.
+    pub fn address(&self, r: &Record) -> u64 {
+        let rel = r.addr.saturating_sub(self.lo);
+        let warp = (r.cta as u64 * self.warps_per_cta + r.warp as u64) % self.slots;
+        LOCAL_BASE + warp * 32 * self.frame + (rel / 4) * 128 + r.lane as u64 * 4 + rel % 4
     }
 }
 

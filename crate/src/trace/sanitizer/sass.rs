@@ -67,6 +67,7 @@ impl SassInst {
                 | "ATOMG"
                 | "ATOMS"
                 | "RED"
+                | "REDG"
                 | "LDGSTS"
                 | "BAR"
         )
@@ -196,6 +197,7 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, S
             | "STS"
             | "STL"
             | "RED"
+            | "REDG"
             | "BRA"
             | "EXIT"
             | "BAR"

@@ -535,3 +535,42 @@ fn divergent_exit_resumes_the_other_lanes() {
     assert_eq!(masks(w), [!0, !0, !0, !0, 1, !1, !1, !1, !1]);
     assert_eq!(im.stats[0].ambiguous, 1);
 }
+
+/// Local memory as the card lays it out: the tracer gives every thread the same window
+/// offset; imported, a warp's lanes sit 4 bytes apart (one 128-byte line for a 32-bit STL of
+/// the whole warp) and each warp has its own region of 32 x the frame.
+#[test]
+fn local_offsets_interleave_by_lane_and_warp() {
+    use super::import::LocalLayout;
+    use crate::workload::builder::LOCAL_BASE;
+    let rec = |cta: u32, warp: u16, lane: u8, addr: u64| Record {
+        pc: 0x10,
+        addr,
+        cta,
+        warp,
+        lane,
+        kind: Kind::Mem,
+        size: 4,
+        flags: flag::WRITE | (2 << flag::SPACE_SHIFT),
+        mask: 0,
+    };
+    // Offsets 0xfffd40..0xfffd7f reached: a 64-byte frame from 0xfffd40.
+    let k = KernelRecords {
+        name: "k".into(),
+        grid: Dim3::new(2, 1, 1),
+        block: Dim3::new(64, 1, 1),
+        dyn_shmem: 0,
+        func_pc: 0,
+        dropped: 0,
+        records: vec![rec(0, 0, 0, 0xfffd40), rec(0, 0, 0, 0xfffd7c)],
+        first_record: 1,
+    };
+    let l = LocalLayout::of(&k);
+    assert_eq!(l.address(&rec(0, 0, 0, 0xfffd40)), LOCAL_BASE);
+    assert_eq!(l.address(&rec(0, 0, 31, 0xfffd40)), LOCAL_BASE + 124);
+    // Word 1 of the frame: the next 128-byte line; byte 2 of word 1 of lane 5.
+    assert_eq!(l.address(&rec(0, 0, 5, 0xfffd46)), LOCAL_BASE + 128 + 20 + 2);
+    // Warp 1 of CTA 0, then warp 0 of CTA 1 (two warps per CTA): regions of 32 x 64 bytes.
+    assert_eq!(l.address(&rec(0, 1, 0, 0xfffd40)), LOCAL_BASE + 2048);
+    assert_eq!(l.address(&rec(1, 0, 0, 0xfffd40)), LOCAL_BASE + 2 * 2048);
+}
