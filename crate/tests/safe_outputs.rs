@@ -345,3 +345,91 @@ fn a_kernels_list_cannot_name_files_outside_its_folder() {
     let err = fails(&["run", "-q", "--trace", s(&t)], &["kernelslist.g:1"]);
     assert!(err.len() < 1000, "the message is cut: {} bytes", err.len());
 }
+
+#[test]
+fn a_tracer_version_newer_than_the_readers_know_is_refused() {
+    let d = tmp("tracer-version");
+    // Text: the header line is named.
+    let t = text_trace(&d);
+    let k = t.join("kernel-1.traceg");
+    let text = std::fs::read_to_string(&k).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("-accelsim tracer version"))
+        .expect("a tracer version line")
+        + 1;
+    let bad: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("-accelsim tracer version") {
+                "-accelsim tracer version = 99\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&k, bad).unwrap();
+    fails(
+        &["run", "-q", "--trace", s(&t)],
+        &[&format!("kernel-1.traceg:{line}"), "tracer version", "99"],
+    );
+    // Compact: the same kernel written with version 99 by the library's writer.
+    let mut m =
+        warpweave::workload::generate("vecadd", &warpweave::workload::Params::new()).unwrap();
+    for k in &mut m.kernels {
+        k.info.tracer_version = 99;
+    }
+    let wwt = d.join("v99.wwt");
+    std::fs::write(
+        &wwt,
+        warpweave::workload::output::compact_bytes(&mut m).unwrap(),
+    )
+    .unwrap();
+    fails(
+        &["run", "-q", "--trace", s(&wwt)],
+        &["v99.wwt", "tracer version", "99"],
+    );
+}
+
+#[test]
+fn the_compact_reader_checks_blocks_and_warps_as_the_text_reader_does() {
+    let d = tmp("compact-shape");
+    let gen =
+        || warpweave::workload::generate("vecadd", &warpweave::workload::Params::new()).unwrap();
+    type Edit = fn(&mut warpweave::trace::model::MemTrace);
+    let cases: [(&str, Edit, &str); 4] = [
+        ("grid0", |m| m.kernels[0].info.grid.x = 0, "grid dim"),
+        (
+            "outside",
+            |m| m.kernels[0].ctas[0].id.x = (1 << 31) + 5,
+            "outside the grid",
+        ),
+        (
+            "warp",
+            |m| m.kernels[0].ctas[0].warps[0].warp_id = 99_999,
+            "warp 99999",
+        ),
+        (
+            "twice",
+            |m| {
+                let w = m.kernels[0].ctas[0].warps[0].warp_id;
+                m.kernels[0].ctas[0].warps[1].warp_id = w;
+            },
+            "appears twice",
+        ),
+    ];
+    for (name, edit, needle) in cases {
+        let mut m = gen();
+        edit(&mut m);
+        let p = d.join(format!("{name}.wwt"));
+        std::fs::write(
+            &p,
+            warpweave::workload::output::compact_bytes(&mut m).unwrap(),
+        )
+        .unwrap();
+        fails(
+            &["run", "-q", "--trace", s(&p)],
+            &[&format!("{name}.wwt"), needle],
+        );
+    }
+}
