@@ -15,6 +15,8 @@ pub mod engine;
 pub mod error;
 pub mod fuzz;
 pub mod mem;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod outfile;
 pub mod plot;
 pub mod session;
 pub mod stats;

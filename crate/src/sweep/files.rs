@@ -27,7 +27,7 @@ fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
             fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         }
     }
-    fs::write(path, text).map_err(|e| Error::io(path.display().to_string(), e))
+    crate::outfile::write_file(path, text)
 }
 
 /// Absolute form of `p` (without resolving links).
@@ -75,13 +75,144 @@ pub fn write_outputs(plan: &Plan, results: &[JobResult], out: &Path) -> Result<W
     Ok(Written { csv, plots })
 }
 
+/// The file beside a local sweep's results where each finished run is appended as it completes
+/// (one JSON line each, after a header line naming the plan), so a stopped sweep keeps its runs
+/// and `--resume` runs only the others.
+pub const POINTS_FILE: &str = "points.jsonl";
+
+/// A local sweep's record of finished runs ([`POINTS_FILE`]).
+pub struct Journal {
+    path: PathBuf,
+    file: std::sync::Mutex<fs::File>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct JournalHeader {
+    plan: String,
+    plan_hash: String,
+    runs: usize,
+}
+
+impl Journal {
+    /// Checks the output folder and opens its journal before any run: `out` must be a folder
+    /// (created if missing) that can be written. With `resume`, the runs already recorded for
+    /// the same plan are returned (a last line cut short by a stop is dropped); without it, a
+    /// journal that holds runs of an unfinished sweep is refused rather than lost, and any other
+    /// is started over.
+    pub fn open(plan: &Plan, out: &Path, resume: bool) -> Result<(Journal, Vec<JobResult>)> {
+        let shown = out.display().to_string();
+        if out.exists() && !out.is_dir() {
+            return Err(Error::other(format!(
+                "--out {shown}: is a file, expected a folder for the results"
+            )));
+        }
+        fs::create_dir_all(out).map_err(|e| Error::io(&shown, e))?;
+        let path = out.join(POINTS_FILE);
+        let pshown = path.display().to_string();
+        let runs = plan.job_count();
+        let mut done: Vec<JobResult> = Vec::new();
+        let mut keep_bytes = 0usize;
+        if path.exists() {
+            let text = read(&path)?;
+            let mut lines = text.split_inclusive('\n');
+            let header = lines.next().unwrap_or("");
+            let h: Option<JournalHeader> = header
+                .strip_suffix('\n')
+                .and_then(|l| serde_json::from_str(l).ok());
+            let same_plan = h
+                .as_ref()
+                .is_some_and(|h| h.plan_hash == plan.hash && h.runs == runs);
+            let mut seen = vec![false; runs];
+            if same_plan {
+                keep_bytes = header.len();
+                for (i, line) in lines.enumerate() {
+                    // A line without its newline was cut short by a stop: run that point again.
+                    let Some(l) = line.strip_suffix('\n') else {
+                        break;
+                    };
+                    let r: JobResult = serde_json::from_str(l)
+                        .map_err(|e| Error::parse(&pshown, i as u64 + 2, "run", e.to_string()))?;
+                    if r.id >= runs || seen[r.id] {
+                        return Err(Error::parse(
+                            &pshown,
+                            i as u64 + 2,
+                            "id",
+                            format!("run {} is not a new run of the plan's {runs}", r.id),
+                        ));
+                    }
+                    seen[r.id] = true;
+                    keep_bytes += line.len();
+                    done.push(r);
+                }
+            }
+            if resume && !same_plan && h.is_some() {
+                return Err(Error::other(format!(
+                    "--resume: {pshown} holds runs of another plan (or an edited one); \
+                     name another --out or delete it"
+                )));
+            }
+            if !resume {
+                if same_plan && !done.is_empty() && done.len() < runs {
+                    return Err(Error::other(format!(
+                        "{pshown} holds {} of the {runs} runs of an unfinished sweep of this \
+                         plan: add --resume to run the others, or delete it to start over",
+                        done.len()
+                    )));
+                }
+                done.clear();
+                keep_bytes = 0;
+            }
+        }
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&pshown, e))?;
+        f.set_len(keep_bytes as u64)
+            .map_err(|e| Error::io(&pshown, e))?;
+        use std::io::{Seek, Write};
+        f.seek(std::io::SeekFrom::End(0))
+            .map_err(|e| Error::io(&pshown, e))?;
+        if keep_bytes == 0 {
+            let h = JournalHeader {
+                plan: plan.name.clone(),
+                plan_hash: plan.hash.clone(),
+                runs,
+            };
+            let line = serde_json::to_string(&h).map_err(|e| Error::other(e.to_string()))?;
+            writeln!(f, "{line}").map_err(|e| Error::io(&pshown, e))?;
+        }
+        Ok((
+            Journal {
+                path,
+                file: std::sync::Mutex::new(f),
+            },
+            done,
+        ))
+    }
+
+    /// Appends one finished run (one `write` of a whole line, safe from several threads).
+    pub fn append(&self, r: &JobResult) -> Result<()> {
+        use std::io::Write;
+        let mut line = serde_json::to_string(r).map_err(|e| Error::other(e.to_string()))?;
+        line.push('\n');
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        f.write_all(line.as_bytes())
+            .map_err(|e| Error::io(self.path.display().to_string(), e))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// Writes one chunk's part file.
 pub fn write_part(part: &Part, path: &Path) -> Result<()> {
     let text = serde_json::to_string(part).map_err(|e| Error::other(e.to_string()))?;
-    // Write then rename, so a collector never reads half a part.
-    let tmp = path.with_extension("json.tmp");
-    write(&tmp, &text)?;
-    fs::rename(&tmp, path).map_err(|e| Error::io(path.display().to_string(), e))
+    // Written beside and renamed, so a collector never reads half a part.
+    write(path, &text)
 }
 
 /// Emits the SLURM folder for `plan_path`: manifest and job-array script of `chunks` tasks.

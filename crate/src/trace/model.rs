@@ -79,6 +79,10 @@ impl fmt::Display for Dim3 {
     }
 }
 
+/// The newest Accel-Sim tracer line format the readers know; a larger version is refused
+/// rather than read with the wrong columns.
+pub const MAX_TRACER_VERSION: u32 = 5;
+
 /// The kernel header of an Accel-Sim `.traceg` file (or its equivalent in the compact format).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelInfo {
@@ -98,7 +102,7 @@ pub struct KernelInfo {
     pub shmem_base: u64,
     pub local_base: u64,
     pub nvbit_version: String,
-    /// `-accelsim tracer version`: 3, 4 or 5.
+    /// `-accelsim tracer version`: 3, 4 or 5 (0 when absent); at most [`MAX_TRACER_VERSION`].
     pub tracer_version: u32,
     /// `-enable lineinfo`: every instruction line starts with a source line number.
     pub lineinfo: bool,

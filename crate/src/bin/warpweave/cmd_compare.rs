@@ -51,6 +51,11 @@ fn parse_mode(s: &str) -> Result<(String, Mode)> {
 }
 
 pub fn run(a: &CompareArgs) -> Result<()> {
+    crate::cmd_run::refuse_outputs_over_inputs(
+        &a.traces,
+        &a.gpus,
+        &[("--csv", a.csv.as_ref()), ("--json", a.json.as_ref())],
+    )?;
     let modes = a
         .modes
         .iter()
@@ -90,14 +95,14 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         }
     }
     compare::finish(&mut rows);
-    print!("{}", compare::table_text(&rows));
+    crate::out!("{}", compare::table_text(&rows));
     if let Some(p) = &a.csv {
-        std::fs::write(p, compare::csv(&rows)).map_err(|e| Error::io(p, e))?;
+        warpweave::outfile::write_file(std::path::Path::new(p), compare::csv(&rows))?;
     }
     if let Some(p) = &a.json {
         let text =
             serde_json::to_string_pretty(&rows).map_err(|e| Error::other(format!("JSON: {e}")))?;
-        std::fs::write(p, text).map_err(|e| Error::io(p, e))?;
+        warpweave::outfile::write_file(std::path::Path::new(p), text)?;
     }
     Ok(())
 }

@@ -102,6 +102,14 @@ pub fn run(args: ConfigArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
             trace,
             out: path,
         } => {
+            warpweave::outfile::refuse_overwrite(
+                &[warpweave::outfile::Output {
+                    what: "-o",
+                    path: &path,
+                    folder: false,
+                }],
+                &[&gpgpusim, &trace],
+            )?;
             let read = |p: &PathBuf| {
                 std::fs::read_to_string(p).map_err(|e| Error::io(p.display().to_string(), e))
             };
@@ -118,7 +126,7 @@ pub fn run(args: ConfigArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 writeln!(err, "warning: {w}").map_err(io)?;
             }
             let text = config::to_toml_with_sources(&r.config, &header, |_| None);
-            std::fs::write(&path, text).map_err(|e| Error::io(path.display().to_string(), e))?;
+            warpweave::outfile::write_file(&path, text)?;
             writeln!(
                 out,
                 "wrote {} ({} warnings)",

@@ -12,6 +12,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use warpweave::outfile::{refuse_overwrite, trace_inputs, AtomicFile, Output};
 use warpweave::trace::accelsim::write_dir;
 use warpweave::trace::compact::{
     decode_all_count, decode_chunk, write_compact, CompactReader, WriteOptions,
@@ -198,6 +199,16 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| default_output(&args.input, to));
+    let inputs = trace_inputs(&args.input.to_string_lossy());
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    refuse_overwrite(
+        &[Output {
+            what: "output",
+            path: &out,
+            folder: to == Format::Text,
+        }],
+        &inputs,
+    )?;
     let mut src = open_source(&args.input, arch)?;
     let t0 = Instant::now();
     let bar = progress_bar(&*src, args.quiet, "converting");
@@ -208,13 +219,16 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     match to {
         Format::Compact => {
             let shown = out.display().to_string();
-            let f = std::fs::File::create(&out).map_err(|e| Error::io(&shown, e))?;
+            // Written beside and renamed once complete: a conversion that fails or is stopped
+            // midway leaves the previous output as it was.
+            let mut f = AtomicFile::create(&out)?;
             let opts = WriteOptions {
                 level: args.level,
                 chunk_insts: args.chunk_insts,
             };
-            let s = write_compact(&mut counted, std::io::BufWriter::new(f), &opts, &mut |_| {})
+            let s = write_compact(&mut counted, &mut f, &opts, &mut |_| {})
                 .map_err(|e| rename_output(e, &shown))?;
+            f.commit()?;
             bar.finish_and_clear();
             eprintln!(
                 "wrote {shown}: {} bytes, {} kernels, {} CTAs, {} warp instructions in {} chunks ({:.2} s), hash {:016x}",
@@ -327,7 +341,7 @@ fn bench_decode(path: &Path, secs: f64) -> Result<()> {
     let data = std::fs::read(path).map_err(|e| Error::io(&shown, e))?;
     let (n, rounds, dt) = repeat(secs, || decode_all_count(&data))?;
     let serial = (n * rounds) as f64 / dt;
-    println!(
+    crate::outln!(
         "decode {shown}: {n} warp instructions, serial {serial:.0} WIPS ({:.1} MB/s of file) over {rounds} rounds",
         (data.len() as u64 * rounds) as f64 / dt / 1e6
     );
@@ -349,7 +363,7 @@ fn bench_decode(path: &Path, secs: f64) -> Result<()> {
                 })
                 .try_reduce(|| 0, |a, b| Ok(a + b))
         })?;
-        println!(
+        crate::outln!(
             "decode {shown}: parallel {:.0} WIPS on {} threads ({} chunks)",
             (n * rounds) as f64 / dt,
             rayon::current_num_threads(),

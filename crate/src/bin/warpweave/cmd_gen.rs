@@ -6,6 +6,7 @@
 //! warpweave gen matmul_tiled -p m=64,n=64 -o mm.wwt     compact file (default format)
 //! ```
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -42,7 +43,7 @@ pub struct GenArgs {
 
 pub fn run(a: &GenArgs) -> Result<()> {
     if a.list {
-        print!("{}", listing());
+        crate::out!("{}", listing());
         return Ok(());
     }
     let name = a
@@ -62,9 +63,14 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(format!("{name}-trace")));
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+            let mut staged = warpweave::outfile::Staged::new();
             for (f, bytes) in output::text_files(&t)? {
-                write(&dir.join(f), &bytes)?;
+                let p = dir.join(f);
+                let w = staged.create(&p)?;
+                w.write_all(&bytes)
+                    .map_err(|e| Error::io(p.display().to_string(), e))?;
             }
+            staged.commit()?;
             dir
         }
         OutFormat::Compact => {
@@ -94,7 +100,7 @@ fn write(p: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
     }
-    std::fs::write(p, bytes).map_err(|e| Error::io(p.display().to_string(), e))
+    warpweave::outfile::write_file(p, bytes)
 }
 
 /// The `--list` text: every workload, its summary and its parameters with defaults and ranges.

@@ -32,6 +32,14 @@ pub struct ImportSanitizerArgs {
 }
 
 pub fn run(a: &ImportSanitizerArgs) -> Result<()> {
+    warpweave::outfile::refuse_overwrite(
+        &[warpweave::outfile::Output {
+            what: "-o",
+            path: &a.output,
+            folder: false,
+        }],
+        &[&a.records, &a.sass],
+    )?;
     let rname = a.records.display().to_string();
     let sname = a.sass.display().to_string();
     let records = std::fs::read(&a.records).map_err(|e| Error::io(&rname, e))?;

@@ -32,9 +32,9 @@ pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
     let s = summarize(&mut *src)?;
     if args.json {
         let j = serde_json::to_string_pretty(&s).map_err(|e| Error::other(e.to_string()))?;
-        println!("{j}");
+        crate::outln!("{j}");
     } else {
-        print!("{}", render_table(&s));
+        crate::out!("{}", render_table(&s));
     }
     Ok(())
 }

@@ -63,6 +63,31 @@ pub fn open_trace(spec: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + S
     warpweave::trace::open::open_spec(spec, warpweave::trace::open::default_arch(cfg))
 }
 
+/// Refuses, before anything runs, an output (`(flag, path)`) that is one of the inputs: a
+/// trace's files or a GPU TOML file.
+pub fn refuse_outputs_over_inputs(
+    traces: &[String],
+    gpus: &[String],
+    outputs: &[(&str, Option<&String>)],
+) -> Result<()> {
+    use std::path::{Path, PathBuf};
+    use warpweave::outfile::{refuse_overwrite, trace_inputs, Output};
+    let mut inputs: Vec<PathBuf> = traces.iter().flat_map(|t| trace_inputs(t)).collect();
+    inputs.extend(gpus.iter().map(PathBuf::from).filter(|p| p.exists()));
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let outputs: Vec<Output> = outputs
+        .iter()
+        .filter_map(|(what, p)| {
+            p.map(|p| Output {
+                what,
+                path: Path::new(p),
+                folder: false,
+            })
+        })
+        .collect();
+    refuse_overwrite(&outputs, &inputs)
+}
+
 /// Config from `--gpu` and `--set`.
 pub fn load_config(gpu: &str, sets: &[String]) -> Result<GpuConfig> {
     let mut cfg = config::load(gpu)?;
@@ -71,6 +96,15 @@ pub fn load_config(gpu: &str, sets: &[String]) -> Result<GpuConfig> {
 }
 
 pub fn run(a: &RunArgs) -> Result<()> {
+    refuse_outputs_over_inputs(
+        std::slice::from_ref(&a.trace),
+        std::slice::from_ref(&a.gpu),
+        &[
+            ("--json", a.json.as_ref()),
+            ("--timeline", a.views.timeline.as_ref()),
+            ("--animate", a.views.animate.as_ref()),
+        ],
+    )?;
     let cfg = load_config(&a.gpu, &a.set)?;
     let mut model = ModelChoice::named("cycle")?;
     if let Some(name) = &a.mode {
@@ -120,20 +154,20 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let res = sim.result();
     crate::cmd_run_views::finish(&a.views, &mut sim)?;
     let secs = started.elapsed().as_secs_f64();
-    print!("{}", res.summary_text());
-    println!(
+    crate::out!("{}", res.summary_text());
+    crate::outln!(
         "simulated in {:.3} s: {:.0} warp instructions per second, {:.0} cycles per second",
         secs,
         res.warp_insts as f64 / secs.max(1e-9),
         res.cycles as f64 / secs.max(1e-9)
     );
     if let Some(kb) = peak_rss_kb() {
-        println!("peak memory {:.1} MB", kb as f64 / 1024.0);
+        crate::outln!("peak memory {:.1} MB", kb as f64 / 1024.0);
     }
     if let Some(j) = &a.json {
         let text =
             serde_json::to_string_pretty(&res).map_err(|e| Error::other(format!("JSON: {e}")))?;
-        std::fs::write(j, text).map_err(|e| Error::io(j, e))?;
+        warpweave::outfile::write_file(std::path::Path::new(j), text)?;
     }
     Ok(())
 }
@@ -145,16 +179,16 @@ fn run_memory(a: &RunArgs, cfg: &GpuConfig) -> Result<()> {
     let rep = warpweave::mem::functional::run(cfg, &mut *src)?;
     let secs = started.elapsed().as_secs_f64();
     let (l1, l2, dram) = compare::functional_totals(&rep);
-    println!(
+    crate::outln!(
         "warpweave {} — {} on {}",
         env!("CARGO_PKG_VERSION"),
         rep.trace,
         rep.gpu
     );
-    println!("models: functional caches only (mode memory, no timing)");
-    println!("L1 hit rate {l1:.4}   L2 hit rate {l2:.4}   DRAM sectors {dram}");
+    crate::outln!("models: functional caches only (mode memory, no timing)");
+    crate::outln!("L1 hit rate {l1:.4}   L2 hit rate {l2:.4}   DRAM sectors {dram}");
     for k in &rep.kernels {
-        println!(
+        crate::outln!(
             "  {:<40} mem insts {:>10}  L1 {:.4}  L2 {:.4}  DRAM rd/wr sectors {}/{}",
             k.name,
             k.mem_instructions,
@@ -164,11 +198,11 @@ fn run_memory(a: &RunArgs, cfg: &GpuConfig) -> Result<()> {
             k.dram_write_sectors
         );
     }
-    println!("simulated in {secs:.3} s");
+    crate::outln!("simulated in {secs:.3} s");
     if let Some(j) = &a.json {
         let text =
             serde_json::to_string_pretty(&rep).map_err(|e| Error::other(format!("JSON: {e}")))?;
-        std::fs::write(j, text).map_err(|e| Error::io(j, e))?;
+        warpweave::outfile::write_file(std::path::Path::new(j), text)?;
     }
     Ok(())
 }

@@ -92,12 +92,12 @@ pub fn finish(v: &ViewArgs, sim: &mut Simulator) -> Result<()> {
                 ))
             }
         };
-        print!("{}", timeline::ascii::render(&tl, colour));
+        crate::out!("{}", timeline::ascii::render(&tl, colour));
     }
     if let Some(path) = &v.timeline {
         let j = timeline::chrome::render(&tl);
         let text = serde_json::to_string(&j).map_err(|e| Error::other(format!("JSON: {e}")))?;
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+        warpweave::outfile::write_file(std::path::Path::new(path), text)?;
         eprintln!("timeline: wrote {path}");
     }
     if let Some(path) = &v.animate {
@@ -114,7 +114,10 @@ pub fn finish(v: &ViewArgs, sim: &mut Simulator) -> Result<()> {
                     } else {
                         format!("{stem}-{:06}.png", f.cycle)
                     };
-                    std::fs::write(&p, timeline::image::png(b)).map_err(|e| Error::io(&p, e))?;
+                    warpweave::outfile::write_file(
+                        std::path::Path::new(&p),
+                        timeline::image::png(b),
+                    )?;
                     n += 1;
                 }
             } else if path.ends_with(".gif") {
@@ -123,8 +126,10 @@ pub fn finish(v: &ViewArgs, sim: &mut Simulator) -> Result<()> {
                 } else {
                     path.clone()
                 };
-                std::fs::write(&p, timeline::image::gif(&frames, 50))
-                    .map_err(|e| Error::io(&p, e))?;
+                warpweave::outfile::write_file(
+                    std::path::Path::new(&p),
+                    timeline::image::gif(&frames, 50),
+                )?;
                 n += 1;
             } else {
                 return Err(Error::config(

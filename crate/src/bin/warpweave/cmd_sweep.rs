@@ -16,7 +16,7 @@ use warpweave::sweep::chunk::{check_chunk, Part};
 use warpweave::sweep::files::{self, load_plan};
 use warpweave::sweep::sim::SimRunner;
 use warpweave::sweep::slurm::SlurmOptions;
-use warpweave::sweep::{chunk_range, run_jobs, Executor, Job, NoProgress, Progress};
+use warpweave::sweep::{chunk_range, run_jobs, Executor, Job, JobRunner, NoProgress, Progress};
 use warpweave::{Error, Result};
 
 #[derive(Args, Debug)]
@@ -51,6 +51,10 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(short, long)]
     quiet: bool,
+    /// Continue a stopped sweep: the runs already in OUT/points.jsonl are kept, the others run
+    /// (results identical to an uninterrupted sweep).
+    #[arg(long)]
+    resume: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -104,7 +108,7 @@ pub fn run(a: &SweepArgs) -> Result<()> {
         Some(SweepCmd::Collect { dir, out }) => {
             let (plan, results) = files::collect(dir)?;
             let w = files::write_outputs(&plan, &results, out.as_deref().unwrap_or(dir))?;
-            println!(
+            crate::outln!(
                 "{} runs -> {} ({} plots)",
                 results.len(),
                 w.csv.display(),
@@ -131,15 +135,15 @@ pub fn run(a: &SweepArgs) -> Result<()> {
                     cpus_per_task: a.cpus_per_task,
                 };
                 let script = files::emit_slurm(plan_path, Path::new(&e[1]), chunks, &bin, &opt)?;
-                println!(
+                crate::outln!(
                     "{} runs in {chunks} array tasks: sbatch {}",
                     plan.job_count(),
                     script.display()
                 );
-                println!("then: {} sweep collect {}", bin.display(), e[1]);
+                crate::outln!("then: {} sweep collect {}", bin.display(), e[1]);
                 return Ok(());
             }
-            local(plan_path, a.out.clone(), a.jobs, a.quiet)
+            local(plan_path, a.out.clone(), a.jobs, a.quiet, a.resume)
         }
     }
 }
@@ -149,10 +153,35 @@ fn local(
     out: Option<PathBuf>,
     threads: Option<usize>,
     quiet: bool,
+    resume: bool,
 ) -> Result<()> {
     let (plan, dir) = load_plan(plan_path)?;
-    let jobs = plan.jobs();
-    let runner = SimRunner::new(dir.display().to_string());
+    let out = out.unwrap_or_else(|| PathBuf::from(format!("sweep-{}", plan.name)));
+    // The output folder is checked and the journal opened before any run; each finished run is
+    // appended to it as it completes, so a stopped sweep keeps its runs.
+    let (journal, done) = files::Journal::open(&plan, &out, resume)?;
+    if !done.is_empty() {
+        eprintln!(
+            "resuming: {} of {} runs already in {}",
+            done.len(),
+            plan.job_count(),
+            journal.path().display()
+        );
+    }
+    let mut have = vec![false; plan.job_count()];
+    for r in &done {
+        have[r.id] = true;
+    }
+    let jobs: Vec<Job> = plan.jobs().into_iter().filter(|j| !have[j.id]).collect();
+    let sim = SimRunner::new(dir.display().to_string());
+    let runner = |p: &warpweave::sweep::Plan, j: &Job| -> Result<warpweave::sweep::Metrics> {
+        let m = sim.run(p, j)?;
+        journal.append(&warpweave::sweep::JobResult {
+            id: j.id,
+            metrics: m.clone(),
+        })?;
+        Ok(m)
+    };
     let bar = ProgressBar::new(jobs.len() as u64);
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -164,12 +193,14 @@ fn local(
         .map_err(|e| Error::other(e.to_string()))?,
     );
     let progress = Bar(bar);
-    let results = pool(threads)?
+    let new = pool(threads)?
         .install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &progress))?;
     progress.0.finish_and_clear();
-    let out = out.unwrap_or_else(|| PathBuf::from(format!("sweep-{}", plan.name)));
+    let mut results = done;
+    results.extend(new);
+    results.sort_by_key(|r| r.id);
     let w = files::write_outputs(&plan, &results, &out)?;
-    println!(
+    crate::outln!(
         "{} runs -> {} ({} plots)",
         results.len(),
         w.csv.display(),

@@ -40,7 +40,7 @@ pub struct ValidateArgs {
 pub fn run(a: &ValidateArgs) -> Result<()> {
     if a.list {
         for m in validate::all_metrics() {
-            println!("{:<16} {:<14} {} ({})", m.id, m.unit, m.name, m.how);
+            crate::outln!("{:<16} {:<14} {} ({})", m.id, m.unit, m.name, m.how);
         }
         return Ok(());
     }
@@ -66,11 +66,11 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     if a.json {
         let s =
             serde_json::to_string_pretty(&rows).map_err(|e| Error::other(format!("JSON: {e}")))?;
-        println!("{s}");
+        crate::outln!("{s}");
     } else if a.csv {
-        print!("{}", validate::csv(&rows));
+        crate::out!("{}", validate::csv(&rows));
     } else {
-        print!("{}", validate::table_text(&rows));
+        crate::out!("{}", validate::table_text(&rows));
     }
     let bad: Vec<&Row> = rows.iter().filter(|r| !r.passes()).collect();
     if a.check && !bad.is_empty() {

@@ -21,6 +21,7 @@ mod cmd_run_views;
 mod cmd_sweep;
 mod cmd_validate;
 mod host;
+mod stdout;
 
 #[derive(Parser)]
 #[command(
@@ -64,7 +65,7 @@ fn main() {
         Cmd::Info(a) => cmd_info::run(&a),
         Cmd::Convert(a) => cmd_convert::run(&a),
         Cmd::Gen(a) => cmd_gen::run(&a),
-        Cmd::Config(a) => cmd_config::run(a, &mut std::io::stdout(), &mut std::io::stderr()),
+        Cmd::Config(a) => cmd_config::run(a, &mut stdout::Stdout, &mut std::io::stderr()),
         Cmd::Sweep(a) => cmd_sweep::run(&a),
         Cmd::Validate(a) => cmd_validate::run(&a),
         Cmd::ImportSanitizer(a) => cmd_import::run(&a),

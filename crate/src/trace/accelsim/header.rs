@@ -136,7 +136,17 @@ pub fn parse_header_line(line: &[u8], ctx: &Ctx, k: &mut KernelInfo) -> Result<(
         b"local mem base_addr" => k.local_base = hex(val, ctx, "local mem base_addr")?,
         b"nvbit version" => k.nvbit_version = text(val, ctx, "nvbit version")?,
         b"accelsim tracer version" => {
-            k.tracer_version = num32(val, ctx, "accelsim tracer version")?
+            k.tracer_version = num32(val, ctx, "accelsim tracer version")?;
+            if k.tracer_version > crate::trace::model::MAX_TRACER_VERSION {
+                return Err(ctx.err(
+                    "accelsim tracer version",
+                    format!(
+                        "{} is newer than this reader knows (0..={})",
+                        k.tracer_version,
+                        crate::trace::model::MAX_TRACER_VERSION
+                    ),
+                ));
+            }
         }
         b"enable lineinfo" => k.lineinfo = num32(val, ctx, "enable lineinfo")? != 0,
         _ => k.extra.push((

@@ -6,7 +6,8 @@
 //!  kernelslist.g:  MemcpyHtoD,0x00007f2b2d500000,400   -> Command::MemcpyHtoD
 //!                  kernel-1.traceg                       -> Command::Kernel { index: 0 }
 //!                  kernel-593-ctx_0x55c28dad19e0.traceg  (newer name form; .xz/.gz/.zst too)
-//!                  anything else                         -> ignored (as Accel-Sim does)
+//!                  blank, `#...`, MemcpyDtoH,...         -> skipped (as Accel-Sim does)
+//!                  kernel-d/../x, /abs, anything else    -> an error naming the line
 //! ```
 //! Opening reads every kernel's header (not its body); `open_kernel` re-opens the file and
 //! streams it CTA by CTA. The hash covers the bytes of every file, computed on first request.
@@ -136,14 +137,55 @@ pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<S
             let bytes = dec(trim(parts[2]), &ctx, "MemcpyHtoD bytes")?;
             cmds.push(Command::MemcpyHtoD { addr, bytes });
         } else if l.starts_with(b"kernel") {
-            let name =
-                std::str::from_utf8(l).map_err(|_| ctx.err("kernel file", "not valid UTF-8"))?;
+            let name = kernel_file_name(l, &ctx)?;
             cmds.push(Command::Kernel { index: names.len() });
             names.push(name.to_string());
+        } else if !(l.is_empty() || l.starts_with(b"Memcpy") || l.starts_with(b"#")) {
+            // Blank lines, comments and other copies (MemcpyDtoH) are skipped, as Accel-Sim
+            // does; anything else is a mistake worth naming.
+            return Err(ctx.err(
+                "kernelslist line",
+                format!(
+                    "expected a kernel file (kernel-<n>.traceg) or MemcpyHtoD,<address>,<bytes>, found {}",
+                    show(l)
+                ),
+            ));
         }
-        // Anything else (MemcpyDtoH, blank lines) is ignored, as Accel-Sim does.
     }
     Ok((cmds, names))
+}
+
+/// The longest kernel file name accepted (real ones are tens of bytes).
+const MAX_KERNEL_NAME: usize = 1024;
+
+/// A kernels-list line naming a kernel file: a relative path that stays inside the trace's
+/// folder (no `..`, not absolute), so a list can never make the tool read other files.
+fn kernel_file_name<'a>(l: &'a [u8], ctx: &Ctx) -> Result<&'a str> {
+    if l.len() > MAX_KERNEL_NAME {
+        return Err(ctx.err(
+            "kernel file",
+            format!(
+                "a name of {} bytes (at most {MAX_KERNEL_NAME}): {}",
+                l.len(),
+                show(l)
+            ),
+        ));
+    }
+    let name = std::str::from_utf8(l).map_err(|_| ctx.err("kernel file", "not valid UTF-8"))?;
+    let outside = name.starts_with('/')
+        || name.starts_with('\\')
+        || name.contains('\0')
+        || name.split(['/', '\\']).any(|c| c == "..");
+    if outside {
+        return Err(ctx.err(
+            "kernel file",
+            format!(
+                "{} is not inside the trace folder (absolute or with `..`); refused",
+                show(l)
+            ),
+        ));
+    }
+    Ok(name)
 }
 
 /// The kernel number in a file name like `kernel-12.traceg` or `kernel-593-ctx_0x55.traceg`.

@@ -216,6 +216,9 @@ pub fn write_dir(
 ) -> Result<Vec<String>> {
     let shown = dir.display().to_string();
     std::fs::create_dir_all(dir).map_err(|e| Error::io(&shown, e))?;
+    // Every file is written beside its destination and all are renamed into place at the
+    // end: a conversion that fails or is stopped midway leaves the old folder as it was.
+    let mut staged = crate::outfile::Staged::new();
     let mut names: Vec<String> = Vec::new();
     for k in 0..src.kernel_count() {
         let mut n = kernel_file_name(src.kernel_info(k));
@@ -223,16 +226,16 @@ pub fn write_dir(
             n = format!("kernel-{}-{k}.traceg", src.kernel_info(k).id);
         }
         let p = dir.join(&n);
-        let f = std::fs::File::create(&p).map_err(|e| Error::io(p.display().to_string(), e))?;
-        let mut w = std::io::BufWriter::new(f);
+        let w = staged.create(&p)?;
         let mut s = src.open_kernel(k)?;
-        write_kernel(&mut w, &mut *s)?;
+        write_kernel(w, &mut *s)?;
         w.flush()
             .map_err(|e| Error::io(p.display().to_string(), e))?;
         names.push(n);
     }
     let p = dir.join("kernelslist.g");
-    let mut f = std::fs::File::create(&p).map_err(|e| Error::io(p.display().to_string(), e))?;
-    write_kernelslist(&mut f, src.commands(), &names)?;
+    let f = staged.create(&p)?;
+    write_kernelslist(f, src.commands(), &names)?;
+    staged.commit()?;
     Ok(names)
 }

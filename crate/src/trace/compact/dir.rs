@@ -152,6 +152,14 @@ fn get_dim(c: &mut Cur<'_>, field: &str) -> Result<Dim3> {
     ))
 }
 
+/// A grid or block with no zero side (as the text reader requires).
+fn nonzero_dim(d: Dim3, c: &Cur<'_>, field: &str) -> Result<Dim3> {
+    if d.count() == 0 {
+        return Err(c.err(field, format!("{d}: expected (x,y,z) with x, y, z >= 1")));
+    }
+    Ok(d)
+}
+
 impl Directory {
     pub fn encode(&self) -> Vec<u8> {
         let mut o = Vec::new();
@@ -245,8 +253,18 @@ impl Directory {
             let info = KernelInfo {
                 name: c.string("kernel name")?,
                 id: c.var_u32("kernel id")?,
-                grid: get_dim(&mut c, "grid dim")?,
-                block: get_dim(&mut c, "block dim")?,
+                grid: nonzero_dim(get_dim(&mut c, "grid dim")?, &c, "grid dim")?,
+                block: {
+                    let b = nonzero_dim(get_dim(&mut c, "block dim")?, &c, "block dim")?;
+                    let max = crate::trace::accelsim::header::MAX_BLOCK_THREADS;
+                    if b.count() > max {
+                        return Err(c.err(
+                            "block dim",
+                            format!("{} threads per block: expected 1..={max}", b.count()),
+                        ));
+                    }
+                    b
+                },
                 shmem_bytes: c.var_u32("shmem")?,
                 nregs: c.var_u32("nregs")?,
                 binary_version: c.var_u32("binary version")?,
@@ -254,7 +272,19 @@ impl Directory {
                 shmem_base: c.varint("shmem base_addr")?,
                 local_base: c.varint("local mem base_addr")?,
                 nvbit_version: c.string("nvbit version")?,
-                tracer_version: c.var_u32("accelsim tracer version")?,
+                tracer_version: {
+                    let v = c.var_u32("accelsim tracer version")?;
+                    if v > crate::trace::model::MAX_TRACER_VERSION {
+                        return Err(c.err(
+                            "accelsim tracer version",
+                            format!(
+                                "{v} is newer than this reader knows (0..={})",
+                                crate::trace::model::MAX_TRACER_VERSION
+                            ),
+                        ));
+                    }
+                    v
+                },
                 lineinfo: match c.u8("enable lineinfo")? {
                     0 => false,
                     1 => true,

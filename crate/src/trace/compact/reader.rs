@@ -17,7 +17,7 @@ use super::dir::{
     ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
 };
 use crate::trace::model::{
-    Command, CtaTrace, Fnv64, KernelInfo, KernelStream, OpTable, PrefetchHalf, TraceSource,
+    Command, CtaTrace, Dim3, Fnv64, KernelInfo, KernelStream, OpTable, PrefetchHalf, TraceSource,
 };
 use crate::trace::packed::{PackedCta, Packer};
 use crate::{Error, Result};
@@ -291,7 +291,11 @@ impl<R: Read + Seek> CompactReader<R> {
             e,
             &self.name,
             (k, c),
-            (self.kernels[k].ops.len(), self.version.1),
+            (
+                self.kernels[k].ops.len(),
+                self.version.1,
+                shape(&self.kernels[k].entry.info),
+            ),
         )
     }
 
@@ -344,7 +348,7 @@ fn decode_chunk_with(
     e: &ChunkEntry,
     file: &str,
     (k, c): (usize, usize),
-    (n_ops, minor): (usize, u16),
+    (n_ops, minor, (grid, warps)): (usize, u16, (Dim3, u32)),
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
     let mut data = dec.take_buf();
@@ -392,7 +396,46 @@ fn decode_chunk_with(
             ),
         ));
     }
+    check_shape(&ctas, grid, warps)
+        .map_err(|m| Error::parse(file, 0, format!("{what} at byte {}", e.offset), m))?;
     Ok(ctas)
+}
+
+/// A kernel's grid and warps per block, what its CTAs are checked against.
+fn shape(info: &KernelInfo) -> (Dim3, u32) {
+    (info.grid, info.warps_per_cta())
+}
+
+/// The checks the text reader makes of every block: inside the grid, no more warps than the
+/// block has, each warp id inside the block and once.
+fn check_shape(ctas: &[CtaTrace], grid: Dim3, warps: u32) -> std::result::Result<(), String> {
+    let mut seen = vec![false; warps as usize];
+    for c in ctas {
+        let id = c.id;
+        if id.x >= grid.x || id.y >= grid.y || id.z >= grid.z {
+            return Err(format!(
+                "block {},{},{} is outside the grid {grid}",
+                id.x, id.y, id.z
+            ));
+        }
+        seen.iter_mut().for_each(|s| *s = false);
+        for w in &c.warps {
+            let wi = w.warp_id;
+            if wi >= warps {
+                return Err(format!(
+                    "block {},{},{}: warp {wi} but a block has {warps} warps",
+                    id.x, id.y, id.z
+                ));
+            }
+            if std::mem::replace(&mut seen[wi as usize], true) {
+                return Err(format!(
+                    "block {},{},{}: warp {wi} appears twice",
+                    id.x, id.y, id.z
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Decodes one chunk's compressed bytes (from [`CompactReader::raw_chunk`]) without the reader,
@@ -419,7 +462,7 @@ pub fn decode_chunk<R>(
         e,
         &rd.name,
         (k, c),
-        (kern.ops.len(), rd.version.1),
+        (kern.ops.len(), rd.version.1, shape(&kern.entry.info)),
     )
 }
 
@@ -518,7 +561,7 @@ fn decode_owned(
     name: &str,
     k: usize,
     c: usize,
-    n_ops_minor: (usize, u16),
+    n_ops_minor: (usize, u16, (Dim3, u32)),
     pk: Option<(&mut Packer, u64)>,
 ) -> Result<Decoded> {
     let raw = std::mem::take(raw);
@@ -550,7 +593,7 @@ impl OwnedCompactStream {
             &self.name,
             self.k,
             c,
-            (self.ops.len(), self.minor),
+            (self.ops.len(), self.minor, shape(&self.info)),
             self.packed.then_some((&mut self.pk, self.above)),
         )
     }
@@ -652,6 +695,7 @@ impl KernelStream for OwnedCompactStream {
         let OwnedCompactStream {
             name,
             k,
+            info,
             ops,
             entries,
             minor,
@@ -668,7 +712,7 @@ impl KernelStream for OwnedCompactStream {
             ..
         } = self;
         let (packed, above) = (*packed, *above);
-        let (k, nm) = (*k, (ops.len(), *minor));
+        let (k, nm) = (*k, (ops.len(), *minor, shape(info)));
         let (name, entries) = (&*name, &*entries);
         let (r0, rest) = raw[c..].split_first_mut()?;
         let r1 = rest.first_mut();

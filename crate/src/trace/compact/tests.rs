@@ -226,7 +226,7 @@ pub(super) fn crafted() -> MemTrace {
             name: format!("_Z6kernel{k}PfS_i"),
             id: k + 1,
             grid: Dim3::new(3, 2, 1),
-            block: Dim3::new(96, 1, 1),
+            block: Dim3::new(384, 1, 1), // 12 warps: ids 9-11 below are inside it
             shmem_bytes: 4096 * k,
             nregs: 32 + k,
             binary_version: [61, 80, 0][k as usize],
