@@ -69,6 +69,8 @@ mod window;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_prefetch;
 
 use std::collections::VecDeque;
 

@@ -16,17 +16,17 @@ use crate::core::IssueEvent;
 use crate::stats::StallKind;
 use crate::trace::*;
 
-struct Ops {
+pub(super) struct Ops {
     t: OpTable,
     ffma: OpId,
     fadd: OpId,
-    iadd: OpId,
+    pub(super) iadd: OpId,
     bar: OpId,
     ldg: OpId,
     lds: OpId,
 }
 
-fn ops() -> Ops {
+pub(super) fn ops() -> Ops {
     let mut t = OpTable::new();
     let mut op = |name: &str, unit, lat, kind, space| {
         t.push(OpInfo {
@@ -91,7 +91,7 @@ fn ops() -> Ops {
     }
 }
 
-fn ins(op: OpId, dst: &[Reg], src: &[Reg]) -> TraceInst {
+pub(super) fn ins(op: OpId, dst: &[Reg], src: &[Reg]) -> TraceInst {
     let mut i = TraceInst {
         op,
         mask: u32::MAX,
@@ -133,7 +133,7 @@ fn mem(op: OpId, dst: &[Reg], src: &[Reg], width: u16) -> TraceInst {
     }
 }
 
-fn kernel(name: &str, ops: &Ops, ctas: Vec<Vec<WarpTrace>>) -> KernelTrace {
+pub(super) fn kernel(name: &str, ops: &Ops, ctas: Vec<Vec<WarpTrace>>) -> KernelTrace {
     let nw = ctas.first().map(|c| c.len()).unwrap_or(1) as u32;
     let info = KernelInfo {
         name: name.into(),
@@ -163,7 +163,7 @@ fn kernel(name: &str, ops: &Ops, ctas: Vec<Vec<WarpTrace>>) -> KernelTrace {
     }
 }
 
-fn cfg() -> GpuConfig {
+pub(super) fn cfg() -> GpuConfig {
     let mut c = GpuConfig::default();
     c.gpu.num_sms = 1;
     c.frontend.l0i.size_kb = 0;
@@ -180,7 +180,7 @@ fn sim(c: &GpuConfig, ks: Vec<KernelTrace>) -> Simulator<'static> {
     .unwrap()
 }
 
-fn run(c: &GpuConfig, ks: Vec<KernelTrace>) -> SimResult {
+pub(super) fn run(c: &GpuConfig, ks: Vec<KernelTrace>) -> SimResult {
     sim(c, ks).run_to_end().unwrap()
 }
 
