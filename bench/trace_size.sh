@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Size and decode speed of warpweave's compact trace format against the Accel-Sim text.
 #
-# For every trace folder (the real traces in ../shared/real-traces, sample-traces/*, and any
-# folders given as arguments) it prints: text bytes (all files of the folder), `zstd -19` and
+# For every trace folder (sample-traces/text/*, the folders under $REAL_TRACES when it is set,
+# and any folders given as arguments) it prints: text bytes (all files of the folder), `zstd -19` and
 # `xz -9` of the concatenated text, the compact file's bytes, text/compact ratio, compact against
 # the better of zstd/xz, and decode speed in warp instructions per second (WIPS), native (serial,
 # one thread) and in wasm under node (when the wasm32 target and node are available).
 #
 # usage: bench/trace_size.sh [trace-folder ...]
 # env:   SECS (decode seconds per measurement, default 1), NO_WASM=1 to skip wasm,
-#        REAL_TRACES (folder of real traces; default: the first shared/real-traces found upwards)
+#        REAL_TRACES (a folder of trace folders, e.g. real GPU traces kept outside the repository)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -17,16 +17,8 @@ SECS=${SECS:-1}
 OUT=$ROOT/target/trace-size
 mkdir -p "$OUT"
 
-if [ -z "${REAL_TRACES:-}" ]; then
-  d=$ROOT
-  while [ "$d" != / ]; do
-    if [ -d "$d/shared/real-traces" ]; then REAL_TRACES=$d/shared/real-traces; break; fi
-    d=$(dirname "$d")
-  done
-fi
-
 traces=()
-for d in "${REAL_TRACES:-/nonexistent}"/*/ "$ROOT"/sample-traces/*/ "$@"; do
+for d in "${REAL_TRACES:-/nonexistent}"/*/ "$ROOT"/sample-traces/text/*/ "$@"; do
   [ -d "$d" ] && { [ -f "$d/kernelslist.g" ] || [ -f "$d/kernelslist" ]; } && traces+=("${d%/}")
 done
 [ ${#traces[@]} -gt 0 ] || { echo "no trace folders found" >&2; exit 1; }

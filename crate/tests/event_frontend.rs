@@ -1,5 +1,5 @@
 //! The event-driven front end (`frontend = analytical`, issue 5) runs every shipped sample
-//! trace and every real trace to completion in the `hybrid` (cycle memory) and `fast`
+//! trace (and the real traces, when `../shared/real-traces` is there) to completion in the `hybrid` (cycle memory) and `fast`
 //! (analytical memory) modes, and in a mix with the cycle NoC / DRAM under analytical memory,
 //! simulating exactly the trace's warp instructions; its cycle count stays within a factor of
 //! two of the cycle model's (a loose bound: the benchmark measures 0.3-15 %). Analytical
@@ -7,7 +7,8 @@
 
 mod common;
 
-use common::traces;
+use common::{real_traces, traces};
+use warpweave::trace::MemTrace;
 
 use warpweave::config;
 use warpweave::engine::compare::{run_mode, Outcome};
@@ -18,6 +19,16 @@ use warpweave::trace::TraceSource;
 fn every_sample_trace_runs_with_the_event_frontend() {
     let traces = traces();
     assert!(traces.len() >= 20, "{} traces", traces.len());
+    check(&traces);
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
+fn every_real_trace_runs_with_the_event_frontend() {
+    check(&real_traces());
+}
+
+fn check(traces: &[(String, MemTrace)]) {
     let mut cfg = config::preset("rtx2080ti").unwrap();
     cfg.gpu.num_sms = 8;
     let mut mix = ModelChoice::named("fast").unwrap();
@@ -27,7 +38,7 @@ fn every_sample_trace_runs_with_the_event_frontend() {
         ModelChoice::named("fast").unwrap(),
         mix,
     ];
-    for (name, t) in &traces {
+    for (name, t) in traces {
         let want: u64 = t.kernels.iter().map(|k| k.warp_insts()).sum();
         let cycle = Simulator::new(
             cfg.clone(),

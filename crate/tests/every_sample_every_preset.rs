@@ -1,11 +1,12 @@
-//! Every shipped sample trace and every real trace runs to completion on every GPU preset, with
+//! Every shipped sample trace (and every real trace, when `../shared/real-traces` is there) runs to
+//! completion on every GPU preset, with
 //! the analytical and the cycle-accurate memory system, and simulates exactly the trace's warp
 //! instructions (nothing dropped, nothing run twice). The `large/` samples run on one preset only
 //! to keep the suite short; the benchmark covers them.
 
 mod common;
 
-use common::{repo, traces};
+use common::{real_traces, repo, traces};
 
 use warpweave::config;
 use warpweave::engine::{ModelChoice, Simulator};
@@ -50,12 +51,21 @@ fn every_sample_trace_runs_on_every_preset_with_both_memory_models() {
         "the sample set shrank: {}",
         traces.len()
     );
+    every_preset(&traces);
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
+fn every_real_trace_runs_on_every_preset_with_both_memory_models() {
+    every_preset(&real_traces());
+}
+
+fn every_preset(traces: &[(String, MemTrace)]) {
     // Presets on their own threads: each run is independent and deterministic.
     let refused: Vec<String> = std::thread::scope(|s| {
         let handles: Vec<_> = config::preset_ids()
             .into_iter()
             .map(|preset| {
-                let traces = &traces;
                 s.spawn(move || {
                     let mut refused = Vec::new();
                     for (name, t) in traces {
@@ -104,10 +114,18 @@ fn large_samples_run_with_the_full_memory_system() {
 /// warps they waited for sat in the pending queue.
 #[test]
 fn every_sample_trace_finishes_under_every_scheduler_policy() {
-    let traces = traces();
+    every_policy(&traces());
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
+fn every_real_trace_finishes_under_every_scheduler_policy() {
+    every_policy(&real_traces());
+}
+
+fn every_policy(traces: &[(String, MemTrace)]) {
     std::thread::scope(|s| {
         for policy in ["gto", "lrr", "two_level"] {
-            let traces = &traces;
             s.spawn(move || {
                 for (name, t) in traces {
                     let mut cfg = config::preset("titanv").unwrap();

@@ -1,6 +1,6 @@
 //! `fast` steps each SM on its own between CTA completions (`engine/window.rs`): the results
 //! must be those of stepping every SM cycle by cycle (`Gpu::windows = false`), at 1 and 2
-//! threads, for every sample trace and every real trace, on titanv (80 SMs: most samples
+//! threads, for every sample trace (and every real trace when `../shared/real-traces` is there), on titanv (80 SMs: most samples
 //! have fewer CTAs than SMs, so windows run to the end with no CTA left to issue) and on a
 //! 4-SM rtx2080ti (more CTAs than SMs: the block scheduler hands out CTAs as others finish,
 //! which is where a window must stop). Also in short `run_for` slices (a window never
@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::traces;
+use common::{real_traces, traces};
 
 use warpweave::config::{self, GpuConfig};
 use warpweave::engine::{ModelChoice, RunStatus, Simulator};
@@ -39,11 +39,21 @@ fn run(cfg: &GpuConfig, t: &MemTrace, threads: usize, windows: bool, slice: u64)
 fn windows_give_the_results_of_stepping_cycle_by_cycle() {
     let traces = traces();
     assert!(traces.len() >= 20, "{} traces", traces.len());
+    check(&traces);
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
+fn windows_give_the_results_of_stepping_cycle_by_cycle_on_real_traces() {
+    check(&real_traces());
+}
+
+fn check(traces: &[(String, MemTrace)]) {
     let titanv = config::preset("titanv").unwrap();
     let mut small = config::preset("rtx2080ti").unwrap();
     small.gpu.num_sms = 4;
     for (gpu, cfg) in [("titanv", &titanv), ("rtx2080ti/4", &small)] {
-        for (name, t) in &traces {
+        for (name, t) in traces {
             let want = run(cfg, t, 1, false, 1 << 20);
             for (threads, slice) in [(1, 1 << 20), (2, 1 << 20), (1, 97), (2, 61)] {
                 let got = run(cfg, t, threads, true, slice);

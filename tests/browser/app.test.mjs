@@ -9,17 +9,10 @@ import path from 'node:path';
 import { useApp, openPage, screenshot, SKIP, ROOT } from './harness.mjs';
 
 const FIX = path.join(ROOT, 'tests/browser/fixtures');
-// The real trace is read in place from ../shared (never copied into the repo); gzipped on the fly.
-// WARPWEAVE_SHARED points elsewhere (a worktree has no ../shared beside it).
-const SHARED = process.env.WARPWEAVE_SHARED || path.join(ROOT, '../shared');
-const REAL_VECADD = path.join(SHARED, 'real-traces/microgpusim-vectoradd-100-32');
-if (!fs.existsSync(REAL_VECADD)) {
-  throw new Error(
-    `the real traces were not found at ${REAL_VECADD}: clone the repository beside shared/, ` +
-      'or set WARPWEAVE_SHARED to the folder that holds real-traces/',
-  );
-}
-const realGz = () => zlib.gzipSync(fs.readFileSync(path.join(REAL_VECADD, 'kernel-1.traceg')), { level: 9 });
+// The Accel-Sim sample folder shipped in the repository (sample-traces/text/vecadd-100, made by
+// `warpweave gen`); gzipped on the fly for the compressed-upload checks.
+const SAMPLE_VECADD = path.join(ROOT, 'sample-traces/text/vecadd-100');
+const sampleGz = () => zlib.gzipSync(fs.readFileSync(path.join(SAMPLE_VECADD, 'kernel-1.traceg')), { level: 9 });
 const golden = (name) => JSON.parse(fs.readFileSync(path.join(FIX, 'golden', `${name}.json`), 'utf8'));
 
 const app = useApp();
@@ -77,17 +70,17 @@ test('upload of a sample Accel-Sim trace folder and of a gzipped kernel file', {
   const page = await openPage(app.browser, app.server.url);
   await ready(page);
   await page.selectOption('#mode', 'memory');
-  const dir = REAL_VECADD;
+  const dir = SAMPLE_VECADD;
   await page.setInputFiles('#file-input', [
     { name: 'kernelslist.g', mimeType: 'text/plain', buffer: fs.readFileSync(path.join(dir, 'kernelslist.g')) },
     { name: 'kernel-1.traceg', mimeType: 'text/plain', buffer: fs.readFileSync(path.join(dir, 'kernel-1.traceg')) },
   ]);
   const json = JSON.parse(await waitDone(page));
-  const want = golden('vectoradd-upload-memory');
+  const want = golden('vecadd100-upload-memory');
   assert.deepEqual(json.result, want.result);
-  assert.equal(json.trace.kernels[0].name, '_Z6vecAddIfEvPT_S1_S1_i');
+  assert.equal(json.trace.kernels[0].name, '_Z6vecaddPKfS0_Pfi');
   await screenshot(page, 'upload-folder');
-  await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: realGz() }]);
+  await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: sampleGz() }]);
   await page.waitForFunction(() => /kernel-1\.traceg\.gz \(text\+gzip/.test(document.getElementById('upload-info').textContent));
   const gz = JSON.parse(await waitDone(page));
   // Same kernel; without kernelslist.g there are no MemcpyHtoD commands, so the L2 starts cold.
@@ -163,7 +156,7 @@ test('a corrupt file and a too-big file give clear errors', { skip: SKIP }, asyn
   await page.waitForFunction(() => !document.getElementById('error').hidden);
   assert.match(await page.textContent('#error'), /junk\.bin: format: not a warpweave compact trace/);
   // A gzip stream cut short.
-  const gz = realGz();
+  const gz = sampleGz();
   await page.setInputFiles('#file-input', [{ name: 'kernel-1.traceg.gz', mimeType: 'application/gzip', buffer: gz.subarray(0, 300) }]);
   // The status is still "error" from the previous file: wait for this file's own message.
   await page.waitForFunction(() => /kernel-1\.traceg\.gz/.test(document.getElementById('error').textContent));

@@ -1,5 +1,7 @@
-//! End-to-end tests of the `warpweave` CLI: real traces in, exact numbers out, clear errors on
-//! bad input. Golden files live in tests/cli/golden/; `WARPWEAVE_BLESS=1` rewrites them after an
+//! End-to-end tests of the `warpweave` CLI: traces in, exact numbers out, clear errors on bad
+//! input. The sample folders in `sample-traces/text/` are always used; the real traces in
+//! `../shared/real-traces` only by the tests marked ignored (`scripts/test.sh` runs them when the
+//! folder is there). Golden files live in tests/cli/golden/; `WARPWEAVE_BLESS=1` rewrites them after an
 //! intended model change (review the diff: every number in them is a simulated result).
 
 use std::path::{Path, PathBuf};
@@ -18,6 +20,68 @@ fn repo() -> PathBuf {
 
 fn real(name: &str) -> PathBuf {
     warpweave::testing::real_trace(name)
+}
+
+/// The Accel-Sim sample folders shipped in the repository.
+const SAMPLES: [&str; 3] = ["vecadd-100", "reduction-512", "matmul_tiled-32"];
+
+fn sample(name: &str) -> PathBuf {
+    repo().join("sample-traces/text").join(name)
+}
+
+/// Runs `trace` on the RTX 2080 Ti and checks the simulated numbers against `golden`.
+fn run_golden(trace: &Path, golden_name: &str, d: &Path) {
+    let j = d.join(format!("{golden_name}.json"));
+    ok(&[
+        "run",
+        "-q",
+        "--gpu",
+        "rtx2080ti",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["config"]["gpu"]["id"], "rtx2080ti");
+    assert!(
+        v["model"].is_object(),
+        "the model choice per module is in the result"
+    );
+    golden(&format!("{golden_name}.txt"), &sim_numbers(&j));
+}
+
+/// text -> compact -> text with `convert`: the kernel file comes back byte for byte.
+fn convert_round_trip(src: &Path, d: &Path) {
+    let wwt = d.join("t.wwt");
+    let back = d.join("back");
+    ok(&[
+        "convert",
+        src.to_str().unwrap(),
+        "-o",
+        wwt.to_str().unwrap(),
+    ]);
+    ok(&[
+        "convert",
+        wwt.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    // The instruction streams are identical; file names may differ (kernel-<id>.traceg).
+    let traceg = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "traceg"))
+            .unwrap()
+    };
+    assert_eq!(
+        std::fs::read(traceg(src)).unwrap(),
+        std::fs::read(traceg(&back)).unwrap(),
+        "{}",
+        src.display()
+    );
 }
 
 fn run(args: &[&str]) -> Output {
@@ -91,6 +155,15 @@ fn sim_numbers(json_path: &Path) -> String {
 }
 
 #[test]
+fn run_sample_text_traces_gives_golden_numbers_and_says_how_it_was_made() {
+    let d = tmp("run-sample");
+    for t in SAMPLES {
+        run_golden(&sample(t), &format!("run-sample-{t}"), &d);
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
 fn run_real_traces_gives_golden_numbers_and_says_how_it_was_made() {
     let d = tmp("run");
     for t in [
@@ -98,25 +171,7 @@ fn run_real_traces_gives_golden_numbers_and_says_how_it_was_made() {
         "microgpusim-matrixmul-32-32",
         "accelsim-my_app",
     ] {
-        let j = d.join(format!("{t}.json"));
-        ok(&[
-            "run",
-            "-q",
-            "--gpu",
-            "rtx2080ti",
-            "--trace",
-            real(t).to_str().unwrap(),
-            "--json",
-            j.to_str().unwrap(),
-        ]);
-        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&j).unwrap()).unwrap();
-        assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
-        assert_eq!(v["config"]["gpu"]["id"], "rtx2080ti");
-        assert!(
-            v["model"].is_object(),
-            "the model choice per module is in the result"
-        );
-        golden(&format!("run-{t}.txt"), &sim_numbers(&j));
+        run_golden(&real(t), &format!("run-{t}"), &d);
     }
 }
 
@@ -124,7 +179,7 @@ fn run_real_traces_gives_golden_numbers_and_says_how_it_was_made() {
 fn run_is_the_same_for_every_trace_format() {
     // Accel-Sim text and its compact conversion are the same instruction stream: same cycles.
     let d = tmp("formats");
-    let src = real("microgpusim-matrixmul-32-32");
+    let src = sample("matmul_tiled-32");
     let wwt = d.join("mm.wwt");
     ok(&[
         "convert",
@@ -161,44 +216,56 @@ fn run_is_the_same_for_every_trace_format() {
 }
 
 #[test]
-fn convert_round_trips_real_traces_byte_for_byte() {
-    for t in ["microgpusim-vectoradd-100-32", "accelsim-my_app"] {
-        let d = tmp(&format!("conv-{t}"));
-        let src = real(t);
-        let wwt = d.join("t.wwt");
-        let back = d.join("back");
-        ok(&[
-            "convert",
-            src.to_str().unwrap(),
-            "-o",
-            wwt.to_str().unwrap(),
-        ]);
-        ok(&[
-            "convert",
-            wwt.to_str().unwrap(),
-            "-o",
-            back.to_str().unwrap(),
-        ]);
-        // The instruction streams are identical; file names may differ (kernel-<id>.traceg).
-        let orig = std::fs::read_dir(&src)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "traceg"))
-            .unwrap();
-        let conv = std::fs::read_dir(&back)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "traceg"))
-            .unwrap();
-        assert_eq!(
-            std::fs::read(orig).unwrap(),
-            std::fs::read(conv).unwrap(),
-            "{t}"
-        );
+fn convert_round_trips_sample_text_traces_byte_for_byte() {
+    for t in SAMPLES {
+        convert_round_trip(&sample(t), &tmp(&format!("conv-sample-{t}")));
     }
 }
 
 #[test]
+#[ignore = "needs ../shared/real-traces"]
+fn convert_round_trips_real_traces_byte_for_byte() {
+    for t in ["microgpusim-vectoradd-100-32", "accelsim-my_app"] {
+        convert_round_trip(&real(t), &tmp(&format!("conv-{t}")));
+    }
+}
+
+#[test]
+fn info_counts_the_sample_text_traces() {
+    for t in SAMPLES {
+        // Every `insts = N` line of the kernel file, summed.
+        let text = std::fs::read_to_string(sample(t).join("kernel-1.traceg")).unwrap();
+        let n: u64 = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("insts = "))
+            .map(|n| n.parse::<u64>().unwrap())
+            .sum();
+        let out = ok(&["info", "--json", sample(t).to_str().unwrap()]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["total"]["warp_insts"], n, "{t}: {out}");
+    }
+    let out = ok(&["info", "--json", sample("vecadd-100").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total"]["warp_insts"], 64, "{out}");
+}
+
+#[test]
+fn a_listed_kernel_file_that_exists_only_compressed_is_read() {
+    // kernelslist.g names kernel-1.traceg; the folder holds kernel-1.traceg.gz only.
+    let d = tmp("listed-gz");
+    let src = sample("vecadd-100");
+    std::fs::copy(src.join("kernelslist.g"), d.join("kernelslist.g")).unwrap();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, &std::fs::read(src.join("kernel-1.traceg")).unwrap())
+        .unwrap();
+    std::fs::write(d.join("kernel-1.traceg.gz"), e.finish().unwrap()).unwrap();
+    let out = ok(&["info", "--json", d.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total"]["warp_insts"], 64, "{out}");
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
 fn info_counts_the_real_traces() {
     for (t, n) in [
         ("microgpusim-vectoradd-100-32", "344"),
@@ -233,8 +300,7 @@ fn bad_input_gets_a_clear_error_and_a_nonzero_exit() {
     // A truncated trace names the file and line.
     let t = d.join("trunc");
     std::fs::create_dir_all(&t).unwrap();
-    let src = std::fs::read_to_string(real("microgpusim-vectoradd-100-32").join("kernel-1.traceg"))
-        .unwrap();
+    let src = std::fs::read_to_string(sample("vecadd-100").join("kernel-1.traceg")).unwrap();
     let cut: String = src.lines().take(40).map(|l| format!("{l}\n")).collect();
     std::fs::write(t.join("kernel-1.traceg"), cut).unwrap();
     std::fs::write(t.join("kernelslist.g"), "kernel-1.traceg\n").unwrap();

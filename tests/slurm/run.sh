@@ -42,11 +42,12 @@ if ! have_slurm; then
   say "installing slurmctld slurmd slurm-client munge"
   export DEBIAN_FRONTEND=noninteractive
   pkgs="slurmctld slurmd slurm-client munge"
-  if ! apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends $pkgs >/tmp/ww-slurm-apt.log 2>&1; then
-    apt-get -o DPkg::Lock::Timeout=300 update >>/tmp/ww-slurm-apt.log 2>&1 || true
-    if ! apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends $pkgs >>/tmp/ww-slurm-apt.log 2>&1; then
-      tail -5 /tmp/ww-slurm-apt.log
-      say "SKIP: apt-get could not install the SLURM packages (see /tmp/ww-slurm-apt.log)"
+  aptlog=$(mktemp "${TMPDIR:-/tmp}/ww-slurm-apt.XXXXXX.log")
+  if ! apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends $pkgs >"$aptlog" 2>&1; then
+    apt-get -o DPkg::Lock::Timeout=300 update >>"$aptlog" 2>&1 || true
+    if ! apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends $pkgs >>"$aptlog" 2>&1; then
+      tail -5 "$aptlog"
+      say "SKIP: apt-get could not install the SLURM packages (see $aptlog)"
       exit 0
     fi
   fi

@@ -1,5 +1,7 @@
 //! Golden results the browser tests compare against (`tests/browser/fixtures/golden/`): the
-//! native library's result JSON for the gallery workload and the uploaded sample trace. The
+//! native library's result JSON for the gallery workload and the uploaded sample traces (the
+//! repository's `sample-traces/text/vecadd-100`, and the real vectoradd trace when
+//! `../shared/real-traces` is there). The
 //! browser must reproduce these bytes exactly (wasm == native). Regenerate with
 //! `WW_BLESS=1 cargo test -p warpweave --lib session::golden`.
 
@@ -47,7 +49,29 @@ fn gallery_vecadd_cycle() {
 }
 
 #[test]
-fn uploaded_vectoradd_trace_memory() {
+fn uploaded_sample_vecadd_trace_memory() {
+    // The repository's Accel-Sim sample folder, uploaded as the page receives it.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sample-traces/text/vecadd-100");
+    let files = ["kernelslist.g", "kernel-1.traceg"]
+        .iter()
+        .map(|n| {
+            (
+                format!("vecadd-100/{n}"),
+                std::fs::read(dir.join(n)).unwrap(),
+            )
+        })
+        .collect();
+    let cfg = config::preset("teaching").unwrap();
+    let src = input::open_files(files, super::arch_of(&cfg)).unwrap();
+    check(
+        "vecadd100-upload-memory",
+        Session::new(src, cfg, "memory").unwrap(),
+    );
+}
+
+#[test]
+#[ignore = "needs ../shared/real-traces"]
+fn uploaded_real_vectoradd_trace_memory() {
     let dir = crate::testing::real_trace("microgpusim-vectoradd-100-32");
     let files = ["kernelslist.g", "kernel-1.traceg"]
         .iter()

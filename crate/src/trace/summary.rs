@@ -310,8 +310,12 @@ mod tests {
     }
 
     fn sum(dir: &str) -> TraceSummary {
+        sum_at(real(dir))
+    }
+
+    fn sum_at(dir: std::path::PathBuf) -> TraceSummary {
         let mut t = AccelSimTrace::open(
-            real(dir),
+            dir,
             OpenOptions {
                 default_arch: Arch::Volta,
             },
@@ -325,7 +329,8 @@ mod tests {
     }
 
     #[test]
-    fn vectoradd_summary_matches_hand_counts() {
+    #[ignore = "needs ../shared/real-traces"]
+    fn real_vectoradd_summary_matches_hand_counts() {
         // Counted from the file: 4 warps x 23 + 28 x 9 lines; opcodes XMAD 96, S2R 64, NOP 36,
         // EXIT 36, MOV 32, ISETP 32, IADD 24, LDG 8, SHL 4, SHR 4, FADD 4, STG 4.
         let s = sum("microgpusim-vectoradd-100-32");
@@ -365,7 +370,8 @@ mod tests {
     }
 
     #[test]
-    fn matrixmul_and_my_app_summaries() {
+    #[ignore = "needs ../shared/real-traces"]
+    fn real_matrixmul_and_my_app_summaries() {
         let s = sum("microgpusim-matrixmul-32-32");
         let c = &s.kernels[0].counts;
         // Shared-memory accesses (LDS/STS, 1344 of the 1440) do not count towards the footprint.
@@ -394,6 +400,28 @@ mod tests {
         let j = serde_json::to_value(&s).unwrap();
         assert_eq!(j["kernels"][0]["warp_insts"], 7260);
         assert_eq!(j["total"]["footprint_lines"], 3520);
+    }
+
+    #[test]
+    fn sample_vecadd_summary_matches_hand_counts() {
+        // sample-traces/text/vecadd-100: c[i] = a[i] + b[i] for 100 floats, one CTA of 128
+        // threads: 4 warps x 16 lines. Warps 0-2 run every lane; warp 3 runs lanes 0-3 after the
+        // bounds check (mask 0xf), and the early EXIT has mask 0 in every warp.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../sample-traces/text/vecadd-100");
+        let s = sum_at(dir);
+        assert_eq!((s.memcpy_count, s.memcpy_bytes), (2, 800));
+        let k = &s.kernels[0];
+        assert_eq!((k.ctas, k.warps_per_cta, k.binary_version), (1, 4, 80));
+        let c = &k.counts;
+        // 2 loads + 1 store per warp.
+        assert_eq!((c.warp_insts, c.mem_insts), (64, 12));
+        // 100 floats read twice and written once: 1200 bytes; each 400-byte array starts on a
+        // 512-byte boundary and spans 4 lines of 128 B: 12 lines.
+        assert_eq!((c.bytes_accessed, c.footprint_lines), (1200, 12));
+        assert_eq!(c.unknown_insts, 0);
+        assert_eq!(s.total, *c);
+        assert!(render_table(&s).contains("unknown opcodes: none"));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! document, not a measurement), `measured` (measured by this project on a lent GPU with Nsight
 //! Compute: `tests/hardware/results/<preset>.csv`, solved per hop as its README says).
 //!
-//! Re-checked in session 3 with the search tool: none of the `paper` latency figures (Jia18 L1
+//! None of the `paper` latency figures (Jia18 L1
 //! 28 / L2 193 / shared 19 / FFMA 4 / DFMA 8, Jia19 L2 188 / FFMA 4, Abdelkhalik L1 33 / L2 200
 //! / DRAM 290 / shared 23) could be read in a stored copy (the stored pages show only the
 //! abstracts), so they stay `paper`. An NVIDIA engineer's forum answer confirms the 128 B/cycle

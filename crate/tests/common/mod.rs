@@ -37,7 +37,8 @@ pub fn json_to_end(sim: &mut Simulator, what: &str) -> String {
     serde_json::to_string(&res).unwrap()
 }
 
-/// (name, trace in memory): sample compact files (top level only) and the real text traces.
+/// (name, trace in memory): sample compact files (top level only) and the sample Accel-Sim
+/// text folders (`sample-traces/text/`), all in the repository.
 #[allow(dead_code)]
 pub fn traces() -> Vec<(String, MemTrace)> {
     let mut out = Vec::new();
@@ -45,17 +46,36 @@ pub fn traces() -> Vec<(String, MemTrace)> {
         let mut r = CompactReader::open(&f).unwrap();
         out.push((f.display().to_string(), MemTrace::collect(&mut r).unwrap()));
     }
-    for t in [
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo().join("sample-traces/text"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        out.push((d.display().to_string(), open_text(&d)));
+    }
+    out
+}
+
+/// The three real GPU traces in `../shared/real-traces` (public data the repository does not
+/// carry): only the tests marked `#[ignore = "needs ../shared/real-traces"]` call this.
+#[allow(dead_code)]
+pub fn real_traces() -> Vec<(String, MemTrace)> {
+    [
         "microgpusim-vectoradd-100-32",
         "microgpusim-matrixmul-32-32",
         "accelsim-my_app",
-    ] {
-        let p = warpweave::testing::real_trace(t);
-        let opts = OpenOptions {
-            default_arch: Arch::default(),
-        };
-        let mut r = AccelSimTrace::open(&p, opts).unwrap();
-        out.push((t.to_string(), MemTrace::collect(&mut r).unwrap()));
-    }
-    out
+    ]
+    .into_iter()
+    .map(|t| (t.to_string(), open_text(&warpweave::testing::real_trace(t))))
+    .collect()
+}
+
+fn open_text(dir: &Path) -> MemTrace {
+    let opts = OpenOptions {
+        default_arch: Arch::default(),
+    };
+    let mut r = AccelSimTrace::open(dir, opts).unwrap();
+    MemTrace::collect(&mut r).unwrap()
 }

@@ -7,7 +7,7 @@
 //! the guest's `clear_page`. A run started a few seconds after the last one (how a user runs
 //! the CLI) then spent 0.1-0.2 s more in the kernel: vecadd-1m `fast` at two threads 0.123 s
 //! against 0.081 s with 4 KB pages, reduction-256k `hybrid` at two threads 0.21 s against
-//! 0.10 s (bench/compare.md, session 19). 4 KB pages cost runs back to back on that host 2-8%
+//! 0.10 s (bench/README.md). 4 KB pages cost runs back to back on such a machine 2-8%
 //! (more TLB misses), so they are kept where no balloon takes memory back.
 //!
 //! `MIMALLOC_ALLOW_THP` set in the environment decides instead (mimalloc reads it: `0` off,

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand};
 /// mimalloc, not the system allocator: a CTA's trace is decoded on one thread and freed on
 /// whichever steps its SM, and glibc's cross-thread frees (locking the other thread's arena)
 /// held `fast` at two threads to 1.3x; with mimalloc 1.9x, and one thread 20% faster
-/// (vecadd-1m, bench/compare.md, session 13).
+/// (vecadd-1m).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

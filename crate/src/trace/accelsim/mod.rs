@@ -32,7 +32,8 @@ pub use stream::TracegStream;
 #[cfg(not(target_arch = "wasm32"))]
 pub use writer::write_dir;
 pub use writer::{
-    kernel_file_name, write_cta, write_header, write_kernel, write_kernel_trace, write_kernelslist,
+    kernel_file_name, width_from_opcode, write_cta, write_header, write_kernel, write_kernel_trace,
+    write_kernelslist, TEXT_MAX_DST, TEXT_MAX_SRC,
 };
 
 use std::sync::Arc;

@@ -31,6 +31,26 @@ pub trait FileStore: Send + Sync {
     fn open(&self, name: &str) -> Result<Box<dyn Read + Send>>;
     /// How to call `name` in messages (a path).
     fn display(&self, name: &str) -> String;
+    /// Whether `name` exists in the store.
+    fn exists(&self, name: &str) -> bool;
+}
+
+/// The suffixes of the compressed forms a kernels list's file name may stand for.
+const COMPRESSED_SUFFIXES: [&str; 3] = [".gz", ".zst", ".xz"];
+
+/// The file a kernels list's `name` refers to: `name` itself when the store has it, else its
+/// compressed form (`name.gz`, `.zst` or `.xz`, the first found), as when a trace folder was
+/// compressed file by file after tracing; `name` unchanged when neither exists (the open that
+/// follows reports it).
+fn resolve_kernel_file(store: &dyn FileStore, name: String) -> String {
+    if store.exists(&name) {
+        return name;
+    }
+    COMPRESSED_SUFFIXES
+        .iter()
+        .map(|s| format!("{name}{s}"))
+        .find(|n| store.exists(n))
+        .unwrap_or(name)
 }
 
 /// Files in memory (uploads, tests, fuzzing).
@@ -49,6 +69,9 @@ impl FileStore for MemStore {
     }
     fn display(&self, name: &str) -> String {
         name.to_string()
+    }
+    fn exists(&self, name: &str) -> bool {
+        self.files.iter().any(|(n, _)| n == name)
     }
 }
 
@@ -74,6 +97,9 @@ impl FileStore for DirStore {
     }
     fn display(&self, name: &str) -> String {
         self.dir.join(name).display().to_string()
+    }
+    fn exists(&self, name: &str) -> bool {
+        self.dir.join(name).is_file()
     }
 }
 
@@ -242,6 +268,7 @@ impl AccelSimTrace {
         }
         let mut entries = Vec::with_capacity(names.len());
         for n in names {
+            let n = resolve_kernel_file(&*store, n);
             let shown = store.display(&n);
             let input = io::decompress(store.open(&n)?, &shown)?;
             let mut lines = Lines::new(input, shown);

@@ -5,6 +5,15 @@
 //! Address mode, chosen as `tracer_tool.cu` does: base + stride (`1 base stride`) when the
 //! active lanes form one run of at least two lanes with a constant stride that fits in 32 bits
 //! (and `1 0x0 0` for no active lane), otherwise base + deltas (`2 base d1 .. d(n-1)`).
+//!
+//! Every line is one the NVBit tracer could have written and Accel-Sim's trace parser accepts,
+//! whatever the model holds (a generated or compact trace may hold more than the text carries):
+//! - at most [`TEXT_MAX_DST`] destination register: the tracer records an instruction's first
+//!   operand only, and the parser asserts `dest_num <= 1` (a `LDS.128 R8` written as `1 R8`);
+//! - at most [`TEXT_MAX_SRC`] source registers, the parser's limit;
+//! - a memory instruction always carries its width and an address mode, even with no active
+//!   lane: the tracer writes the width from the opcode (`.64` -> 8, `.U16` -> 2, else 4) and
+//!   `1 0x0 0`, and the parser reads a memory instruction with width 0 as an ALU one.
 
 use std::io::Write;
 
@@ -65,6 +74,29 @@ pub fn write_header<W: Write>(w: &mut W, k: &KernelInfo) -> std::io::Result<()> 
     )
 }
 
+/// The most destination registers a text line carries (Accel-Sim's `MAX_DST`).
+pub const TEXT_MAX_DST: usize = 1;
+/// The most source registers a text line carries (Accel-Sim's parser `MAX_SRC`).
+pub const TEXT_MAX_SRC: usize = 4;
+
+/// The access width the tracer prints for a memory opcode: the first dot-separated token that
+/// is a number of bits (`LDG.E.64` -> 8) or `U` and a number (`LDS.U16` -> 2), else 4 bytes.
+pub fn width_from_opcode(name: &str) -> u16 {
+    for t in name.split('.').filter(|t| !t.is_empty()) {
+        let digits = t.strip_prefix('U').unwrap_or(t);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return digits.parse::<u32>().map_or(4, |bits| (bits / 8) as u16);
+        }
+    }
+    4
+}
+
+/// Whether the tracer records addresses for this opcode: it has a memory operand (constant
+/// loads read a constant bank, which the tracer does not trace as memory).
+fn traced_as_memory(op: &crate::trace::model::OpInfo) -> bool {
+    op.is_mem() && op.space != crate::trace::model::MemSpace::Constant
+}
+
 fn reg_name<W: Write>(w: &mut W, r: u16) -> std::io::Result<()> {
     if r >= UR_BASE {
         write!(w, "UR{} ", r - UR_BASE)
@@ -103,16 +135,26 @@ pub fn write_inst<W: Write>(
     if k.lineinfo {
         write!(w, "{} ", i.line)?;
     }
-    write!(w, "{:04x} {:08x} {} ", i.pc, i.mask, i.ndst)?;
-    for &r in i.dsts() {
+    let dsts = &i.dsts()[..i.dsts().len().min(TEXT_MAX_DST)];
+    write!(w, "{:04x} {:08x} {} ", i.pc, i.mask, dsts.len())?;
+    for &r in dsts {
         reg_name(w, r)?;
     }
-    write!(w, "{} {} ", ops.get(i.op).name, i.nsrc)?;
-    for &r in i.srcs() {
+    let op = ops.get(i.op);
+    let srcs = &i.srcs()[..i.srcs().len().min(TEXT_MAX_SRC)];
+    write!(w, "{} {} ", op.name, srcs.len())?;
+    for &r in srcs {
         reg_name(w, r)?;
     }
-    write!(w, "{} ", i.mem_width)?;
-    if i.mem_width > 0 {
+    // A memory instruction with no active lane may be held with width 0 (no addresses); the
+    // tracer still writes its width and `1 0x0 0`.
+    let width = if i.mem_width == 0 && i.mask == 0 && traced_as_memory(op) {
+        width_from_opcode(&op.name)
+    } else {
+        i.mem_width
+    };
+    write!(w, "{width} ")?;
+    if width > 0 {
         let n = i.mask.count_ones() as usize;
         let s = i.addr_start as usize;
         let addrs = &warp.addrs[s.min(warp.addrs.len())..(s + n).min(warp.addrs.len())];

@@ -617,28 +617,19 @@ fn mutation_fuzz_never_panics() {
     );
 }
 
+/// Text -> compact -> text on every Accel-Sim folder in `dir`: the same model, the same hash,
+/// and every kernel file reproduced byte for byte.
 #[cfg(not(target_arch = "wasm32"))]
-#[test]
-fn real_traces_round_trip_text_compact_text() {
+fn round_trip_text_compact_text(dirs: Vec<std::path::PathBuf>) {
     use crate::trace::accelsim::{kernel_to_text, AccelSimTrace, OpenOptions};
-    let root = crate::testing::real_traces();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    assert_eq!(dirs.len(), 3);
     for d in dirs {
         let mut text = AccelSimTrace::open(&d, OpenOptions::default()).unwrap();
         let model = MemTrace::collect(&mut text).unwrap();
         let bytes = to_compact_bytes(&mut text, &WriteOptions::default()).unwrap();
-        let mut rd = CompactReader::from_bytes(bytes, "real").unwrap();
+        let mut rd = CompactReader::from_bytes(bytes, "text").unwrap();
         let back = MemTrace::collect(&mut rd).unwrap();
         assert_same(&model, &back);
         assert_eq!(rd.trace_hash(), model.trace_hash());
-        // text -> compact -> text reproduces every kernel file byte for byte.
         for (k, entry) in text.kernels().iter().enumerate() {
             let orig = std::fs::read(d.join(&entry.file)).unwrap();
             assert!(
@@ -649,6 +640,36 @@ fn real_traces_round_trip_text_compact_text() {
             );
         }
     }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn subdirs(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn sample_text_traces_round_trip_text_compact_text() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces/text");
+    let dirs = subdirs(&root);
+    assert_eq!(dirs.len(), 3);
+    round_trip_text_compact_text(dirs);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+#[ignore = "needs ../shared/real-traces"]
+fn real_traces_round_trip_text_compact_text() {
+    let dirs = subdirs(&crate::testing::real_traces());
+    assert_eq!(dirs.len(), 3);
+    round_trip_text_compact_text(dirs);
 }
 
 /// A longer mutation run (`cargo test -p warpweave --lib mutation_fuzz_long -- --ignored`;
