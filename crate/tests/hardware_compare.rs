@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use warpweave::config;
 use warpweave::engine::{ModelChoice, Simulator};
 use warpweave::mem::functional;
-use warpweave::trace::open::open_path;
 use warpweave::trace::opcodes::Arch;
+use warpweave::trace::open::open_path;
 use warpweave::trace::TraceSource;
 use warpweave::workload::{self, Params};
 
@@ -35,9 +35,9 @@ const SETS: [&str; 1] = ["l2.warm_from_memcpy=false"];
 /// Bounds on the holdout cycles MAPE per file: what the model reaches now, so a change that
 /// makes it worse fails (issue 30's goal is 10%, with 12% as the test's limit; not met yet,
 /// see tests/hardware/README.md for what carries the rest).
-const HOLDOUT_CYCLES_MAPE_MAX: [(&str, f64); 2] = [("h100.csv", 15.0), ("h100-holdout.csv", 30.0)];
-/// Rows whose simulated warp instruction count is off the card's by more than this (%) are
-/// left out of the figures.
+const HOLDOUT_CYCLES_MAPE_MAX: [(&str, f64); 2] = [("h100.csv", 15.0), ("h100-holdout.csv", 19.0)];
+/// Rows with a recorded trace whose simulated warp instruction count is off the card's by
+/// more than this (%) are left out of the figures.
 const INSTS_MAX_OFF: f64 = 15.0;
 /// Pointer chases measure the L1, L2 and DRAM load-to-use latencies the preset is fitted to.
 const CHASE_MAX: f64 = 5.0;
@@ -161,11 +161,11 @@ fn simulate(row: &HwRow) -> Vec<(&'static str, f64)> {
             Box::new(workload::generate(&row.workload, &params).expect("workload"))
         } else {
             let path = results_dir().join("..").join(&row.trace);
-            open_path(&path, Arch::Hopper)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            open_path(&path, Arch::Hopper).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         }
     };
-    let mut sim = Simulator::new(cfg.clone(), ModelChoice::named("cycle").unwrap(), open()).unwrap();
+    let mut sim =
+        Simulator::new(cfg.clone(), ModelChoice::named("cycle").unwrap(), open()).unwrap();
     let r = sim.run_to_end().expect("cycle run");
     let mut src = open();
     let f = functional::run(&cfg, &mut *src).expect("memory run");
@@ -262,8 +262,10 @@ fn simulator_against_hardware_counters() {
         let sims = simulate_all(&rows);
         let mut kept = Vec::new();
         for (r, s) in rows.iter().zip(&sims) {
+            // Only a recorded trace must hold the card's stream; the built-in workloads write
+            // the sm_80 sequences (fewer instructions, tests/hardware/README.md).
             let off = 100.0 * (metric(s, "warp_insts") - r.warp_insts).abs() / r.warp_insts;
-            if off > INSTS_MAX_OFF {
+            if !r.trace.is_empty() && off > INSTS_MAX_OFF {
                 eprintln!(
                     "{name}: left out {} {}: {} warp instructions simulated, {} on the card",
                     r.workload,
@@ -289,7 +291,10 @@ fn simulator_against_hardware_counters() {
                     ""
                 }
             );
-            eprintln!("{:<20} {:>9} {:>9} {:>8}  (n)", "metric", "MAPE %", "signed %", "corr");
+            eprintln!(
+                "{:<20} {:>9} {:>9} {:>8}  (n)",
+                "metric", "MAPE %", "signed %", "corr"
+            );
             for (m, _) in METRICS.iter() {
                 let hw: Vec<f64> = sel.iter().map(|(r, _)| metric(&r.hw, m)).collect();
                 let sim: Vec<f64> = sel.iter().map(|(_, s)| metric(s, m)).collect();
@@ -297,7 +302,10 @@ fn simulator_against_hardware_counters() {
                 eprintln!("{m:<20} {mape:>9.2} {signed:>+9.2} {corr:>8.3}  ({n})");
                 if split == "holdout" {
                     let goal = bound(&name, m);
-                    assert!(mape <= goal, "{name}: holdout {m} MAPE {mape:.2}% over {goal}%");
+                    assert!(
+                        mape <= goal,
+                        "{name}: holdout {m} MAPE {mape:.2}% over {goal}%"
+                    );
                 }
             }
         }

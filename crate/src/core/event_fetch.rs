@@ -189,7 +189,9 @@ impl SubCore {
                 // The stream advances on a probe (a repeat of the memo's line changes nothing).
                 if probed {
                     let fu = &mut self.fetch;
-                    let n = fu.pf.access(addr, f, &mut fu.l0, &mut sh.l1i, fp.miss_penalty);
+                    let n = fu
+                        .pf
+                        .access(addr, f, &mut fu.l0, &mut sh.l1i, fp.miss_penalty);
                     sh.stats.subcores[self.id].l0i_prefetches += n as u64;
                 }
                 ready

@@ -47,7 +47,11 @@ fn code(lines: u32, trips: u32) -> WarpTrace {
 
 fn cycles(depth: u32, lines: u32, trips: u32) -> u64 {
     let o = ops();
-    run(&cfg(depth), vec![kernel("code", &o, vec![vec![code(lines, trips)]])]).cycles
+    run(
+        &cfg(depth),
+        vec![kernel("code", &o, vec![vec![code(lines, trips)]])],
+    )
+    .cycles
 }
 
 /// The first line: 140 cycles with or without prefetch (the demand miss of line 0, then its
@@ -61,10 +65,26 @@ fn cycles(depth: u32, lines: u32, trips: u32) -> u64 {
 fn straight_line_code_of_1_16_64_256_lines() {
     for lines in [1u64, 16, 64, 256] {
         let l = lines as u32;
-        assert_eq!(cycles(0, l, 1), 140 + 130 * (lines - 1), "no prefetch, {lines} lines");
-        assert_eq!(cycles(8, l, 1), 140 + 16 * (lines - 1), "depth 8, {lines} lines");
-        assert_eq!(cycles(16, l, 1), 140 + 16 * (lines - 1), "depth 16, {lines} lines");
-        assert_eq!(cycles(2, l, 1), 140 + 131 * (lines - 1) / 3, "depth 2, {lines} lines");
+        assert_eq!(
+            cycles(0, l, 1),
+            140 + 130 * (lines - 1),
+            "no prefetch, {lines} lines"
+        );
+        assert_eq!(
+            cycles(8, l, 1),
+            140 + 16 * (lines - 1),
+            "depth 8, {lines} lines"
+        );
+        assert_eq!(
+            cycles(16, l, 1),
+            140 + 16 * (lines - 1),
+            "depth 16, {lines} lines"
+        );
+        assert_eq!(
+            cycles(2, l, 1),
+            140 + 131 * (lines - 1) / 3,
+            "depth 2, {lines} lines"
+        );
     }
 }
 
@@ -95,6 +115,10 @@ fn event_front_end_prefetches_alike() {
         let r = hy.run_to_end().unwrap();
         let c = cycles(depth, 64, 1);
         let off = (r.cycles as f64 - c as f64).abs() / c as f64;
-        assert!(off < 0.03, "hybrid {} against cycle {c}, depth {depth}", r.cycles);
+        assert!(
+            off < 0.03,
+            "hybrid {} against cycle {c}, depth {depth}",
+            r.cycles
+        );
     }
 }

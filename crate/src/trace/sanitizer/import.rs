@@ -308,7 +308,7 @@ impl LocalLayout {
             lo,
             frame,
             slots: (GENERIC_WINDOW_BYTES / (32 * frame)).max(1),
-            warps_per_cta: (k.block.count() as u64).div_ceil(32).max(1),
+            warps_per_cta: k.block.count().div_ceil(32).max(1),
         }
     }
 

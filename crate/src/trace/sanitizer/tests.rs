@@ -569,7 +569,10 @@ fn local_offsets_interleave_by_lane_and_warp() {
     assert_eq!(l.address(&rec(0, 0, 0, 0xfffd40)), LOCAL_BASE);
     assert_eq!(l.address(&rec(0, 0, 31, 0xfffd40)), LOCAL_BASE + 124);
     // Word 1 of the frame: the next 128-byte line; byte 2 of word 1 of lane 5.
-    assert_eq!(l.address(&rec(0, 0, 5, 0xfffd46)), LOCAL_BASE + 128 + 20 + 2);
+    assert_eq!(
+        l.address(&rec(0, 0, 5, 0xfffd46)),
+        LOCAL_BASE + 128 + 20 + 2
+    );
     // Warp 1 of CTA 0, then warp 0 of CTA 1 (two warps per CTA): regions of 32 x 64 bytes.
     assert_eq!(l.address(&rec(0, 1, 0, 0xfffd40)), LOCAL_BASE + 2048);
     assert_eq!(l.address(&rec(1, 0, 0, 0xfffd40)), LOCAL_BASE + 2 * 2048);
