@@ -7,6 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Outputs that are inputs, failed writes, closed pipes, stopped sweeps (issue 37).
+mod safe_outputs;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpweave"))
 }
@@ -98,7 +101,8 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-fn fails_with(args: &[&str], needles: &[&str]) {
+/// Runs a command that must fail without a panic, naming each of `needles`; returns its stderr.
+fn fails_with(args: &[&str], needles: &[&str]) -> String {
     let o = run(args);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -115,6 +119,7 @@ fn fails_with(args: &[&str], needles: &[&str]) {
             "error of {args:?} should mention `{n}`: {err}"
         );
     }
+    err.into_owned()
 }
 
 fn golden(name: &str, actual: &str) {

@@ -164,14 +164,11 @@ impl SubCore {
                 let lat = self.fetch.l0.latency as u64;
                 // `f` only grows from one fetch of the sub-core to the next, so the memo's
                 // cycle (the line's fill cycle, or an earlier fetch's) gives max(fill, f).
-                let hit = match self.ev.l0_last {
-                    Some((l, h)) if l == line => Some(h),
-                    _ => match self.fetch.l0.probe(addr, f) {
-                        super::icache::Probe::Hit(h) => Some(h),
-                        super::icache::Probe::Miss => None,
-                    },
-                };
-                let probed = !matches!(self.ev.l0_last, Some((l, _)) if l == line);
+                let memo = self.ev.l0_last.filter(|&(l, _)| l == line).map(|(_, h)| h);
+                let hit = memo.or_else(|| match self.fetch.l0.probe(addr, f) {
+                    super::icache::Probe::Hit(h) => Some(h),
+                    super::icache::Probe::Miss => None,
+                });
                 let ready = match hit {
                     Some(h) => {
                         sh.stats.subcores[self.id].l0i_hits += 1;
@@ -187,7 +184,7 @@ impl SubCore {
                     }
                 };
                 // The stream advances on a probe (a repeat of the memo's line changes nothing).
-                if probed {
+                if memo.is_none() {
                     let fu = &mut self.fetch;
                     let n = fu
                         .pf

@@ -63,28 +63,22 @@ fn cycles(depth: u32, lines: u32, trips: u32) -> u64 {
 /// two after it): 131 / 3 cycles per line.
 #[test]
 fn straight_line_code_of_1_16_64_256_lines() {
+    // (depth, cycles of `lines` lines)
+    type Cycles = fn(u64) -> u64;
+    let want: [(u32, Cycles); 4] = [
+        (0, |l| 140 + 130 * (l - 1)),
+        (8, |l| 140 + 16 * (l - 1)),
+        (16, |l| 140 + 16 * (l - 1)),
+        (2, |l| 140 + 131 * (l - 1) / 3),
+    ];
     for lines in [1u64, 16, 64, 256] {
-        let l = lines as u32;
-        assert_eq!(
-            cycles(0, l, 1),
-            140 + 130 * (lines - 1),
-            "no prefetch, {lines} lines"
-        );
-        assert_eq!(
-            cycles(8, l, 1),
-            140 + 16 * (lines - 1),
-            "depth 8, {lines} lines"
-        );
-        assert_eq!(
-            cycles(16, l, 1),
-            140 + 16 * (lines - 1),
-            "depth 16, {lines} lines"
-        );
-        assert_eq!(
-            cycles(2, l, 1),
-            140 + 131 * (lines - 1) / 3,
-            "depth 2, {lines} lines"
-        );
+        for (depth, f) in want {
+            assert_eq!(
+                cycles(depth, lines as u32, 1),
+                f(lines),
+                "depth {depth}, {lines} lines"
+            );
+        }
     }
 }
 

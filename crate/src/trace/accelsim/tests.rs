@@ -289,15 +289,20 @@ fn gzip(b: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+fn zstd(b: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(b, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
+fn xz(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    lzma_rs::xz_compress(&mut b, &mut out).unwrap();
+    out
+}
+
 #[test]
 fn compressed_inputs_read_the_same() {
     let plain = v4();
-    let zst = ruzstd::encoding::compress_to_vec(
-        plain.as_bytes(),
-        ruzstd::encoding::CompressionLevel::Fastest,
-    );
-    let mut xz = Vec::new();
-    lzma_rs::xz_compress(&mut plain.as_bytes(), &mut xz).unwrap();
+    let (zst, xz) = (zstd(plain.as_bytes()), xz(plain.as_bytes()));
     let list = b"MemcpyHtoD,0x00007f0020000000,128\nkernel-3.traceg.gz\nkernel-4.traceg.zst\nMemcpyDtoH,0x1,2\nkernel-5.traceg.xz\n";
     let files: Vec<(String, Arc<[u8]>)> = vec![
         ("kernelslist.g".into(), Arc::from(&list[..])),
@@ -759,12 +764,7 @@ fn a_kernel_file_listed_uncompressed_is_read_from_its_compressed_form() {
     // kernelslist.g names kernel-N.traceg while only kernel-N.traceg.gz / .zst / .xz exists
     // (a trace folder compressed file by file): the compressed file is read.
     let plain = v4();
-    let zst = ruzstd::encoding::compress_to_vec(
-        plain.as_bytes(),
-        ruzstd::encoding::CompressionLevel::Fastest,
-    );
-    let mut xz = Vec::new();
-    lzma_rs::xz_compress(&mut plain.as_bytes(), &mut xz).unwrap();
+    let (zst, xz) = (zstd(plain.as_bytes()), xz(plain.as_bytes()));
     let list = b"kernel-1.traceg\nkernel-2.traceg\nkernel-3.traceg\nkernel-4.traceg\n";
     let files: Vec<(String, Vec<u8>)> = vec![
         ("kernelslist.g".into(), list.to_vec()),

@@ -543,16 +543,10 @@ fn divergent_exit_resumes_the_other_lanes() {
 fn local_offsets_interleave_by_lane_and_warp() {
     use super::import::LocalLayout;
     use crate::workload::builder::LOCAL_BASE;
+    // A local store (space 2).
     let rec = |cta: u32, warp: u16, lane: u8, addr: u64| Record {
-        pc: 0x10,
-        addr,
-        cta,
-        warp,
-        lane,
-        kind: Kind::Mem,
-        size: 4,
         flags: flag::WRITE | (2 << flag::SPACE_SHIFT),
-        mask: 0,
+        ..mem(0x10, cta, warp, lane, addr, true)
     };
     // Offsets 0xfffd40..0xfffd7f reached: a 64-byte frame from 0xfffd40.
     let k = KernelRecords {

@@ -5,50 +5,9 @@
 //! folder.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_warpweave"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("warpweave runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = run(args);
-    assert!(
-        o.status.success(),
-        "warpweave {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
-
-/// Runs a command that must fail without a panic; returns its stderr.
-fn fails(args: &[&str], needles: &[&str]) -> String {
-    let o = run(args);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!o.status.success(), "warpweave {args:?} should fail: {err}");
-    assert!(
-        !err.contains("panicked"),
-        "warpweave {args:?} panicked: {err}"
-    );
-    for n in needles {
-        assert!(
-            err.contains(n),
-            "error of {args:?} should name `{n}`: {err}"
-        );
-    }
-    err
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpweave-safe-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use super::{bin, fails_with as fails, ok, tmp};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
