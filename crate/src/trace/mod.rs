@@ -6,6 +6,7 @@
 //! - `opcodes`: per-architecture opcode classes (unit, latency class, memory space).
 //! - `io`: opening inputs (compression detected by magic bytes, streamed).
 //! - `summary`: per-kernel and total statistics of a trace (`warpweave info`).
+//! - `control`: compiler control bits (stall, yield, dependence counters, reuse) per instruction.
 //! - `compact`: warpweave's compact binary format (what the browser uploads).
 //! - `packed`: a resident CTA's trace packed (templates by PC, 8 bytes per instruction).
 //! - `shape`: the regular shape of a memory instruction's lane addresses (stride, runs).
@@ -13,6 +14,7 @@
 
 pub mod accelsim;
 pub mod compact;
+pub mod control;
 pub mod io;
 pub mod model;
 pub mod opcodes;

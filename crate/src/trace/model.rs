@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Result;
 
+pub use super::control::{Ctrl, CtrlSource};
 pub use super::packed::{PackedCta, Packer};
 pub use super::shape::AddrShape;
 
@@ -108,6 +109,9 @@ pub struct KernelInfo {
     pub lineinfo: bool,
     /// Header keys we do not interpret, kept in file order so converters can write them back.
     pub extra: Vec<(String, String)>,
+    /// Where the instructions' control bits came from.
+    #[serde(default)]
+    pub ctrl_source: CtrlSource,
 }
 
 impl KernelInfo {
@@ -333,6 +337,8 @@ pub struct TraceInst {
     /// The regular shape of the addresses ([`AddrShape::of`] of them), filled by every reader
     /// while it expands them; [`AddrShape::NONE`] when irregular or unknown.
     pub shape: AddrShape,
+    /// Compiler control bits ([`Ctrl::NONE`] when the trace has none).
+    pub ctrl: Ctrl,
 }
 
 impl TraceInst {

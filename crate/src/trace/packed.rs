@@ -88,6 +88,7 @@ fn same(t: &TraceInst, i: &TraceInst) -> bool {
         imm,
         line,
         shape,
+        ctrl,
     } = *t;
     mask == i.mask
         && shape == i.shape
@@ -101,6 +102,7 @@ fn same(t: &TraceInst, i: &TraceInst) -> bool {
         && flags == i.flags
         && imm == i.imm
         && line == i.line
+        && ctrl == i.ctrl
 }
 
 /// A PC -> latest template map with stamps, so packing the next CTA needs no clearing.

@@ -151,6 +151,7 @@ impl KernelBuilder {
             tracer_version: 5,
             lineinfo: false,
             extra: Vec::new(),
+            ctrl_source: Default::default(),
         };
         KernelBuilder {
             info,

@@ -303,6 +303,7 @@ impl Directory {
                     }
                     v
                 },
+                ctrl_source: Default::default(),
             };
             let n_ops = c.count("opcode count", 6)?;
             if n_ops > u16::MAX as usize + 1 {

@@ -240,6 +240,7 @@ pub(super) fn crafted() -> MemTrace {
                 ("-my key".into(), "value with spaces".into()),
                 ("x".into(), String::new()),
             ],
+            ctrl_source: Default::default(),
         };
         let ncta = if k == 2 { 0 } else { 6 };
         let mut ctas = Vec::new();

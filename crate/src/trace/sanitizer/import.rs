@@ -91,6 +91,7 @@ pub fn import_kernel(k: &KernelRecords, cx: &KernelCtx) -> Result<(KernelTrace, 
         tracer_version: 4,
         lineinfo: false,
         extra: Vec::new(),
+        ctrl_source: Default::default(),
     };
     let mut ops = OpTable::new();
     let mut stats = KernelStats {
