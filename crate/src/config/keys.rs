@@ -80,7 +80,8 @@ pub const DRAM_KINDS: &[&str] = &[
     "gddr5", "gddr5x", "gddr6", "gddr6x", "hbm2", "hbm2e", "hbm3",
 ];
 pub const DRAM_SCHEDULERS: &[&str] = &["frfcfs", "fifo"];
-pub const SCHED_POLICIES: &[&str] = &["gto", "lrr", "two_level"];
+pub const SCHED_POLICIES: &[&str] = &["gto", "lrr", "two_level", "cggty"];
+pub const CORE_MODELS: &[&str] = &["accelsim", "modern"];
 pub const MULTI_ISSUE: &[&str] = &["same_warp", "other_warps"];
 pub const REPLACEMENTS: &[&str] = &["lru", "fifo", "random"];
 pub const INDEX_FNS: &[&str] = &["linear", "ipoly", "hash"];

@@ -11,6 +11,7 @@ use crate::trace::LatClass;
 pub struct GpuConfig {
     pub gpu: GpuSection,
     pub clocks: Clocks,
+    pub core: CoreConfig,
     pub sm: SmConfig,
     pub scheduler: SchedulerConfig,
     pub frontend: FrontendConfig,
@@ -85,11 +86,43 @@ pub struct SmConfig {
     pub concurrent_kernels: bool,
 }
 
+/// The SM core model: how instructions issue, read their operands and wait on each other.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CoreConfig {
+    /// accelsim or modern (see [`CoreModel`]).
+    pub model: CoreModel,
+}
+
+/// Which SM core `cycle` mode simulates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreModel {
+    /// Seed 001's pipeline as Accel-Sim models it: register scoreboards, operand collectors
+    /// with a bank arbiter, then dispatch.
+    #[default]
+    Accelsim,
+    /// The core of modern-gpu-cores.md (Huerta et al., MICRO 2025): compiler control bits
+    /// (stall counts, yield, six dependence counters; a scoreboard where a trace has none), no
+    /// operand collectors, a 3-cycle register read window over the banks (register parity) and
+    /// a register-file cache driven by reuse flags.
+    Modern,
+}
+
+impl CoreModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            CoreModel::Accelsim => "accelsim",
+            CoreModel::Modern => "modern",
+        }
+    }
+}
+
 /// Warp scheduling.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SchedulerConfig {
-    /// gto, lrr or two_level.
+    /// gto, lrr, two_level or cggty.
     pub policy: SchedPolicy,
     /// Instructions issued per scheduler per cycle (1, or 2 for dual issue to different units).
     pub issue_width: u32,
@@ -119,6 +152,9 @@ pub enum SchedPolicy {
     Gto,
     Lrr,
     TwoLevel,
+    /// Compiler-guided greedy then youngest (modern-gpu-cores.md section 2): the last warp
+    /// while it may issue, else the youngest ready one.
+    Cggty,
 }
 
 /// Instruction fetch and decode (seed 001 Figure 3).

@@ -576,7 +576,8 @@ impl SubCore {
     fn ev_choose(&self, sh: &SmShared, tried: &[u64; TRIED], used: u64) -> Option<usize> {
         let n = sh.p.subcores;
         let untried = |l: usize| l >= TRIED * 64 || tried[l / 64] & (1u64 << (l % 64)) == 0;
-        let gto = self.sched.policy == SchedPolicy::Gto;
+        // CGGTY's greedy part is GTO's; the event front end takes the oldest after it.
+        let gto = matches!(self.sched.policy, SchedPolicy::Gto | SchedPolicy::Cggty);
         let extra = self.ev.open_parked(used);
         if let Some(l) = self.ev.last {
             let l = l as usize;

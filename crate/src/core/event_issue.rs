@@ -62,6 +62,7 @@ impl SubCore {
                 dst: inst.dst,
                 pc: inst.pc,
                 remaining: 0,
+                sbs: Default::default(),
             };
             // The cycle model's collector reads the operands at t + 1 and dispatches then.
             sh.pipes[p].accept(now + 1, sh.p.mem_dispatch_latency, e);

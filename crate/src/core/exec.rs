@@ -26,6 +26,8 @@ pub struct InFlight {
     pub unit: u8,
     pub pc: u32,
     pub op: u16,
+    /// The dependence counters it releases at completion (modern core).
+    pub sbs: super::modern::SbIds,
 }
 
 #[derive(Clone, Debug)]

@@ -46,6 +46,8 @@ pub struct FetchUnit {
     /// The L0's instruction prefetcher and the lines it requested (taken by the statistics).
     pub pf: StreamBuffer,
     pub prefetched: u32,
+    /// The sub-core's last issuing warp (greedy fetch, [`FetchParams::greedy`]).
+    pub last_issued: Option<u16>,
 }
 
 /// Front-end parameters.
@@ -57,6 +59,9 @@ pub struct FetchParams {
     pub subcore: bool,
     /// L1I miss penalty (cycles to get a line from L2).
     pub miss_penalty: u32,
+    /// Fetch for the warp that issued last until its buffer is full, then the youngest
+    /// warp with room (modern-gpu-cores.md section 3); off: round robin.
+    pub greedy: bool,
 }
 
 /// Number of instructions starting at trace index `f` that one fetch may bring.
@@ -103,6 +108,7 @@ impl FetchUnit {
             l0,
             pf,
             prefetched: 0,
+            last_issued: None,
         }
     }
 
@@ -141,23 +147,39 @@ impl FetchUnit {
             return FetchOutcome::None; // no warp wants a fetch, none changed
         }
         let n = order.len();
-        let mut pos = self.rr % n;
-        for _ in 0..n {
-            let at = pos;
-            pos = if pos + 1 == n { 0 } else { pos + 1 };
-            let wi = order[at] as usize;
-            // `want` caches `wants_fetch` per slot; `dirty` marks the slots that changed.
-            let wants = if dirty.take(wi) {
+        // `want` caches `wants_fetch` per slot; `dirty` marks the slots that changed.
+        let mut wants = |wi: usize, warps: &[Warp]| {
+            if dirty.take(wi) {
                 let v = warps[wi].wants_fetch();
                 want.put(wi, v);
                 v
             } else {
                 debug_assert_eq!(want.get(wi), warps[wi].wants_fetch(), "warp {wi}");
                 want.get(wi)
-            };
-            if !wants {
-                continue;
             }
+        };
+        let chosen = if p.greedy {
+            // The modern core's fetch: the warp that issued last while it has room, else the
+            // youngest warp with a free buffer entry.
+            let last = self.last_issued.filter(|&l| members.get(l as usize));
+            match last {
+                Some(l) if wants(l as usize, warps) => order.iter().position(|&w| w == l),
+                _ => (0..n).rev().find(|&at| wants(order[at] as usize, warps)),
+            }
+        } else {
+            let start = self.rr % n;
+            (0..n)
+                .map(|k| {
+                    if start + k >= n {
+                        start + k - n
+                    } else {
+                        start + k
+                    }
+                })
+                .find(|&at| wants(order[at] as usize, warps))
+        };
+        if let Some(at) = chosen {
+            let wi = order[at] as usize;
             let (insts, base) = code(&warps[wi]);
             let w = &mut warps[wi];
             let f = w.ib.next_fetch() as usize;

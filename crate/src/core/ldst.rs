@@ -40,6 +40,8 @@ pub struct MemInst {
     pub pc: u32,
     /// Responses still expected.
     pub remaining: u16,
+    /// The dependence counters it releases (modern core).
+    pub sbs: super::modern::SbIds,
 }
 
 impl MemInst {

@@ -27,6 +27,7 @@ pub mod icache;
 pub mod ldst;
 pub mod mem_direct;
 pub mod mem_port;
+pub mod modern;
 pub mod prefetch;
 pub mod regfile;
 pub mod result_bus;
@@ -35,6 +36,7 @@ pub mod scoreboard;
 pub mod sm;
 mod sm_event;
 pub mod subcore;
+mod subcore_modern;
 pub mod warp;
 
 pub use ctx::{KernelCtx, OpClass, StepCtx};

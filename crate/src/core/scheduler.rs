@@ -2,6 +2,8 @@
 //!
 //! - GTO (greedy then oldest, Rogers et al. 2012): keep issuing from the last warp until it
 //!   stalls, then the oldest ready warp.
+//! - CGGTY (compiler-guided greedy then youngest, modern-gpu-cores.md section 2): the last warp
+//!   while it may issue (the control bits say when), then the youngest ready warp.
 //! - LRR (loose round robin): start after the warp that issued last.
 //! - Two-level (Narasiman et al. 2011): an active set of `two_level_active` warps scheduled round
 //!   robin; a warp waiting on memory data or at a barrier is moved to the back of the pending
@@ -98,6 +100,13 @@ impl Scheduler {
                 }
                 out.extend(self.warps.iter().copied().filter(|&w| Some(w) != self.last));
             }
+            SchedPolicy::Cggty => {
+                if let Some(l) = self.last {
+                    out.push(l);
+                }
+                let rest = self.warps.iter().rev().copied();
+                out.extend(rest.filter(|&w| Some(w) != self.last));
+            }
             SchedPolicy::Lrr => {
                 let n = self.warps.len();
                 out.extend((0..n).map(|k| self.warps[(self.rr + k) % n]));
@@ -114,7 +123,7 @@ impl Scheduler {
         let (last, rr) = (self.last, self.rr);
         self.last = Some(w);
         match self.policy {
-            SchedPolicy::Gto => {}
+            SchedPolicy::Gto | SchedPolicy::Cggty => {}
             SchedPolicy::Lrr => {
                 if let Some(p) = self.warps.iter().position(|&x| x == w) {
                     self.rr = p + 1;
@@ -164,7 +173,9 @@ mod tests {
         let mut g = Scheduler::new(SchedPolicy::Gto, 8, 2);
         let mut l = Scheduler::new(SchedPolicy::Lrr, 8, 2);
         let mut t = Scheduler::new(SchedPolicy::TwoLevel, 8, 2);
+        let mut c = Scheduler::new(SchedPolicy::Cggty, 8, 2);
         for w in [4, 8, 12] {
+            c.add(w);
             g.add(w);
             l.add(w);
             t.add(w);
@@ -179,6 +190,11 @@ mod tests {
         assert_eq!(g.version(), v);
         g.issued(4);
         assert_ne!(g.version(), v);
+        c.order(&mut o);
+        assert_eq!(o, [12, 8, 4]);
+        c.issued(4);
+        c.order(&mut o);
+        assert_eq!(o, [4, 12, 8]);
         l.issued(8);
         l.order(&mut o);
         assert_eq!(o, [12, 4, 8]);

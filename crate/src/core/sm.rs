@@ -57,6 +57,9 @@ pub struct SmParams {
     /// `model.frontend = analytical`: the event-driven front end (`core::event`) replaces
     /// fetch, decode, scoreboard, scheduler and collectors. Set by the engine.
     pub analytic_frontend: bool,
+    /// `core.model = "modern"` (`core::modern`): control bits, no operand collectors, the
+    /// register read window and the register-file cache.
+    pub modern: bool,
 }
 
 impl SmParams {
@@ -79,6 +82,7 @@ impl SmParams {
                 inst_bytes: cfg.frontend.inst_bytes.max(1),
                 subcore: cfg.features.subcore_frontend,
                 miss_penalty: cfg.frontend.l1i_miss_latency,
+                greedy: cfg.core.model == crate::config::CoreModel::Modern,
             },
             group_limit: group_limit(&cfg.frontend),
             ibuffer: cfg.frontend.ibuffer_size.max(1),
@@ -94,6 +98,7 @@ impl SmParams {
             },
             l1d_banks: cfg.l1d.banks.clamp(1, 64) as usize,
             analytic_alu: false,
+            modern: cfg.core.model == crate::config::CoreModel::Modern,
             analytic_frontend: false,
         }
     }
@@ -219,6 +224,25 @@ impl SmShared {
         }
     }
 
+    /// Modern core: memory instruction `e` of pipeline `pipe` left the address latch, its
+    /// register sources read: its read dependence counter (or, without control bits, its
+    /// scoreboard reads) released.
+    fn sources_read(&mut self, pipe: usize, e: usize) {
+        let m = self.pipes[pipe].table[e];
+        if let Some(s) = m.sbs.rd() {
+            self.warps[m.warp as usize].cb.release(s);
+        } else if m.sbs.wb().is_none() {
+            let inst = self.inst(m.warp as usize, m.idx);
+            if !inst.ctrl.present() {
+                let w = &mut self.warps[m.warp as usize];
+                for &r in inst.srcs() {
+                    w.sb.read_done(r);
+                }
+            }
+        }
+        self.touch(m.warp as usize);
+    }
+
     fn complete_mem(&mut self, now: Cycle, pipe: usize, e: usize) {
         let m = self.pipes[pipe].table[e];
         self.pipes[pipe].release(e);
@@ -237,6 +261,9 @@ impl SmShared {
                 if m.writes_regs() && w.sb.release(r) {
                     self.stats.subcores[m.subcore as usize].war_violations += 1;
                 }
+            }
+            if let Some(s) = m.sbs.wb() {
+                w.cb.release(s);
             }
         }
         w.inflight -= 1;
@@ -467,6 +494,7 @@ impl Sm {
                 // The event front end keeps no scoreboard (it stays as `Default` left it).
                 w.sb.reset();
             }
+            w.cb.reset();
             w.inflight = 0;
             w.mem_inflight = 0;
             w.branch_pending = 0;

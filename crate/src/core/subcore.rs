@@ -13,6 +13,7 @@ use super::exec::{completion, ExecUnits, InFlight};
 use super::fetch::{FetchOutcome, FetchUnit};
 use super::icache::ICache;
 use super::ldst::MemInst;
+use super::modern::ReadStage;
 use super::prefetch::StreamBuffer;
 use super::regfile::RegFile;
 use super::result_bus::{dst_banks, ResultBus};
@@ -34,34 +35,41 @@ pub struct SubCore {
     pub exec: ExecUnits,
     pub rf: RegFile,
     pub rb: ResultBus,
-    order: Vec<u16>,
+    pub(super) order: Vec<u16>,
     /// The scheduler version `order` was built from (rebuilt only when it changed).
-    order_ver: Option<u32>,
+    pub(super) order_ver: Option<u32>,
     /// The last issue walk, when it issued nothing: replayed while it would repeat.
-    replay: Option<Replay>,
+    pub(super) replay: Option<Replay>,
     /// The last cycle's scheduler outcome, replayed for skipped idle cycles.
     pub last_stall: StallKind,
     /// (kernel launch, pc slot) the last stall is attributed to.
     pub last_stall_pc: Option<(u32, u32)>,
     /// The event-driven front end (`model.frontend = analytical`, `core::event`).
     pub ev: super::event::EvSched,
+    /// Modern core: the register read window and the register-file cache.
+    pub rs: ReadStage,
+    /// Modern core: when the last issue walk that issued nothing may answer differently by
+    /// time alone (a stall counter running out, a unit latch freeing, the read hold ending).
+    pub time_wake: Cycle,
 }
 
 /// An issue walk that issued nothing, with what it depended on beyond the cached warp checks:
 /// while no warp of the sub-core is marked, the scheduler order and the collector units'
 /// state are the same, the walk would give the same stall (and WAR holds) again.
 #[derive(Clone, Copy, Debug)]
-struct Replay {
-    sched_ver: u32,
+pub(super) struct Replay {
+    pub(super) sched_ver: u32,
     /// `None`: a collector unit was free; else the oldest unit's block.
-    cu: Option<Block>,
-    kind: StallKind,
-    pc: Option<(u32, u32)>,
-    war_holds: u64,
+    pub(super) cu: Option<Block>,
+    pub(super) kind: StallKind,
+    pub(super) pc: Option<(u32, u32)>,
+    pub(super) war_holds: u64,
+    /// The walk's answer holds only before this cycle (modern core's timed conditions).
+    pub(super) until: Cycle,
 }
 
 /// Why a warp cannot issue now, or that it can (and whether it needs a collector unit).
-enum Check {
+pub(super) enum Check {
     Go {
         needs_cu: bool,
     },
@@ -108,6 +116,8 @@ impl SubCore {
             last_stall: StallKind::Idle,
             last_stall_pc: None,
             ev: Default::default(),
+            rs: ReadStage::new(banks, ports),
+            time_wake: Cycle::MAX,
         }
     }
 
@@ -126,6 +136,9 @@ impl SubCore {
                 }
                 if f.branch {
                     w.branch_pending -= 1;
+                }
+                for s in [f.sbs.wb(), f.sbs.rd()].into_iter().flatten() {
+                    w.cb.release(s);
                 }
                 w.inflight -= 1;
                 sh.touch(f.warp as usize);
@@ -262,6 +275,7 @@ impl SubCore {
             unit: u as u8,
             pc: inst.pc,
             op: inst.op.0,
+            sbs: Default::default(),
         };
         f.ndst = f.ndst.min(4);
         self.exec.inflight.push(f);
@@ -291,6 +305,7 @@ impl SubCore {
             dst: inst.dst,
             pc: inst.pc,
             remaining: 0,
+            sbs: Default::default(),
         };
         sh.pipes[p].accept(now, sh.p.mem_dispatch_latency, e);
         let uc = sh.stats.units.get_mut(U_MEM);
@@ -314,7 +329,7 @@ impl SubCore {
 
     /// The pipelines of unit `u` (the SM-wide pool for shared FP64).
     #[inline]
-    fn alu_pool<'s>(&'s self, sh: &'s SmShared, u: usize) -> &'s [Cycle] {
+    pub(super) fn alu_pool<'s>(&'s self, sh: &'s SmShared, u: usize) -> &'s [Cycle] {
         if u == U_DP && sh.p.dp_shared {
             &sh.dp_pool
         } else {
@@ -355,6 +370,9 @@ impl SubCore {
         }
         let inst = sh.inst(wi, w.ib.head);
         let op = ctx.kernels[w.kernel as usize].ops[inst.op.0 as usize];
+        if sh.p.modern {
+            return Self::warp_state_modern(w, inst, op);
+        }
         match w.sb.hazard(&inst) {
             Some(Hazard::Mem) => return stall(StallKind::MemData, inst.pc),
             Some(Hazard::Alu) => return stall(StallKind::CompData, inst.pc),
@@ -370,7 +388,12 @@ impl SubCore {
         if op.kind == OpKind::MemBarrier && w.mem_inflight > 0 {
             return stall(StallKind::Barrier, inst.pc);
         }
-        WarpCheck::Ready { op, pc: inst.pc }
+        WarpCheck::Ready {
+            op,
+            pc: inst.pc,
+            at: 0,
+            before: Cycle::MAX,
+        }
     }
 
     /// [`SubCore::warp_state`], cached per slot (`SmShared::wchk`) until the warp is touched
@@ -378,7 +401,7 @@ impl SubCore {
     /// against the warp's inputs (`Warp::check_key`), so a change that forgot to mark fails
     /// the tests.
     #[inline]
-    fn warp_state_cached(sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> WarpCheck {
+    pub(super) fn warp_state_cached(sh: &mut SmShared, ctx: &StepCtx, wi: usize) -> WarpCheck {
         if !sh.chk_dirty.take(wi) {
             debug_assert_eq!(sh.warps[wi].chk_key, sh.warps[wi].check_key(), "warp {wi}");
             return sh.wchk[wi];
@@ -393,6 +416,9 @@ impl SubCore {
 
     /// The sub-core's part of the check: a unit pipeline or a collector unit for a ready warp.
     fn resolve(&self, now: Cycle, sh: &SmShared, ws: WarpCheck) -> Check {
+        if sh.p.modern {
+            return self.resolve_modern(now, sh, ws).0;
+        }
         let op = match ws {
             WarpCheck::Skip => return Check::Skip,
             WarpCheck::Stall { kind, .. } => return Check::Stall(kind),
@@ -436,6 +462,9 @@ impl SubCore {
     /// scheduler order nor the collector units changed replays the last stall ([`Replay`])
     /// without visiting any warp.
     fn issue(&mut self, now: Cycle, sh: &mut SmShared, ctx: &StepCtx) -> bool {
+        if sh.p.modern {
+            return self.issue_modern(now, sh, ctx);
+        }
         let v = self.sched.version();
         // The ALU twin's structural check depends on the cycle itself: no replay there.
         let cu = self
@@ -557,13 +586,14 @@ impl SubCore {
                 kind,
                 pc,
                 war_holds,
+                until: Cycle::MAX,
             });
         }
         changed
     }
 
     /// Issues warp `wi`'s head instruction. Returns its unit index.
-    fn do_issue(
+    pub(super) fn do_issue(
         &mut self,
         now: Cycle,
         sh: &mut SmShared,
@@ -576,6 +606,7 @@ impl SubCore {
         let inst = sh.inst(wi, idx);
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
         self.sched.issued(wi as u16);
+        self.fetch.last_issued = Some(wi as u16);
         let lanes = inst.active_lanes() as u64;
         let st = &mut sh.stats;
         st.warp_insts += 1;
@@ -614,7 +645,9 @@ impl SubCore {
             }
             _ => {}
         }
-        if needs_cu {
+        if sh.p.modern {
+            self.dispatch_modern(now, sh, wi, idx, &inst, &op);
+        } else if needs_cu {
             let slot = self.cus.free_slot().expect("checked");
             let w = &mut sh.warps[wi];
             self.cus.alloc(slot, wi as u16, idx, &inst, &self.rf, w);
@@ -671,6 +704,7 @@ impl SubCore {
             unit: u as u8,
             pc: inst.pc,
             op: inst.op.0,
+            sbs: Default::default(),
         });
     }
 
@@ -678,9 +712,7 @@ impl SubCore {
     pub fn next_event(&self, now: Cycle) -> Option<Cycle> {
         let a = self.exec.next_event(now);
         let b = self.fetch.next_event(now);
-        match (a, b) {
-            (Some(x), Some(y)) => Some(x.min(y)),
-            (x, y) => x.or(y),
-        }
+        let c = (self.time_wake > now && self.time_wake != Cycle::MAX).then_some(self.time_wake);
+        [a, b, c].into_iter().flatten().min()
     }
 }

@@ -19,6 +19,7 @@ pub struct CheckKey {
     head: u32,
     n_insts: u32,
     flags: u8,
+    cb: super::modern::CtrlState,
 }
 
 /// The warp-local part of the issue check (the sub-core's resources are checked every cycle).
@@ -34,7 +35,14 @@ pub enum WarpCheck {
         pc: u32,
     },
     /// The head instruction may issue if its unit / collector allows.
-    Ready { op: OpClass, pc: u32 },
+    /// (Modern core) `at`: the stall counter lets it issue from this cycle; `before`: only
+    /// dependence-counter increments not yet visible let it issue, until this cycle.
+    Ready {
+        op: OpClass,
+        pc: u32,
+        at: Cycle,
+        before: Cycle,
+    },
 }
 
 /// A warp slot. `repr(C)` with the fields the issue stage reads every cycle first (they share
@@ -68,6 +76,8 @@ pub struct Warp {
     /// only: they check that every change marked the warp).
     pub chk_key: CheckKey,
     pub sb: Scoreboard,
+    /// Control-bit state (modern core).
+    pub cb: super::modern::CtrlState,
     /// The event-driven front end's state (`model.frontend = analytical`).
     pub ev: super::event::EvWarp,
 }
@@ -81,6 +91,7 @@ impl Warp {
             sb: self.sb.version(),
             head: self.ib.head,
             n_insts: self.n_insts,
+            cb: self.cb,
             flags: self.active as u8
                 | (self.at_barrier as u8) << 1
                 | ((self.branch_pending > 0) as u8) << 2

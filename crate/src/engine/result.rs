@@ -44,6 +44,9 @@ pub struct KernelResult {
     /// Warp instructions per cycle over the kernel's lifetime (whole GPU).
     pub ipc: f64,
     pub occupancy: Occupancy,
+    /// Where the kernel's control bits came from (`none`: the modern core used its
+    /// scoreboard and inferred reuse flags).
+    pub control_bits: &'static str,
     /// Every PC that issued or stalled: issue count and stall cycles attributed to it.
     pub per_pc: Vec<PcRow>,
 }
@@ -63,6 +66,9 @@ pub struct SimResult {
     pub tool: &'static str,
     pub version: &'static str,
     pub model: ModelChoice,
+    /// The SM core model that ran (`core.model`; `event` when the analytical front end
+    /// replaced the cycle core's issue stage).
+    pub core: &'static str,
     pub trace: TraceId,
     pub cycles: u64,
     pub seconds: f64,
@@ -147,6 +153,7 @@ impl SimResult {
                     cycles: kcycles,
                     warp_insts: kc.warp_insts,
                     thread_insts: kc.thread_insts,
+                    control_bits: k.info.ctrl_source.name(),
                     ipc: ratio(kc.warp_insts, kcycles),
                     occupancy: r.occupancy,
                     per_pc: kc
@@ -185,6 +192,11 @@ impl SimResult {
             tool: "warpweave",
             version: crate::VERSION,
             model: *model,
+            core: if model.frontend == crate::engine::ModuleModel::Analytical {
+                "event"
+            } else {
+                gpu.cfg.core.model.name()
+            },
             trace: TraceId {
                 name: name.to_string(),
                 hash: hash.to_string(),
@@ -216,8 +228,9 @@ impl SimResult {
         );
         let _ = writeln!(
             s,
-            "trace hash {}   models: {}",
+            "trace hash {}   core: {}   models: {}",
             self.trace.hash,
+            self.core,
             self.model.describe()
         );
         let _ = writeln!(

@@ -802,4 +802,5 @@ fn builtin_workloads_run_and_skip_exactly() {
 }
 
 mod hybrid;
+mod modern;
 mod multi_issue;

@@ -126,6 +126,11 @@ pub struct SubCoreStats {
     /// Write-backs that overtook a pending read of an older instruction (only when `war_check`
     /// is off: the hazard Accel-Sim lets through).
     pub war_violations: u64,
+    /// Modern core: source operands served by the register-file cache (no bank read).
+    pub rfc_hits: u64,
+    /// Modern core: cycles issue was held because a read window had to start late (bank
+    /// conflicts in the register read window).
+    pub read_window_delay: u64,
 }
 
 impl SubCoreStats {
@@ -140,6 +145,8 @@ impl SubCoreStats {
         self.result_bus_conflicts += o.result_bus_conflicts;
         self.war_holds += o.war_holds;
         self.war_violations += o.war_violations;
+        self.rfc_hits += o.rfc_hits;
+        self.read_window_delay += o.read_window_delay;
     }
 }
 

@@ -123,6 +123,12 @@ pub fn specs() -> Vec<KeyDoc> {
         "sm.concurrent_kernels",
         "Kernels of different streams may share an SM",
     );
+    // core
+    t.choice(
+        "core.model",
+        CORE_MODELS,
+        "SM core model of `cycle` mode: accelsim (scoreboards, operand collectors) or modern (control bits, register read window, register-file cache)",
+    );
     // scheduler
     t.choice("scheduler.policy", SCHED_POLICIES, "Warp scheduling policy");
     t.int(

@@ -8,6 +8,7 @@ impl Default for GpuConfig {
         GpuConfig {
             gpu: GpuSection::default(),
             clocks: Clocks::default(),
+            core: CoreConfig::default(),
             sm: SmConfig::default(),
             scheduler: SchedulerConfig::default(),
             frontend: FrontendConfig::default(),

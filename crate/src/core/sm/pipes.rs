@@ -46,8 +46,10 @@ impl Sm {
                 continue;
             };
             let m = &pipe.table[e as usize];
-            // The event front end models no register-bank ports (nor does the ALU twin).
+            // The event front end models no register-bank ports (nor does the ALU twin); the
+            // modern core's result queue absorbs write conflicts.
             if self.sh.p.analytic_frontend
+                || self.sh.p.modern
                 || self.subcores[m.subcore as usize]
                     .rf
                     .take_writes(&m.dst[..m.ndst as usize])
@@ -86,8 +88,12 @@ impl Sm {
             let p = l.trailing_zeros() as usize;
             l &= l - 1;
             let before = sh.pipes[p].buf.len();
+            let coalescing = sh.pipes[p].addr;
             let (c, empty) = sh.pipes[p].coalesce_step(sh.p.coalesce_per_cycle);
             ch |= c;
+            if let (Some(e), None, true) = (coalescing, sh.pipes[p].addr, sh.p.modern) {
+                sh.sources_read(p, e as usize);
+            }
             if sh.pipes[p].buf.len() != before {
                 let bank_of = bank_fn(sh.p.coalesce.line_bytes, sh.p.l1d_banks);
                 sh.pipes[p].note_needs(before, bank_of);
