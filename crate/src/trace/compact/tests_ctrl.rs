@@ -17,7 +17,14 @@ fn with_ctrl() -> MemTrace {
     }
     let word = |pc: u32| {
         let p = pc as u8;
-        Ctrl::new(p % 16, p % 3 == 0, p % 8, (p / 8) % 8, p % 64, p % 8)
+        Ctrl::new(
+            p % 16,
+            p.is_multiple_of(3),
+            p % 8,
+            (p / 8) % 8,
+            p % 64,
+            p % 8,
+        )
     };
     for w in t.kernels[0].ctas.iter_mut().flat_map(|c| &mut c.warps) {
         for i in &mut w.insts {
