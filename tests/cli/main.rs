@@ -10,6 +10,9 @@ use std::process::{Command, Output};
 /// Outputs that are inputs, failed writes, closed pipes, stopped sweeps (issue 37).
 mod safe_outputs;
 
+/// Control bits joined from a SASS listing: `annotate`, `run --sass`.
+mod annotate;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpweave"))
 }

@@ -11,8 +11,10 @@
 //! - `packed`: a resident CTA's trace packed (templates by PC, 8 bytes per instruction).
 //! - `shape`: the regular shape of a memory instruction's lane addresses (stride, runs).
 //! - `sanitizer`: Compute Sanitizer records + SASS -> Accel-Sim kernels (`import-sanitizer`).
+//! - `annotate`: control bits joined onto any trace from its SASS by kernel name and PC.
 
 pub mod accelsim;
+pub mod annotate;
 pub mod compact;
 pub mod control;
 pub mod io;

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::trace::model::{Command, Dim3, MemSpace, OpKind, TraceSource, Unit};
+use crate::trace::model::{Command, CtrlSource, Dim3, MemSpace, OpKind, TraceSource, Unit};
 use crate::trace::opcodes::{space_of, GenericWindows};
 use crate::Result;
 
@@ -41,6 +41,8 @@ pub struct Counts {
     pub unknown_insts: u64,
     /// Unknown opcode names and their warp-instruction counts.
     pub unknown_opcodes: BTreeMap<String, u64>,
+    /// Warp instructions that carry compiler control bits.
+    pub ctrl_insts: u64,
 }
 
 impl Counts {
@@ -66,6 +68,7 @@ impl Counts {
         self.mem_insts += o.mem_insts;
         self.bytes_accessed += o.bytes_accessed;
         self.unknown_insts += o.unknown_insts;
+        self.ctrl_insts += o.ctrl_insts;
     }
 }
 
@@ -82,6 +85,8 @@ pub struct KernelSummary {
     pub nregs: u32,
     pub binary_version: u32,
     pub tracer_version: u32,
+    /// Where the kernel's control bits came from (`none`, `sass`, `workload`).
+    pub ctrl_source: CtrlSource,
     #[serde(flatten)]
     pub counts: Counts,
 }
@@ -142,6 +147,7 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
                     let op = ops.get(i.op);
                     c.warp_insts += 1;
                     c.thread_insts += i.active_lanes() as u64;
+                    c.ctrl_insts += i.ctrl.present() as u64;
                     unit_n[Unit::ALL.iter().position(|u| *u == op.unit).unwrap_or(0)] += 1;
                     *kind_n.entry(kind_name(op.kind)).or_default() += 1;
                     if op.unknown {
@@ -193,6 +199,7 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
             nregs: info.nregs,
             binary_version: info.binary_version,
             tracer_version: info.tracer_version,
+            ctrl_source: info.ctrl_source,
             counts: c,
         });
     }
@@ -218,6 +225,26 @@ fn short(name: &str, n: usize) -> String {
     }
 }
 
+/// `none`, or how many warp instructions carry control bits and where each kernel's came
+/// from: `66892 of 66892 warp instructions (kernels from sass: 1)`.
+fn ctrl_line(s: &TraceSummary) -> String {
+    let t = &s.total;
+    if t.ctrl_insts == 0 && s.kernels.iter().all(|k| k.ctrl_source == CtrlSource::None) {
+        return "none".into();
+    }
+    let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+    for k in &s.kernels {
+        *by.entry(k.ctrl_source.name()).or_default() += 1;
+    }
+    let by: Vec<String> = by.iter().map(|(n, c)| format!("{n}: {c}")).collect();
+    format!(
+        "{} of {} warp instructions (kernels from {})",
+        t.ctrl_insts,
+        t.warp_insts,
+        by.join(", ")
+    )
+}
+
 /// A readable table of the summary.
 pub fn render_table(s: &TraceSummary) -> String {
     let mut o = String::new();
@@ -231,12 +258,13 @@ pub fn render_table(s: &TraceSummary) -> String {
     );
     let _ = writeln!(
         o,
-        "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8}",
+        "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>8} {:>12} {:>14} {:>10} {:>12} {:>8}",
         "#",
         "kernel",
         "grid",
         "block",
         "bin",
+        "ctrl",
         "warp insts",
         "thread insts",
         "mem insts",
@@ -246,12 +274,13 @@ pub fn render_table(s: &TraceSummary) -> String {
     for k in &s.kernels {
         let _ = writeln!(
             o,
-            "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8.2}",
+            "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>8} {:>12} {:>14} {:>10} {:>12} {:>8.2}",
             k.index,
             short(&k.name, 40),
             k.grid.to_string(),
             k.block.to_string(),
             k.binary_version,
+            k.ctrl_source.name(),
             k.counts.warp_insts,
             k.counts.thread_insts,
             k.counts.mem_insts,
@@ -262,9 +291,10 @@ pub fn render_table(s: &TraceSummary) -> String {
     let t = &s.total;
     let _ = writeln!(
         o,
-        "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>12} {:>14} {:>10} {:>12} {:>8.2}\n",
+        "{:>3}  {:<40} {:>12} {:>12} {:>5} {:>8} {:>12} {:>14} {:>10} {:>12} {:>8.2}\n",
         "",
         "total",
+        "",
         "",
         "",
         "",
@@ -281,6 +311,7 @@ pub fn render_table(s: &TraceSummary) -> String {
         "bytes accessed: {}  distinct 128 B lines: {}",
         t.bytes_accessed, t.footprint_lines
     );
+    let _ = writeln!(o, "control bits: {}", ctrl_line(s));
     if t.unknown_insts == 0 {
         let _ = writeln!(o, "unknown opcodes: none");
     } else {

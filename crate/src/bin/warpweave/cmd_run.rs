@@ -10,6 +10,7 @@ use clap::Args;
 use warpweave::config::{self, GpuConfig};
 use warpweave::engine::compare::prepared_simulator;
 use warpweave::engine::{compare, Mode, ModelChoice, RunStatus};
+use warpweave::trace::annotate::{Annotated, SassCtrl};
 use warpweave::trace::TraceSource;
 use warpweave::{Error, Result};
 
@@ -47,6 +48,11 @@ pub struct RunArgs {
     /// for any count; cycles with few busy SMs step serially anyway.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Compiler control bits for the trace from this `cuobjdump -sass` listing of the binary it
+    /// was recorded from (plain, .gz, .zst or .xz), joined by kernel name and PC as CTAs are
+    /// decoded (as `annotate` does, without writing a file).
+    #[arg(long, value_name = "FILE")]
+    pub sass: Option<std::path::PathBuf>,
     /// Stop after this many cycles (0: run to the end).
     #[arg(long, default_value_t = 0)]
     pub max_cycles: u64,
@@ -63,17 +69,30 @@ pub fn open_trace(spec: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + S
     warpweave::trace::open::open_spec(spec, warpweave::trace::open::default_arch(cfg))
 }
 
+/// Opens `spec` as [`open_trace`] does, its control bits joined from `sass` when given.
+fn open_joined(
+    spec: &str,
+    cfg: &GpuConfig,
+    sass: Option<&SassCtrl>,
+) -> Result<Box<dyn TraceSource + Send>> {
+    let src = open_trace(spec, cfg)?;
+    match sass {
+        Some(s) => Ok(Box::new(Annotated::new(src, s)?)),
+        None => Ok(src),
+    }
+}
+
 /// Refuses, before anything runs, an output (`(flag, path)`) that is one of the inputs: a
-/// trace's files or a GPU TOML file.
+/// trace's files, or `files` (GPU TOML files, a SASS listing) where they exist.
 pub fn refuse_outputs_over_inputs(
     traces: &[String],
-    gpus: &[String],
+    files: &[String],
     outputs: &[(&str, Option<&String>)],
 ) -> Result<()> {
     use std::path::{Path, PathBuf};
     use warpweave::outfile::{refuse_overwrite, trace_inputs, Output};
     let mut inputs: Vec<PathBuf> = traces.iter().flat_map(|t| trace_inputs(t)).collect();
-    inputs.extend(gpus.iter().map(PathBuf::from).filter(|p| p.exists()));
+    inputs.extend(files.iter().map(PathBuf::from).filter(|p| p.exists()));
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let outputs: Vec<Output> = outputs
         .iter()
@@ -96,9 +115,11 @@ pub fn load_config(gpu: &str, sets: &[String]) -> Result<GpuConfig> {
 }
 
 pub fn run(a: &RunArgs) -> Result<()> {
+    let mut files = vec![a.gpu.clone()];
+    files.extend(a.sass.iter().map(|p| p.display().to_string()));
     refuse_outputs_over_inputs(
         std::slice::from_ref(&a.trace),
-        std::slice::from_ref(&a.gpu),
+        &files,
         &[
             ("--json", a.json.as_ref()),
             ("--timeline", a.views.timeline.as_ref()),
@@ -106,10 +127,15 @@ pub fn run(a: &RunArgs) -> Result<()> {
         ],
     )?;
     let cfg = load_config(&a.gpu, &a.set)?;
+    let sass = match &a.sass {
+        Some(p) => Some(crate::cmd_annotate::read_sass(p)?),
+        None => None,
+    };
+    let sass = sass.as_ref();
     let mut model = ModelChoice::named("cycle")?;
     if let Some(name) = &a.mode {
         match Mode::parse(name)? {
-            Mode::Memory => return run_memory(a, &cfg),
+            Mode::Memory => return run_memory(a, &cfg, sass),
             Mode::Timing(m) => model = m,
         }
     }
@@ -122,8 +148,12 @@ pub fn run(a: &RunArgs) -> Result<()> {
         Some(d) => warpweave::analytic::PrepassCache::with_dir(d),
         None => warpweave::analytic::PrepassCache::new(),
     };
-    let (mut sim, _) =
-        prepared_simulator(&cfg, model, &mut || open_trace(&a.trace, &cfg), &mut cache)?;
+    let (mut sim, _) = prepared_simulator(
+        &cfg,
+        model,
+        &mut || open_joined(&a.trace, &cfg, sass),
+        &mut cache,
+    )?;
     sim.set_threads(if a.parallel { 0 } else { a.threads })?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
     let started = std::time::Instant::now();
@@ -173,8 +203,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
 }
 
 /// `--mode memory`: the functional cache pass (`mem::functional::run`), same CLI.
-fn run_memory(a: &RunArgs, cfg: &GpuConfig) -> Result<()> {
-    let mut src = open_trace(&a.trace, cfg)?;
+fn run_memory(a: &RunArgs, cfg: &GpuConfig, sass: Option<&SassCtrl>) -> Result<()> {
+    let mut src = open_joined(&a.trace, cfg, sass)?;
     let started = std::time::Instant::now();
     let rep = warpweave::mem::functional::run(cfg, &mut *src)?;
     let secs = started.elapsed().as_secs_f64();

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod cmd_annotate;
 mod cmd_compare;
 mod cmd_config;
 mod cmd_convert;
@@ -54,6 +55,9 @@ enum Cmd {
     Validate(cmd_validate::ValidateArgs),
     /// Compute Sanitizer tracer records + SASS -> an Accel-Sim trace (tests/hardware/tracer).
     ImportSanitizer(cmd_import::ImportSanitizerArgs),
+    /// Join compiler control bits from a `cuobjdump -sass` listing onto a trace (by kernel
+    /// name and PC) -> a compact trace.
+    Annotate(cmd_annotate::AnnotateArgs),
 }
 
 fn main() {
@@ -69,6 +73,7 @@ fn main() {
         Cmd::Sweep(a) => cmd_sweep::run(&a),
         Cmd::Validate(a) => cmd_validate::run(&a),
         Cmd::ImportSanitizer(a) => cmd_import::run(&a),
+        Cmd::Annotate(a) => cmd_annotate::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");

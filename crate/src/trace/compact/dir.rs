@@ -2,7 +2,9 @@
 //! opcode tables and the chunk index. See FORMAT.md for the byte layout.
 
 use super::bytes::{put_str, put_varint, Cur};
-use crate::trace::model::{Command, Dim3, KernelInfo, LatClass, MemSpace, OpInfo, OpKind, Unit};
+use crate::trace::model::{
+    Command, CtrlSource, Dim3, KernelInfo, LatClass, MemSpace, OpInfo, OpKind, Unit,
+};
 use crate::Result;
 
 /// The first 8 bytes of every compact file (PNG-style: catches text-mode mangling).
@@ -11,9 +13,11 @@ pub const MAGIC: [u8; 8] = *b"\x89WWTRC\r\n";
 pub const END_MAGIC: [u8; 8] = *b"WWTREND\n";
 /// Major version: readers refuse any other. Bumped on every incompatible layout change.
 pub const VERSION_MAJOR: u16 = 1;
-/// Minor version: writer choices within the major's rules; readers accept any minor of their
-/// major. 1.1: address kind 3 (runs of lanes), and kinds 1/2 only for lists without a shape.
-pub const VERSION_MINOR: u16 = 1;
+/// Minor version: writer choices within the major's rules, or additions an older minor's
+/// reader refuses (never misreads); readers accept any minor of their major. 1.1: address
+/// kind 3 (runs of lanes), and kinds 1/2 only for lists without a shape. 1.2: compiler control
+/// bits (the chunks' `cbits` stream, each kernel's control-bit source after the kernels).
+pub const VERSION_MINOR: u16 = 2;
 /// magic + major + minor + flags.
 pub const HEADER_LEN: u64 = 16;
 /// dir offset + dir compressed length + dir uncompressed length + dir hash + end magic.
@@ -116,6 +120,8 @@ const KINDS: [OpKind; 10] = [
     OpKind::Branch,
     OpKind::Nop,
 ];
+/// Control-bit sources by code (1.2).
+const CTRL_SOURCES: [CtrlSource; 3] = [CtrlSource::None, CtrlSource::Sass, CtrlSource::Workload];
 const SPACES: [MemSpace; 7] = [
     MemSpace::None,
     MemSpace::Global,
@@ -218,11 +224,21 @@ impl Directory {
                 o.extend_from_slice(&c.hash.to_le_bytes());
             }
         }
+        // 1.2: after the kernels, so that older readers refuse the file ("bytes left over").
+        for k in &self.kernels {
+            o.push(code_of(&CTRL_SOURCES, &k.info.ctrl_source));
+        }
         o
     }
 
-    /// Parses a directory; `chunk_area` is the byte range the chunks must lie in.
-    pub fn decode(data: &[u8], file: &str, chunk_area: (u64, u64)) -> Result<Directory> {
+    /// Parses a directory of format 1.`minor`; `chunk_area` is the byte range the chunks must
+    /// lie in.
+    pub fn decode(
+        data: &[u8],
+        file: &str,
+        chunk_area: (u64, u64),
+        minor: u16,
+    ) -> Result<Directory> {
         let mut c = Cur::new(data, 0, file, "directory (uncompressed)");
         let source_name = c.string("source name")?;
         let trace_hash = c.u64_le("trace hash")?;
@@ -363,6 +379,11 @@ impl Directory {
                 offset = end;
             }
             kernels.push(KernelEntry { info, ops, chunks });
+        }
+        if minor >= 2 {
+            for k in &mut kernels {
+                k.info.ctrl_source = pick(&mut c, &CTRL_SOURCES, "control-bit source")?;
+            }
         }
         if !c.is_empty() {
             return Err(c.err(

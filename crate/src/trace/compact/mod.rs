@@ -4,12 +4,13 @@
 //!
 //! ```text
 //! ┌ header: magic, version ┐┌ chunk ┐┌ chunk ┐ ... ┌ directory (zstd) ────────────────────┐┌ trailer ┐
-//! │ "\x89WWTRC\r\n" 1.1    ││ zstd  ││ zstd  │     │ commands, per kernel: header, opcodes, ││ dir pos │
+//! │ "\x89WWTRC\r\n" 1.2    ││ zstd  ││ zstd  │     │ commands, per kernel: header, opcodes, ││ dir pos │
 //! └────────────────────────┘└───────┘└───────┘     │ chunk index (len, CTAs, insts, hash)   ││ END     │
 //!                                                  └────────────────────────────────────────┘└─────────┘
 //! chunk = consecutive CTAs split into homogeneous streams (control bytes, PC deltas, opcodes,
-//!         registers, masks, address bases / strides / lane deltas), each instruction predicted
-//!         from the last instance of its PC; then one zstd frame (level 19 natively).
+//!         registers, masks, address bases / strides / lane deltas, compiler control bits),
+//!         each instruction predicted from the last instance of its PC; then one zstd frame
+//!         (level 19 natively).
 //! ```
 //!
 //! Sources: the Accel-Sim trace format (seed papers, `../shared/seeds/README.md`) defines the
@@ -29,6 +30,8 @@ mod writer;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ctrl;
 
 pub use dir::{MAGIC, VERSION_MAJOR, VERSION_MINOR};
 pub use reader::{decode_chunk, is_compact, CompactKernelStream, CompactReader};
@@ -49,7 +52,7 @@ pub fn fuzz_compact(data: &[u8]) {
     };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
     // The bytes as an uncompressed directory: reaches the index parser behind its checksum.
-    let _ = dir::Directory::decode(data, "fuzz", (dir::HEADER_LEN, 1 << 20));
+    let _ = dir::Directory::decode(data, "fuzz", (dir::HEADER_LEN, 1 << 20), dir::VERSION_MINOR);
     let Ok(mut rd) = CompactReader::from_slice(data, "fuzz") else {
         return;
     };

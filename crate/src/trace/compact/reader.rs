@@ -169,7 +169,7 @@ impl<R: Read + Seek> CompactReader<R> {
                 "checksum mismatch: the file is corrupt".into(),
             ));
         }
-        let dir = Directory::decode(&d, name, (HEADER_LEN, dir_offset))?;
+        let dir = Directory::decode(&d, name, (HEADER_LEN, dir_offset), minor)?;
         let kernels = dir
             .kernels
             .into_iter()

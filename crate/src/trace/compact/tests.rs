@@ -302,7 +302,7 @@ pub(super) fn crafted() -> MemTrace {
     t
 }
 
-fn assert_same(a: &MemTrace, b: &MemTrace) {
+pub(super) fn assert_same(a: &MemTrace, b: &MemTrace) {
     assert_eq!(a.commands, b.commands);
     assert_eq!(a.kernels.len(), b.kernels.len());
     for (x, y) in a.kernels.iter().zip(&b.kernels) {
@@ -317,7 +317,7 @@ fn assert_same(a: &MemTrace, b: &MemTrace) {
     }
 }
 
-fn encode(t: &MemTrace, chunk_insts: u64) -> Vec<u8> {
+pub(super) fn encode(t: &MemTrace, chunk_insts: u64) -> Vec<u8> {
     let mut t = t.clone();
     to_compact_bytes(
         &mut t,
@@ -359,7 +359,7 @@ fn shapes_of_old_and_new_files_are_canonical() {
     assert!(runs > 1000, "{runs} instructions with runs");
     let new = encode(&old, 32768);
     let mut rd2 = CompactReader::from_bytes(new, "mem").unwrap();
-    assert_eq!(rd2.version(), (1, 1));
+    assert_eq!(rd2.version(), (1, 2));
     assert_same(&old, &MemTrace::collect(&mut rd2).unwrap());
 }
 
@@ -369,7 +369,7 @@ fn round_trip_crafted_every_chunking() {
     for chunk in [1, 100, 1 << 20] {
         let bytes = encode(&t, chunk);
         let mut rd = CompactReader::from_bytes(bytes, "mem").unwrap();
-        assert_eq!(rd.version(), (1, 1));
+        assert_eq!(rd.version(), (1, 2));
         assert_eq!(rd.source_name(), "crafted");
         let back = MemTrace::collect(&mut rd).unwrap();
         assert_same(&t, &back);
@@ -548,7 +548,7 @@ fn version_and_magic_mismatch() {
         .to_string();
     assert_eq!(
         e,
-        "t.wwt: version at byte 8: format version 2.1; this reader reads version 1.x only"
+        "t.wwt: version at byte 8: format version 2.2; this reader reads version 1.x only"
     );
     let mut b = bytes.clone();
     b[10] = 7; // a newer minor version is still read

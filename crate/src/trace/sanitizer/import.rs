@@ -20,8 +20,8 @@ use super::path::PathFinder;
 use super::records::{KernelRecords, Kind, Record, Space};
 use super::sass::SassFunction;
 use crate::trace::model::{
-    AddrShape, CtaTrace, KernelInfo, KernelTrace, OpTable, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
-    UR_BASE, WARP_SIZE,
+    AddrShape, CtaTrace, CtrlSource, KernelInfo, KernelTrace, OpTable, TraceInst, WarpTrace,
+    MAX_DST, MAX_SRC, UR_BASE, WARP_SIZE,
 };
 use crate::trace::opcodes::{classify, Arch, GENERIC_WINDOW_BYTES};
 use crate::workload::builder::{LOCAL_BASE, SHMEM_BASE};
@@ -91,7 +91,11 @@ pub fn import_kernel(k: &KernelRecords, cx: &KernelCtx) -> Result<(KernelTrace, 
         tracer_version: 4,
         lineinfo: false,
         extra: Vec::new(),
-        ctrl_source: Default::default(),
+        ctrl_source: if f.has_ctrl() {
+            CtrlSource::Sass
+        } else {
+            CtrlSource::None
+        },
     };
     let mut ops = OpTable::new();
     let mut stats = KernelStats {
@@ -436,6 +440,7 @@ impl Emit<'_> {
             nsrc: s.src.len().min(MAX_SRC) as u8,
             mem_width: if addrs.is_empty() { 0 } else { width },
             addr_start: wt.addrs.len() as u32,
+            ctrl: s.ctrl,
             ..Default::default()
         };
         for (k, &r) in s.dst.iter().take(MAX_DST).enumerate() {

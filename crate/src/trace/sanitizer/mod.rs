@@ -100,4 +100,6 @@ pub fn import(
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_ctrl;
+#[cfg(test)]
 mod tests_h100;

@@ -9,9 +9,26 @@
 //! Destinations: the first operand when it is a register and the opcode writes one (not
 //! stores, reductions, branches, barriers). Sources: every other register (R, UR; RZ, URZ and
 //! predicates skipped), the base of `[R4.64]` included.
+//!
+//! Control bits (Volta and later, [`Ctrl`]): each instruction's 128-bit encoding is printed as
+//! two comments, the low word on the instruction's line and the high word alone on the next;
+//! the high word's stall, yield and dependence-counter fields plus the `.reuse` suffixes of the
+//! register sources (bit i = `SassInst::src[i]`, positions past [`REUSE_SLOTS`] dropped) make
+//! the instruction's [`Ctrl`]:
+//!
+//! ```text
+//!  /*0010*/  LDC R0, c[0x0][0x220] ;        /* 0x00008800ff007b82 */   low word
+//!                                           /* 0x000e220000000800 */   high word: S1 wb0 rd-
+//!  /*0060*/  FADD R4, R2.reuse, 1 ;  ...                               reuse bit 0 (R2 = src[0])
+//! ```
+//! A function gets control bits for all its instructions or for none: listings without
+//! encodings, and pre-Volta ones (`code for sm_5x/6x`: one 64-bit word per instruction and a
+//! scheduling word per three), give [`Ctrl::NONE`]; a Volta+ function where some instruction
+//! lacks its high word is an error.
 
 use std::collections::HashMap;
 
+use crate::trace::control::{Ctrl, REUSE_SLOTS};
 use crate::trace::model::{Reg, MAX_DST, MAX_SRC, REG_RZ, REG_URZ, UR_BASE};
 use crate::{Error, Result};
 
@@ -31,6 +48,8 @@ pub struct SassInst {
     pub target: Option<u32>,
     /// 1-based line in the SASS file.
     pub line: u64,
+    /// Compiler control bits ([`Ctrl::NONE`] when the listing has no Volta+ encodings).
+    pub ctrl: Ctrl,
 }
 
 impl SassInst {
@@ -85,15 +104,26 @@ pub struct SassFunction {
     pub index: HashMap<u32, usize>,
 }
 
+impl SassFunction {
+    /// Whether the listing gave this function's instructions control bits (all or none do).
+    pub fn has_ctrl(&self) -> bool {
+        self.insts.first().is_some_and(|i| i.ctrl.present())
+    }
+}
+
 /// Every function of a `cuobjdump -sass` dump, by name (a later target of the same name
 /// replaces an earlier one; dump one target per file).
 pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
     let mut out: HashMap<String, SassFunction> = HashMap::new();
     let mut cur: Option<SassFunction> = None;
     let mut bv = 0u32;
+    // The instruction whose high encoding word may come on the next line: (its line, the
+    // reuse flags of its sources).
+    let mut awaiting: Option<(u64, u8)> = None;
     for (i, line) in text.lines().enumerate() {
         let ln = i as u64 + 1;
         let t = line.trim();
+        let expects_hi = awaiting.take().filter(|&(at, _)| at + 1 == ln);
         if let Some(rest) = t.strip_prefix("code for sm_") {
             bv = rest.trim().parse().map_err(|_| {
                 Error::parse(
@@ -107,6 +137,7 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
         }
         if let Some(rest) = t.strip_prefix("Function : ") {
             if let Some(f) = cur.take() {
+                let f = finish(f, file)?;
                 out.insert(f.name.clone(), f);
             }
             cur = Some(SassFunction {
@@ -123,7 +154,14 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
             continue;
         };
         let Ok(pc) = u32::from_str_radix(pc_text, 16) else {
-            continue; // an encoding comment (/* 0x000fe4... */)
+            // An encoding comment (/* 0x000fe4... */): the high word of the instruction on
+            // the line before, on Volta and later.
+            if let (Some((_, reuse)), Some(w)) = (expects_hi, encoding_word(pc_text, rest)) {
+                if let Some(last) = cur.as_mut().and_then(|f| f.insts.last_mut()) {
+                    last.ctrl = Ctrl::from_sass_hi(w, reuse);
+                }
+            }
+            continue;
         };
         let f = cur.as_mut().ok_or_else(|| {
             Error::parse(
@@ -133,7 +171,7 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
                 "an instruction before any \"Function :\" line",
             )
         })?;
-        let inst =
+        let (inst, reuse) =
             parse_inst(pc, rest, ln).map_err(|m| Error::parse(file, ln, "instruction", m))?;
         if let Some(last) = f.insts.last() {
             if inst.pc <= last.pc {
@@ -148,10 +186,16 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
                 ));
             }
         }
+        // Pre-Volta encodings are 64 bits with a scheduling word per three instructions, on
+        // its own line before them: never an instruction's high word.
+        if f.binary_version == 0 || f.binary_version >= 70 {
+            awaiting = Some((ln, reuse));
+        }
         f.index.insert(inst.pc, f.insts.len());
         f.insts.push(inst);
     }
     if let Some(f) = cur.take() {
+        let f = finish(f, file)?;
         out.insert(f.name.clone(), f);
     }
     if out.is_empty() {
@@ -165,7 +209,45 @@ pub fn parse(text: &str, file: &str) -> Result<HashMap<String, SassFunction>> {
     Ok(out)
 }
 
-fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, String> {
+/// `0x<16 hex digits>` alone in a comment: one 64-bit word of an instruction's encoding.
+fn encoding_word(inside: &str, after: &str) -> Option<u64> {
+    let hex = inside.trim().strip_prefix("0x")?;
+    if hex.len() != 16 || !after.trim().is_empty() {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// Control bits all or nothing: a Volta+ function (`code for sm_70` or later) with some
+/// instructions lacking their high word is an error; one of unknown version (no `code for`
+/// line) that has them only in part is taken for a pre-Volta listing and gets none.
+fn finish(mut f: SassFunction, file: &str) -> Result<SassFunction> {
+    let with = f.insts.iter().filter(|i| i.ctrl.present()).count();
+    if with == 0 || with == f.insts.len() {
+        return Ok(f);
+    }
+    if f.binary_version == 0 {
+        for i in &mut f.insts {
+            i.ctrl = Ctrl::NONE;
+        }
+        return Ok(f);
+    }
+    let missing = f.insts.iter().find(|i| !i.ctrl.present());
+    let (line, pc) = missing.map_or((0, 0), |i| (i.line, i.pc));
+    Err(Error::parse(
+        file,
+        line,
+        "encoding",
+        format!(
+            "{}: the instruction at 0x{pc:x} has no second /* 0x... */ encoding word on the next line, while {with} of the function's {} instructions have one (a cut or edited cuobjdump -sass listing?)",
+            f.name,
+            f.insts.len()
+        ),
+    ))
+}
+
+/// One instruction line, and the reuse flags of its register sources (bit i = `src[i]`).
+fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<(SassInst, u8), String> {
     let stmt = rest.split(';').next().unwrap_or("").trim();
     if stmt.is_empty() {
         return Err(format!("pc 0x{pc:x}: no instruction text"));
@@ -213,15 +295,20 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, S
             | "JMP"
     );
     let mut dst = Vec::new();
-    let mut src = Vec::new();
+    let mut src: Vec<Reg> = Vec::new();
+    let mut reuse = 0u8;
     for (k, o) in operands.iter().enumerate() {
         let regs = regs_in(o);
         if k == 0 && writes_first && !o.starts_with('[') {
-            dst.extend(regs.into_iter().take(MAX_DST));
+            dst.extend(regs.into_iter().map(|(r, _)| r).take(MAX_DST));
         } else {
-            for r in regs {
+            for (r, reused) in regs {
                 if src.len() < MAX_SRC && !src.contains(&r) {
                     src.push(r);
+                }
+                match src.iter().position(|&s| s == r) {
+                    Some(at) if reused && at < REUSE_SLOTS => reuse |= 1 << at,
+                    _ => {}
                 }
             }
         }
@@ -238,7 +325,7 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, S
     } else {
         None
     };
-    Ok(SassInst {
+    let inst = SassInst {
         pc,
         predicated,
         never,
@@ -247,11 +334,14 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<SassInst, S
         src,
         target,
         line,
-    })
+        ctrl: Ctrl::NONE,
+    };
+    Ok((inst, reuse))
 }
 
-/// Registers named in one operand (`R4`, `[R4.64+0x8]`, `UR4`, `-R3.reuse`); RZ/URZ skipped.
-fn regs_in(o: &str) -> Vec<Reg> {
+/// Registers named in one operand (`R4`, `[R4.64+0x8]`, `UR4`, `-R3.reuse`), each with
+/// whether a `.reuse` suffix follows it; RZ/URZ skipped.
+fn regs_in(o: &str) -> Vec<(Reg, bool)> {
     let mut out = Vec::new();
     let b = o.as_bytes();
     let mut i = 0;
@@ -274,7 +364,7 @@ fn regs_in(o: &str) -> Vec<Reg> {
             if let Ok(n) = o[start..j].parse::<u16>() {
                 let r = if uniform { UR_BASE + n } else { n };
                 if r != REG_RZ && r != REG_URZ && (uniform || n < 255) {
-                    out.push(r);
+                    out.push((r, o[j..].starts_with(".reuse")));
                 }
             }
         }

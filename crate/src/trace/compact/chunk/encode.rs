@@ -8,6 +8,8 @@ use super::*;
 pub struct ChunkEncoder {
     model: Model,
     s: [Vec<u8>; NSTREAMS],
+    /// Some instruction of the chunk has control bits (else its `cbits` stream is dropped).
+    any_ctrl: bool,
 }
 
 impl ChunkEncoder {
@@ -21,6 +23,7 @@ impl ChunkEncoder {
         for s in &mut self.s {
             s.clear();
         }
+        self.any_ctrl = false;
         put_varint(&mut self.s[S_HDR], ctas.len() as u64);
         for c in ctas {
             let h = &mut self.s[S_HDR];
@@ -31,6 +34,10 @@ impl ChunkEncoder {
             for w in &c.warps {
                 self.warp(w);
             }
+        }
+        if !self.any_ctrl {
+            // Every instruction has Ctrl::NONE: an empty stream says so.
+            self.s[S_CBITS].clear();
         }
         let total: usize = self.s.iter().map(|s| s.len()).sum();
         let mut out = Vec::with_capacity(total + 1 + NSTREAMS * 3);
@@ -108,6 +115,10 @@ impl ChunkEncoder {
                 m.push(inst.flags);
                 put_varint(m, inst.imm);
                 put_varint(m, inst.line as u64);
+                // The present bit (31) rotated to bit 0: one byte for none, three for any
+                // Ctrl::new word.
+                put_varint(&mut self.s[S_CBITS], inst.ctrl.0.rotate_left(1) as u64);
+                self.any_ctrl |= inst.ctrl != Ctrl::NONE;
             }
             let mm = if inst.mask == prev_mask {
                 MASK_PREV

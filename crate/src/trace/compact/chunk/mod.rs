@@ -13,9 +13,12 @@
 //! STRIDE : zigzag(stride)                              when the stride differs from last time
 //! LANE   : zigzag(addr[j] - addr[j-1]), j >= 1         for irregular lane addresses
 //! RAW    : addr_start per instruction, then zigzag-delta addresses (addr_mode 2 only)
+//! CBITS  : varint(ctrl rotated left by 1) per static-field miss (1.2); empty when every
+//!          instruction of the chunk has none (then each is Ctrl::NONE)
 //!
 //! CTRL bit 0  PC = successor of the previous instruction's PC last time (same chunk)
-//!      bit 1  static fields (op, registers, width, flags, imm, line) = last time at this PC
+//!      bit 1  static fields (op, registers, width, flags, imm, line, control bits) = last
+//!             time at this PC
 //!      bit 2-3 mask: 0 = previous instruction's, 1 = last at this PC, 2 = full, 3 = explicit
 //!      bit 4-5 lane addresses: 0 = base + j*stride, 1 = base + (lane_j - lane_0)*stride,
 //!              2 = irregular (LANE stream), 3 = runs: base + (j%run)*stride + (j/run)*stride2
@@ -35,7 +38,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::bytes::{put_svarint, put_varint, Cur};
 use crate::trace::model::{
-    AddrShape, CtaTrace, Dim3, OpId, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
+    AddrShape, CtaTrace, Ctrl, Dim3, OpId, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
 };
 use crate::{Error, Result};
 
@@ -50,11 +53,24 @@ const S_BASE: usize = 7;
 const S_STRIDE: usize = 8;
 const S_LANE: usize = 9;
 const S_RAW: usize = 10;
-/// Number of streams in a chunk (format version 1).
-pub const NSTREAMS: usize = 11;
+/// Compiler control bits (format 1.2), one per static-field miss.
+const S_CBITS: usize = 11;
+/// Number of streams in a chunk (format 1.2; 1.0 and 1.1 have no `cbits`).
+pub const NSTREAMS: usize = 12;
+/// Streams of a chunk of format 1.0 and 1.1.
+const NSTREAMS_1_1: usize = 11;
 const STREAM_NAMES: [&str; NSTREAMS] = [
-    "hdr", "ctrl", "pc", "op", "reg", "misc", "mask", "base", "stride", "lane", "raw",
+    "hdr", "ctrl", "pc", "op", "reg", "misc", "mask", "base", "stride", "lane", "raw", "cbits",
 ];
+
+/// The streams a chunk of minor version `minor` has.
+fn nstreams(minor: u16) -> usize {
+    if minor >= 2 {
+        NSTREAMS
+    } else {
+        NSTREAMS_1_1
+    }
+}
 
 const PC_HIT: u8 = 1;
 const STATIC_HIT: u8 = 2;
@@ -195,6 +211,7 @@ fn static_eq(a: &TraceInst, b: &TraceInst) -> bool {
         && a.flags == b.flags
         && a.imm == b.imm
         && a.line == b.line
+        && a.ctrl == b.ctrl
 }
 
 #[inline]
@@ -245,6 +262,8 @@ pub struct ChunkDecoder {
     spare: Vec<Vec<WarpTrace>>,
     /// Instructions the buffers of `spare` can hold, together (bounded by [`SPARE_INSTS`]).
     spare_insts: usize,
+    /// The chunk being decoded has a `cbits` stream: static-field misses read control bits.
+    cbits: bool,
 }
 
 /// Instructions (`TraceInst` capacity) a decoder keeps in spare buffers at most: ~4 MB of
@@ -259,7 +278,8 @@ pub struct ChunkCtx<'a> {
     /// Number of opcodes in the kernel's table: larger ids are corrupt.
     pub n_ops: usize,
     /// The file's minor format version: from 1.1 on, writers code every address list that
-    /// has a shape ([`AddrShape::of`]) as kind 0 or 3, so kinds 1 and 2 need no shape search.
+    /// has a shape ([`AddrShape::of`]) as kind 0 or 3, so kinds 1 and 2 need no shape search;
+    /// from 1.2 on, chunks have the `cbits` stream.
     pub minor: u16,
 }
 
@@ -313,13 +333,19 @@ impl ChunkDecoder {
         self.decoded = 0;
         let mut head = Cur::new(data, 0, ctx.file, ctx.what);
         let ns = head.u8("stream count")? as usize;
-        if ns != NSTREAMS {
-            return Err(head.err("stream count", format!("expected {NSTREAMS}, found {ns}")));
+        let want = nstreams(ctx.minor);
+        if ns != want {
+            return Err(head.err(
+                "stream count",
+                format!("expected {want} (format 1.{}), found {ns}", ctx.minor),
+            ));
         }
+        // Streams a chunk of an older minor lacks are empty.
         let mut lens = [0usize; NSTREAMS];
-        for (i, l) in lens.iter_mut().enumerate() {
+        for (i, l) in lens.iter_mut().enumerate().take(ns) {
             *l = head.var_max(STREAM_NAMES[i], data.len() as u64)? as usize;
         }
+        self.cbits = lens[S_CBITS] > 0;
         let mut off = head.pos();
         let total: usize = lens.iter().sum();
         if total != data.len() - off {
@@ -485,7 +511,7 @@ impl ChunkDecoder {
             };
             let sl = &mut self.model.slots[slot as usize];
             if ctrl & STATIC_HIT == 0 {
-                let mut t = read_static(cur, ctx)?;
+                let mut t = read_static(cur, ctx, self.cbits)?;
                 t.pc = sl.pc;
                 sl.tmpl = t;
                 sl.valid = true;
@@ -698,7 +724,12 @@ fn push_inst(insts: &mut Vec<TraceInst>, tmpl: &TraceInst, mask: u32, addr_start
     }
 }
 
-fn read_static(cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<TraceInst> {
+/// The static fields of a static-field miss; `cbits`: the chunk has control bits.
+fn read_static(
+    cur: &mut [Cur<'_>; NSTREAMS],
+    ctx: &ChunkCtx<'_>,
+    cbits: bool,
+) -> Result<TraceInst> {
     let mut t = TraceInst::default();
     let op = cur[S_OP].varint("opcode id")?;
     if op >= ctx.n_ops as u64 {
@@ -733,6 +764,9 @@ fn read_static(cur: &mut [Cur<'_>; NSTREAMS], ctx: &ChunkCtx<'_>) -> Result<Trac
     t.flags = m.u8("flags")?;
     t.imm = m.varint("immediate")?;
     t.line = m.var_u32("line")?;
+    if cbits {
+        t.ctrl = Ctrl(cur[S_CBITS].var_u32("control bits")?.rotate_right(1));
+    }
     Ok(t)
 }
 
