@@ -521,6 +521,11 @@ pub const H100: &[Row] = &[
         "262",
         "fitted: measured L2-hit pointer-chase hop 286 cycles (H100, tests/hardware/results/h100.csv)",
     ),
+    (
+        "l2.atomic_interval",
+        "1.48",
+        "fitted to the fit row histogram_atomic bins=1 of tests/hardware/results/h100-holdout.csv (65,536 atomics on one address in 99,707 cycles)",
+    ),
     ("dram.kind", "hbm3", "WP H100"),
     ("dram.timing.t_ccd", "1", "assumed as AS-A100"),
     ("dram.timing.t_rrd", "7", "assumed as AS-A100"),

@@ -434,6 +434,9 @@ pub struct L2Config {
     pub interleave_bytes: u32,
     /// Atomic operation latency at L2, L2 cycles.
     pub atomic_latency: u32,
+    /// L2 cycles the slice's atomic unit spends per serialized update: a request whose lanes
+    /// update one address `k` times holds the unit `k` times as long (0: no contention).
+    pub atomic_interval: f64,
     /// Warm the L2 with MemcpyHtoD data before the kernels.
     pub warm_from_memcpy: bool,
     /// Flush dirty L2 lines at kernel end.

@@ -378,6 +378,7 @@ fn group(
             bypass_l1: false,
             shmem_wavefronts: wavefronts,
             pc: inst.pc,
+            atomic_serial: 0,
             last: false,
         });
         return;
@@ -397,6 +398,11 @@ fn group(
     };
     coalesce_access(&access, lb as u32, p.sector_bytes as u32, lines);
     for l in lines.iter() {
+        let atomic_serial = if bypass {
+            max_same_address(addrs, l.addr, lb)
+        } else {
+            0
+        };
         out.push(MemRequest {
             tag,
             kind: akind,
@@ -408,9 +414,34 @@ fn group(
             bypass_l1: bypass,
             shmem_wavefronts: 0,
             pc: inst.pc,
+            atomic_serial,
             last: false,
         });
     }
+}
+
+/// The most lanes whose address in line `line` (of `lb` bytes) is one and the same.
+fn max_same_address(addrs: &[u64], line: u64, lb: u64) -> u8 {
+    let mut a = [0u64; 32];
+    let mut n = 0;
+    for &x in addrs.iter().take(32) {
+        if x - x % lb.max(1) == line {
+            a[n] = x;
+            n += 1;
+        }
+    }
+    let a = &mut a[..n];
+    a.sort_unstable();
+    let (mut best, mut run) = (0u8, 0u8);
+    for i in 0..a.len() {
+        run = if i > 0 && a[i] == a[i - 1] {
+            run + 1
+        } else {
+            1
+        };
+        best = best.max(run);
+    }
+    best
 }
 
 /// Lanes whose addresses make the same set as all of `addrs` (bank conflicts depend on the
@@ -491,6 +522,15 @@ mod tests {
         shmem_banks: 32,
         shmem_bank_bytes: 4,
     };
+
+    #[test]
+    fn atomic_lanes_on_one_address_serialize() {
+        let a: Vec<u64> = (0..32).map(|l| 0x1000 + 4 * (l % 4)).collect();
+        assert_eq!(max_same_address(&a, 0x1000, 128), 8);
+        assert_eq!(max_same_address(&a, 0x1080, 128), 0);
+        let b: Vec<u64> = (0..32).map(|l| 0x1000 + 4 * l).collect();
+        assert_eq!(max_same_address(&b, 0x1000, 128), 1);
+    }
 
     #[test]
     fn global_coalescing_lines_and_sectors() {

@@ -351,11 +351,11 @@ mod tests {
     fn rfc_cases() {
         let hits = |i2: &[Reg], reuse2: u8| {
             let mut rs = ReadStage::new(2, 1);
-            let mut h = vec![];
-            h.push(rs.allocate(0, 1, &ffma(&[6]), 1, true).rfc_hits);
-            h.push(rs.allocate(10, 1, &ffma(i2), reuse2, true).rfc_hits);
-            h.push(rs.allocate(20, 1, &ffma(&[6]), 0, true).rfc_hits);
-            h
+            vec![
+                rs.allocate(0, 1, &ffma(&[6]), 1, true).rfc_hits,
+                rs.allocate(10, 1, &ffma(i2), reuse2, true).rfc_hits,
+                rs.allocate(20, 1, &ffma(&[6]), 0, true).rfc_hits,
+            ]
         };
         assert_eq!(hits(&[6], 0), [0, 1, 0], "a");
         assert_eq!(hits(&[6], 1), [0, 1, 1], "b");

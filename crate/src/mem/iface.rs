@@ -60,6 +60,9 @@ pub struct MemRequest {
     pub shmem_wavefronts: u32,
     /// PC of the instruction (per-PC statistics, analytical per-PC hit rates).
     pub pc: u32,
+    /// Global atomics and reductions: the most lanes of the request updating one address
+    /// (they serialize in the L2 slice's atomic unit, `l2.atomic_interval`); 0 otherwise.
+    pub atomic_serial: u8,
     /// Last request of this warp instruction: the response to it completes the instruction.
     pub last: bool,
 }

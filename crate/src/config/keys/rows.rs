@@ -396,6 +396,13 @@ pub fn specs() -> Vec<KeyDoc> {
         10_000,
         "Atomic operation latency at L2",
     );
+    t.float(
+        "l2.atomic_interval",
+        "L2 cycles",
+        0.0,
+        1000.0,
+        "L2 cycles the slice's atomic unit spends per serialized update (lanes updating one address serialize; 0 = no contention)",
+    );
     t.int(
         "l2.dram_latency",
         "L2 cycles",

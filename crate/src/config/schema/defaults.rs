@@ -310,6 +310,7 @@ impl Default for L2Config {
             partition_index: IndexFn::Ipoly,
             interleave_bytes: 256,
             atomic_latency: 4,
+            atomic_interval: 0.0,
             warm_from_memcpy: true,
             flush_at_kernel_end: false,
             dram_latency: 100,

@@ -30,6 +30,16 @@ pub struct L2Slice {
     pub cache: SectorCache,
     latency: u64,
     atomic_latency: u64,
+    /// L2 cycles per serialized atomic update (`l2.atomic_interval`), and the atomic unit:
+    /// the L2 cycle (fractional) it is free again, and the finish cycles of the requests it
+    /// holds (at most [`ATOMIC_QUEUE`]; a full unit stalls the slice's input).
+    atomic_interval: f64,
+    atomic_free: f64,
+    atomic_q: [u64; ATOMIC_QUEUE],
+    atomic_n: usize,
+    /// While the atomic unit is full: the core cycle its first request finishes (a stalled
+    /// head request is tried again then), else `Cycle::MAX`.
+    atomic_wake: Cycle,
     mshr: Mshr<NocPacket>,
     /// Replies waiting for their latency, in core cycles.
     replies: DelayQueue<NocPacket>,
@@ -39,6 +49,9 @@ pub struct L2Slice {
     /// kept on every push and pop, so the per-tick checks read one field.
     due_at: Cycle,
 }
+
+/// Atomic requests the slice's atomic unit holds at most.
+pub const ATOMIC_QUEUE: usize = 32;
 
 /// What the slice did with the head request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +69,11 @@ impl L2Slice {
             cache,
             latency: cfg.l2.cache.latency as u64,
             atomic_latency: cfg.l2.atomic_latency as u64,
+            atomic_interval: cfg.l2.atomic_interval,
+            atomic_free: 0.0,
+            atomic_q: [0; ATOMIC_QUEUE],
+            atomic_n: 0,
+            atomic_wake: Cycle::MAX,
             mshr: Mshr::new(cfg.l2.cache.mshr_entries, cfg.l2.cache.mshr_merge),
             replies: DelayQueue::default(),
             fills: DelayQueue::default(),
@@ -75,7 +93,8 @@ impl L2Slice {
 
     #[inline]
     pub fn next_event(&self) -> Option<Cycle> {
-        (self.due_at != Cycle::MAX).then_some(self.due_at)
+        let t = self.due_at.min(self.atomic_wake);
+        (t != Cycle::MAX).then_some(t)
     }
 
     /// Whether a fill arrives or a reply is ready by core cycle `now` (a tick without them
@@ -146,6 +165,36 @@ impl L2Slice {
         self.refresh_due();
     }
 
+    /// Whether the atomic unit holds [`ATOMIC_QUEUE`] requests not finished by L2 cycle `d`
+    /// (the finished ones leave).
+    fn atomic_unit_full(&mut self, d: u64, dom: &Domain) -> bool {
+        let mut k = 0;
+        for i in 0..self.atomic_n {
+            if self.atomic_q[i] > d {
+                self.atomic_q[k] = self.atomic_q[i];
+                k += 1;
+            }
+        }
+        self.atomic_n = k;
+        let full = k == ATOMIC_QUEUE;
+        self.atomic_wake = match self.atomic_q[..k].iter().min() {
+            Some(&first) if full => dom.core_of(first),
+            _ => Cycle::MAX,
+        };
+        full
+    }
+
+    /// A request with `serial` updates of one address enters the atomic unit in L2 cycle
+    /// `d`: the L2 cycles until it is done.
+    fn atomic_unit_take(&mut self, d: u64, serial: u8) -> u64 {
+        let start = self.atomic_free.max(d as f64);
+        self.atomic_free = start + serial as f64 * self.atomic_interval;
+        let done = self.atomic_free.ceil() as u64;
+        self.atomic_q[self.atomic_n] = done;
+        self.atomic_n += 1;
+        done - d
+    }
+
     /// Handles one request in L2 cycle `d` (core cycle `core_d`); misses go to `dram`.
     pub fn handle(
         &mut self,
@@ -165,6 +214,11 @@ impl L2Slice {
         }
         let write = r.kind.is_write();
         let atomic = matches!(r.kind, AccessKind::Atomic | AccessKind::Reduction);
+        // The atomic unit: updates of one address serialize; a full unit holds the input.
+        let serial = atomic && self.atomic_interval > 0.0 && r.atomic_serial > 0;
+        if serial && self.atomic_unit_full(d, dom) {
+            return Handled::Stalled;
+        }
         let line = self.cache.line_addr(r.addr);
         // One tag lookup serves the check and the access (nothing changes the cache between).
         let slot = self.cache.probe(line);
@@ -182,6 +236,11 @@ impl L2Slice {
             self.cache.stats.reservation_fails += 1;
             return Handled::Stalled;
         }
+        let unit_delay = if serial {
+            self.atomic_unit_take(d, r.atomic_serial)
+        } else {
+            0
+        };
         let o = if store {
             self.cache.store_at(r.addr, r.sectors, r.full, slot)
         } else {
@@ -215,11 +274,50 @@ impl L2Slice {
             }
         }
         if !waits && p.ack {
-            let extra = if atomic { self.atomic_latency } else { 0 };
+            let extra = if atomic {
+                self.atomic_latency + unit_delay
+            } else {
+                0
+            };
             let at = dom.core_of(d + self.latency + extra);
             self.replies.push(at, Self::reply(p, HitLevel::L2));
             self.due_at = self.due_at.min(at);
         }
         Handled::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Updates of one address serialize in the atomic unit: a request of 32 lanes on one
+    /// address holds it 32 x `atomic_interval` L2 cycles; the next waits behind it; a full
+    /// unit refuses until its first request is done.
+    #[test]
+    fn atomic_unit_serializes_updates_of_one_address() {
+        let mut cfg = GpuConfig::default();
+        cfg.l2.atomic_interval = 1.5;
+        let mut s = L2Slice::new(&cfg, 0, 1, 256).unwrap();
+        let dom = Domain::new(1000.0, 1000.0);
+        assert!(!s.atomic_unit_full(100, &dom));
+        assert_eq!(s.atomic_unit_take(100, 32), 48);
+        assert_eq!(s.atomic_unit_take(100, 1), 50, "1.5 cycles after the first");
+        assert_eq!(s.atomic_unit_take(200, 2), 3, "idle unit: starts at once");
+        // The two done by 150 have left; 31 more fill the unit.
+        assert!(!s.atomic_unit_full(200, &dom));
+        for _ in 1..ATOMIC_QUEUE {
+            s.atomic_unit_take(200, 1);
+        }
+        assert!(s.atomic_unit_full(200, &dom));
+        assert_eq!(
+            s.next_event(),
+            Some(203),
+            "wakes when its first request is done"
+        );
+        assert!(
+            !s.atomic_unit_full(203, &dom),
+            "the request done at 203 left"
+        );
     }
 }
