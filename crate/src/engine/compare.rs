@@ -192,7 +192,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 trace: trace.into(),
                 gpu: gpu.into(),
                 mode: mode.into(),
-                models: result.model.describe(),
+                models: format!("core={} {}", result.core, result.model.describe()),
                 cycles: Some(result.cycles),
                 ipc: Some(result.ipc),
                 warp_insts: result.warp_insts,

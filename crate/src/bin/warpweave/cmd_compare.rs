@@ -18,10 +18,12 @@ pub struct CompareArgs {
     /// GPU presets or TOML files; repeat or comma-separate.
     #[arg(long = "gpu", default_value = "rtx2080ti", value_delimiter = ',')]
     pub gpus: Vec<String>,
-    /// Modes: cycle, hybrid, fast, memory, or a mix NAME:alu=analytical+noc=cycle.
+    /// Modes: cycle, hybrid, fast, memory, or a mix NAME:alu=analytical+noc=cycle; a mode
+    /// with `@accelsim`, `@modern` or `@other` runs on that SM core model (`@other`: the one
+    /// the GPU does not use by default), e.g. cycle@accelsim.
     #[arg(
         long = "modes",
-        default_value = "cycle,hybrid,fast,memory",
+        default_value = "cycle,cycle@other,hybrid,fast,memory",
         value_delimiter = ','
     )]
     pub modes: Vec<String>,
@@ -37,6 +39,55 @@ pub struct CompareArgs {
     /// the modes of one compare).
     #[arg(long = "prepass-cache", value_name = "DIR")]
     pub prepass_cache: Option<String>,
+}
+
+/// The settings of each SM core model that differ between the two (the rest of a preset is
+/// the GPU's): the Accel-Sim core with seed 001's front end, register file and GTO; the modern
+/// core with modern-gpu-cores.md's.
+const ACCELSIM_CORE: &[&str] = &[
+    "core.model=accelsim",
+    "scheduler.policy=gto",
+    "regfile.ports_per_bank=2",
+    "frontend.ibuffer_size=2",
+    "frontend.fetch_width=2",
+    "frontend.decode_width=2",
+];
+const MODERN_CORE: &[&str] = &[
+    "core.model=modern",
+    "scheduler.policy=cggty",
+    "regfile.banks=2",
+    "regfile.ports_per_bank=1",
+    "frontend.ibuffer_size=3",
+    "frontend.fetch_width=1",
+    "frontend.decode_width=1",
+];
+
+/// A mode's core suffix (`cycle@modern`): the mode, its display name and the core's settings
+/// for a GPU whose own core is `own`.
+fn split_core<'a>(
+    s: &'a str,
+    own: warpweave::config::CoreModel,
+) -> Result<(&'a str, String, &'static [&'static str])> {
+    use warpweave::config::CoreModel;
+    let Some((mode, core)) = s.split_once('@') else {
+        return Ok((s, s.to_string(), &[]));
+    };
+    let model = match core {
+        "accelsim" => CoreModel::Accelsim,
+        "modern" => CoreModel::Modern,
+        "other" if own == CoreModel::Modern => CoreModel::Accelsim,
+        "other" => CoreModel::Modern,
+        _ => {
+            return Err(Error::other(format!(
+                "mode `{s}`: unknown core `{core}` (accelsim, modern or other)"
+            )))
+        }
+    };
+    let sets = match model {
+        CoreModel::Accelsim => ACCELSIM_CORE,
+        CoreModel::Modern => MODERN_CORE,
+    };
+    Ok((mode, format!("{mode}@{}", model.name()), sets))
 }
 
 /// `cycle`/`hybrid`/`fast`/`memory`, or `NAME:module=model+module=model` (starting from cycle).
@@ -56,20 +107,31 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         &a.gpus,
         &[("--csv", a.csv.as_ref()), ("--json", a.json.as_ref())],
     )?;
-    let modes = a
-        .modes
-        .iter()
-        .map(|s| parse_mode(s.trim()))
-        .collect::<Result<Vec<_>>>()?;
+    // Checked once up front (the core suffix is resolved per GPU).
+    for s in &a.modes {
+        let (m, _, _) = split_core(s.trim(), Default::default())?;
+        parse_mode(m)?;
+    }
     let mut rows: Vec<CompareRow> = Vec::new();
     let mut cache = match &a.prepass_cache {
         Some(d) => PrepassCache::with_dir(d),
         None => PrepassCache::new(),
     };
     for gpu in &a.gpus {
-        let cfg = load_config(gpu, &a.set)?;
+        let own = load_config(gpu, &a.set)?;
         for trace in &a.traces {
-            for (name, mode) in &modes {
+            for s in &a.modes {
+                let (m, name, core_sets) = split_core(s.trim(), own.core.model)?;
+                let (_, mode) = parse_mode(m)?;
+                let mode = &mode;
+                let name = &name;
+                let cfg = if core_sets.is_empty() {
+                    own.clone()
+                } else {
+                    let mut sets: Vec<String> = core_sets.iter().map(|x| x.to_string()).collect();
+                    sets.extend(a.set.iter().cloned());
+                    load_config(gpu, &sets)?
+                };
                 let mut open = || open_trace(trace, &cfg);
                 // The pre-pass is timed apart: it is paid once per (trace, cache config).
                 let prepass_s = match mode {
