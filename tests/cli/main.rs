@@ -331,3 +331,35 @@ fn config_show_prints_the_effective_config_with_overrides() {
     assert!(out.contains("num_sms = 68"), "{out}");
     assert!(out.contains("assoc = 64"), "{out}");
 }
+
+#[test]
+fn config_show_prints_the_held_out_error_of_a_measured_preset() {
+    let out = ok(&["config", "show", "h100"]);
+    let line = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        line.contains("held-out error against the real GPU") && line.contains("h100.csv"),
+        "{out}"
+    );
+    assert!(!ok(&["config", "show", "teaching"]).contains("held-out"));
+}
+
+/// `validate --hardware DIR` on a one-row table: the row is simulated, reported as held out.
+#[test]
+fn validate_hardware_compares_a_results_table() {
+    let d = tmp("validate-hw");
+    let src = std::fs::read_to_string(repo().join("tests/hardware/results/h100.csv")).unwrap();
+    let head = src.lines().next().unwrap();
+    let row = src
+        .lines()
+        .find(|l| l.contains(",vecadd,n=32,"))
+        .expect("vecadd n=32 row")
+        .replace(",fit,", ",holdout,");
+    std::fs::write(d.join("h100.csv"), format!("{head}\n{row}\n")).unwrap();
+    let out = ok(&["validate", "--hardware", d.to_str().unwrap()]);
+    assert!(out.contains("h100.csv, holdout rows (1 kernels)"), "{out}");
+    assert!(out.contains("holdout vecadd n=32: cycles hw 5496"), "{out}");
+    fails_with(
+        &["validate", "--hardware", d.join("none").to_str().unwrap()],
+        &["no such folder"],
+    );
+}

@@ -22,6 +22,9 @@
 //! vendor figures only: the preset is calibrated from published figures, not from our own
 //! measurements (`tests/hardware/run.sh` collects those once a GPU is lent).
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod hardware;
+pub mod held_out;
 pub mod measure;
 pub mod published;
 #[cfg(test)]

@@ -88,6 +88,15 @@ pub fn run(args: ConfigArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 for s in &set {
                     header.push_str(&format!("\n  --set {s}"));
                 }
+                // Measured on the preset itself: overrides make it another GPU model.
+                if let Some(h) = warpweave::validate::held_out::summary(&name) {
+                    let note = if set.is_empty() {
+                        ""
+                    } else {
+                        " (the preset without the --set overrides)"
+                    };
+                    header.push_str(&format!("\n{h}{note} (warpweave validate --hardware)"));
+                }
                 out.write_all(config::to_toml_with_sources(&cfg, &header, |_| None).as_bytes())
                     .map_err(io)?;
             }

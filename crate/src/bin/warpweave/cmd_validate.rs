@@ -35,9 +35,17 @@ pub struct ValidateArgs {
     /// List the metrics and how each is measured, then exit.
     #[arg(long)]
     pub list: bool,
+    /// Compare with the hardware counters measured on real GPUs (the ncu tables in DIR,
+    /// tests/hardware/results by default): MAPE, mean signed error and correlation per metric,
+    /// the rows constants were fitted to (training error) apart from the held-out ones.
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = "tests/hardware/results")]
+    pub hardware: Option<String>,
 }
 
 pub fn run(a: &ValidateArgs) -> Result<()> {
+    if let Some(dir) = &a.hardware {
+        return hardware(std::path::Path::new(dir), a.json);
+    }
     if a.list {
         for m in validate::all_metrics() {
             crate::outln!("{:<16} {:<14} {} ({})", m.id, m.unit, m.name, m.how);
@@ -83,6 +91,32 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
             bad.len(),
             names.join(", ")
         )));
+    }
+    Ok(())
+}
+
+/// `validate --hardware DIR`.
+fn hardware(dir: &std::path::Path, json: bool) -> Result<()> {
+    use warpweave::validate::hardware;
+    if !dir.is_dir() {
+        return Err(Error::other(format!(
+            "{}: no such folder of hardware results (tests/hardware/results in a clone of the repository)",
+            dir.display()
+        )));
+    }
+    let files = hardware::compare_dir(dir)?;
+    if files.is_empty() {
+        return Err(Error::other(format!(
+            "{}: no Nsight Compute tables (CSV files with an sm_cycles column)",
+            dir.display()
+        )));
+    }
+    if json {
+        let s =
+            serde_json::to_string_pretty(&files).map_err(|e| Error::other(format!("JSON: {e}")))?;
+        crate::outln!("{s}");
+    } else {
+        crate::out!("{}", hardware::report_text(&files));
     }
     Ok(())
 }
