@@ -26,6 +26,7 @@ export function summaryRows(env, elapsedMs) {
     rows.push(['thread instructions', r.thread_insts]);
     const k0 = r.kernels?.[0]?.occupancy;
     if (k0) rows.push(['occupancy (kernel 0)', `${k0.ctas_per_sm} CTAs/SM (${k0.ctas_per_sm * k0.warps_per_cta} warps), limited by ${k0.limiter}`]);
+    if (r.core) rows.push(['SM core model', r.core]);
     if (r.model) rows.push(['model', Object.entries(r.model).map(([k, v]) => `${k}=${v}`).join(' ')]);
   }
   if (env.mode === 'memory' && Array.isArray(r.kernels)) {
@@ -40,6 +41,7 @@ export function summaryRows(env, elapsedMs) {
     rows.push(['DRAM read sectors', sum((k) => k.dram_read_sectors)]);
     rows.push(['DRAM write sectors', sum((k) => k.dram_write_sectors)]);
   }
+  if (env.held_out) rows.push(['accuracy of this GPU preset', env.held_out]);
   if (elapsedMs !== undefined) rows.push(['wall time in this browser (ms)', Math.round(elapsedMs)]);
   return rows.filter((r) => r[1] !== undefined);
 }

@@ -493,7 +493,18 @@ impl Session {
             result: &'a T,
             #[serde(skip_serializing_if = "Option::is_none")]
             ipc_over_time: Option<&'a Series>,
+            /// The preset's error against the real GPU on held-out kernels, where measured.
+            #[serde(skip_serializing_if = "Option::is_none")]
+            held_out: Option<String>,
         }
+        let id = &self.cfg.gpu.id;
+        let held_out = crate::validate::held_out::summary(id).map(|h| {
+            if crate::config::preset(id).is_ok_and(|p| p == self.cfg) {
+                h
+            } else {
+                format!("{h} (measured on the preset as shipped; this configuration differs)")
+            }
+        });
         let e = Envelope {
             tool: "warpweave",
             version: crate::VERSION,
@@ -503,6 +514,7 @@ impl Session {
             trace: &self.meta,
             result,
             ipc_over_time: matches!(self.mode, Mode::Timing(..)).then_some(&self.series),
+            held_out,
         };
         serde_json::to_string(&e)
             .map_err(|e| Error::other(format!("cannot serialise the result: {e}")))
