@@ -9,7 +9,7 @@ use super::model::ModelChoice;
 use super::occupancy::Occupancy;
 use super::Gpu;
 use crate::config::GpuConfig;
-use crate::stats::{SmStats, StallKind, StallStack, SubCoreStats};
+use crate::stats::{NcuCounters, SmStats, StallKind, StallStack, SubCoreStats};
 use crate::trace::Dim3;
 use crate::Cycle;
 
@@ -84,9 +84,37 @@ pub struct SimResult {
     pub memcpys: u64,
     /// The cycle memory system's counters (absent with the analytical memory model).
     pub memory: Option<MemSystemResult>,
+    /// Cycles, instructions and the memory counters under Nsight Compute's names (the memory
+    /// ones absent with the analytical memory model).
+    pub counters: NcuCounters,
     /// Input problems worked around (e.g. an impossible register count in a trace header).
     pub warnings: Vec<String>,
     pub config: GpuConfig,
+}
+
+/// The Nsight Compute counters of a timing run (memory ones from the cycle memory system).
+fn counters(
+    cycles: u64,
+    warp_insts: u64,
+    m: Option<&MemSystemResult>,
+    cfg: &GpuConfig,
+) -> NcuCounters {
+    let Some(m) = m else {
+        return NcuCounters {
+            cycles: Some(cycles),
+            warp_insts: Some(warp_insts),
+            ..Default::default()
+        };
+    };
+    let sb = cfg.l2.cache.sector_bytes.max(1) as u64;
+    let d = &m.partitions.dram;
+    NcuCounters::from_caches(
+        Some(cycles),
+        Some(warp_insts),
+        &m.sm.l1,
+        &m.partitions.l2,
+        (d.read_bytes / sb, d.write_bytes / sb),
+    )
 }
 
 /// Counters of the cycle memory system: the SMs' side merged in SM order, and the partitions.
@@ -211,6 +239,12 @@ impl SimResult {
             per_sm,
             memcpys: gpu.memcpys,
             memory: MemSystemResult::of(gpu),
+            counters: counters(
+                cycles,
+                totals.warp_insts,
+                MemSystemResult::of(gpu).as_ref(),
+                &gpu.cfg,
+            ),
             warnings: gpu.warnings.clone(),
             config: gpu.cfg.clone(),
             totals,
@@ -319,17 +353,18 @@ impl SimResult {
             let (l1, l2, d) = (&ms.sm.l1, &ms.partitions.l2, &ms.partitions.dram);
             let _ = writeln!(
                 s,
-                "L1D hit rate {:.3} ({} accesses)   L2 hit rate {:.3} ({} accesses)   DRAM reads {} writes {} row hits {:.3}   {:.1} B/cycle",
+                "L1D hit rate {:.3} ({} accesses)   L2 hit rate {:.3} ({} accesses)   DRAM read sectors {} write sectors {}   row hits {:.3}   {:.1} B/cycle",
                 l1.hit_rate(),
                 l1.accesses,
                 l2.hit_rate(),
                 l2.accesses,
-                d.reads,
-                d.writes,
+                self.counters.dram_read_sectors,
+                self.counters.dram_write_sectors,
                 d.row_hit_rate(),
                 ms.partitions.dram_bytes_per_cycle
             );
         }
+        let _ = write!(s, "\n{}", self.counters.text());
         s
     }
 }

@@ -11,6 +11,9 @@
 //! The stall (CPI) stack follows the GCoM taxonomy: every scheduler, every cycle, lands in exactly
 //! one bucket: it issued (`base`), or the reason its highest-priority warp could not issue.
 
+pub mod ncu;
+pub use ncu::NcuCounters;
+
 use serde::Serialize;
 
 /// Why a scheduler did not issue in a cycle (GCoM taxonomy), or `Issued`.

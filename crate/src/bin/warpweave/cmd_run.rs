@@ -227,6 +227,7 @@ fn run_memory(a: &RunArgs, cfg: &GpuConfig, sass: Option<&SassCtrl>) -> Result<(
             k.dram_read_sectors,
             k.dram_write_sectors
         );
+        crate::out!("{}", k.counters.text());
     }
     crate::outln!("simulated in {secs:.3} s");
     if let Some(j) = &a.json {

@@ -419,6 +419,13 @@ fn run_kernel(
         l2: LevelReport::from(&fm.l2_stats()),
         dram_read_sectors: fm.dram_reads,
         dram_write_sectors: fm.dram_writes,
+        counters: crate::stats::NcuCounters::from_caches(
+            None,
+            None,
+            &l1,
+            &fm.l2_stats(),
+            (fm.dram_reads, fm.dram_writes),
+        ),
         atomics: fm.atomics,
         shared: kr.t.shared,
         per_pc,

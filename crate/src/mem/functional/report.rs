@@ -102,6 +102,8 @@ pub struct KernelMemReport {
     pub dram_read_sectors: u64,
     pub dram_write_sectors: u64,
     pub atomics: u64,
+    /// The same counts under Nsight Compute's names, as every mode reports them.
+    pub counters: crate::stats::NcuCounters,
     pub shared: SharedReport,
     pub per_pc: Vec<PcReport>,
     /// The reuse-distance (SDCM) prediction for the same streams.
