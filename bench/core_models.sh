@@ -14,7 +14,7 @@ ROUNDS=${ROUNDS:-3}
 GPUS=${GPUS:-titanv h100}
 [[ -x $BIN ]] || cargo build --release --features cli >&2
 ACCELSIM="--set core.model=accelsim --set scheduler.policy=gto --set regfile.ports_per_bank=2 --set frontend.ibuffer_size=2 --set frontend.fetch_width=2 --set frontend.decode_width=2"
-MODERN="--set core.model=modern --set scheduler.policy=cggty --set regfile.banks=2 --set regfile.ports_per_bank=1 --set frontend.ibuffer_size=3 --set frontend.fetch_width=1 --set frontend.decode_width=1"
+MODERN="--set core.model=modern --set scheduler.policy=cggty --set regfile.banks=2 --set regfile.ports_per_bank=1 --set frontend.ibuffer_size=3 --set frontend.fetch_width=1 --set frontend.decode_width=1 --set mem_pipeline.subcore_unit=true"
 
 # best WIPS and the cycles of `$@` over ROUNDS runs
 best() {

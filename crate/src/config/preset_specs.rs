@@ -512,6 +512,11 @@ const MODERN: &[Row] = &[
         "1",
         "modern-gpu-cores sec. 3 (one instruction decoded per cycle per sub-core)",
     ),
+    (
+        "mem_pipeline.subcore_unit",
+        "true",
+        "modern-gpu-cores sec. 5 Tab. 1 (5 entries per sub-core, 4 cycles per address set, 2 per SM)",
+    ),
 ];
 
 struct Spec {

@@ -296,6 +296,10 @@ pub struct MemPipelineConfig {
     pub request_buffer: u32,
     /// Cycles from dispatch to the address latch.
     pub dispatch_latency: u32,
+    /// Modern core: each sub-core's memory unit paces memory instructions (5 entries, one
+    /// address set per 4 cycles, the SM's shared stage one per 2 cycles: modern-gpu-cores.md
+    /// Tab. 1, `core::modern::MemUnit`).
+    pub subcore_unit: bool,
 }
 
 /// Seed 001's improvements, each switchable to get Accel-Sim's original behaviour.

@@ -90,6 +90,11 @@ pub struct MemPipe {
     used_mask: u32,
     /// Entry in the dispatch latch and the cycle it may move on.
     pub dispatch: Option<(u8, Cycle)>,
+    /// Entries behind the dispatch latch, in order (the modern core's sub-core memory unit
+    /// holds up to [`super::modern::MEM_UNIT_SLOTS`]; the Accel-Sim core none).
+    pub queue: VecDeque<(u8, Cycle)>,
+    /// Instructions the latch and the queue hold together.
+    pub dispatch_cap: usize,
     pub buf_banks: u64,
     pub buf_cap: usize,
     pub table: Vec<MemInst>,
@@ -110,6 +115,8 @@ impl MemPipe {
             table: vec![MemInst::default(); MEM_TABLE],
             used_mask: 0,
             dispatch: None,
+            queue: VecDeque::with_capacity(8),
+            dispatch_cap: 1,
             addr: None,
             gen: Vec::with_capacity(64),
             lines: Vec::with_capacity(64),
@@ -126,7 +133,8 @@ impl MemPipe {
 
     /// The dispatch latch can take an instruction.
     pub fn can_accept(&self) -> bool {
-        if self.dispatch.is_some() || self.used_mask == u32::MAX {
+        let held = self.dispatch.is_some() as usize + self.queue.len();
+        if held >= self.dispatch_cap || self.used_mask == u32::MAX {
             return false;
         }
         !self.baseline || (self.addr.is_none() && self.buf.is_empty())
@@ -138,7 +146,17 @@ impl MemPipe {
         let i = (!self.used_mask).trailing_zeros() as usize;
         self.used_mask |= 1 << i;
         self.table[i] = MemInst { used: true, ..e };
-        self.dispatch = Some((i as u8, now + latency.max(1) as u64));
+        let d = (i as u8, now + latency.max(1) as u64);
+        if self.dispatch.is_none() {
+            self.dispatch = Some(d);
+        } else {
+            self.queue.push_back(d);
+        }
+    }
+
+    /// [`MemPipe::accept`] with the cycle the instruction may leave the dispatch latch.
+    pub fn accept_at(&mut self, ready: Cycle, e: MemInst) {
+        self.accept(ready.saturating_sub(1), 1, e);
     }
 
     /// Adds the needs of the requests buffered from `from` on (just pushed) to `buf_banks` /
@@ -176,7 +194,7 @@ impl MemPipe {
     pub fn latch_step(&mut self, now: Cycle) -> Option<u8> {
         match self.dispatch {
             Some((e, ready)) if ready <= now && self.addr.is_none() => {
-                self.dispatch = None;
+                self.dispatch = self.queue.pop_front();
                 self.addr = Some(e);
                 self.gen.clear();
                 self.gen_pos = 0;

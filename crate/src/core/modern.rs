@@ -138,6 +138,57 @@ impl SbIds {
     }
 }
 
+/// Memory instructions a sub-core's memory unit holds: a 4-entry queue and a latch
+/// (modern-gpu-cores.md section 5, Tab. 1: five issue back to back).
+pub const MEM_UNIT_SLOTS: usize = 5;
+/// Cycles between two address computations of one sub-core (8 address lanes: 32 / 8).
+const ADDR_INTERVAL: u64 = 4;
+/// Cycles between two instructions the SM's shared memory stage accepts, all sub-cores
+/// together.
+const SM_ACCEPT_INTERVAL: u64 = 2;
+/// Cycles from the shared stage's accept to the unit's entry freeing (Tab. 1: the sixth
+/// instruction of a lone sub-core issues 11 cycles after the first).
+const UNIT_CYCLES: u64 = 11;
+
+/// A sub-core's memory unit (Tab. 1): instructions enter at issue while a slot is free,
+/// compute their addresses one per [`ADDR_INTERVAL`] cycles, pass the SM's shared stage one
+/// per [`SM_ACCEPT_INTERVAL`] cycles and free their slot [`UNIT_CYCLES`] later. A lone
+/// instruction reaches the memory pipeline at once (no added latency); bursts are paced.
+#[derive(Clone, Debug, Default)]
+pub struct MemUnit {
+    free_at: [Cycle; MEM_UNIT_SLOTS],
+    next_addr: Cycle,
+}
+
+impl MemUnit {
+    /// `Ok` when an instruction may enter at `now`, else the cycle a slot frees.
+    pub fn room(&self, now: Cycle) -> std::result::Result<(), Cycle> {
+        let busy = self.free_at.iter().filter(|&&f| f > now);
+        match busy.clone().count() {
+            n if n < MEM_UNIT_SLOTS => Ok(()),
+            _ => Err(busy.copied().min().unwrap_or(now + 1)),
+        }
+    }
+
+    /// An instruction enters at `now` (after [`MemUnit::room`]); `shared` is the cycle the
+    /// SM's shared stage accepts next (updated). Returns the cycle the instruction passes it.
+    /// Shared-memory instructions are not paced by that stage: its 1 per 2 cycles would halve
+    /// the 32-bank shared memory's throughput the CUDA guide gives (one wavefront a cycle,
+    /// which `validate`'s bank-conflict row checks); Tab. 1 measured global accesses.
+    pub fn enter(&mut self, now: Cycle, shared: &mut Cycle, shared_mem: bool) -> Cycle {
+        let a = now.max(self.next_addr);
+        self.next_addr = a + ADDR_INTERVAL;
+        let s = if shared_mem { a } else { a.max(*shared) };
+        if !shared_mem {
+            *shared = s + SM_ACCEPT_INTERVAL;
+        }
+        if let Some(slot) = self.free_at.iter_mut().find(|f| **f <= now) {
+            *slot = s + UNIT_CYCLES;
+        }
+        s
+    }
+}
+
 /// An entry of the register-file cache: (warp slot, register) or empty.
 type RfcSlot = Option<(u16, Reg)>;
 
@@ -365,6 +416,48 @@ mod tests {
         let mut rs = ReadStage::new(2, 1);
         rs.allocate(0, 1, &ffma(&[6]), 1, true);
         assert_eq!(rs.allocate(5, 2, &ffma(&[6]), 0, true).rfc_hits, 0);
+    }
+
+    /// Tab. 1 (Ampere): one warp per active sub-core issuing independent memory
+    /// instructions; the issue cycles of instructions 1-8 for 1-4 active sub-cores.
+    #[test]
+    fn memory_unit_tab1() {
+        let want: [&[[u64; 8]]; 4] = [
+            &[[2, 3, 4, 5, 6, 13, 17, 21]],
+            &[[2, 3, 4, 5, 6, 13, 17, 21], [2, 3, 4, 5, 6, 15, 19, 23]],
+            &[
+                [2, 3, 4, 5, 6, 13, 19, 25],
+                [2, 3, 4, 5, 6, 15, 21, 27],
+                [2, 3, 4, 5, 6, 17, 23, 29],
+            ],
+            &[
+                [2, 3, 4, 5, 6, 13, 21, 29],
+                [2, 3, 4, 5, 6, 15, 23, 31],
+                [2, 3, 4, 5, 6, 17, 25, 33],
+                [2, 3, 4, 5, 6, 19, 27, 35],
+            ],
+        ];
+        for (k, rows) in want.iter().enumerate() {
+            let n = k + 1;
+            let mut units = vec![MemUnit::default(); n];
+            let mut shared = 0;
+            let mut next = vec![2u64; n];
+            let mut got = vec![vec![]; n];
+            // Cycle by cycle, sub-cores in order: each issues its next instruction when its
+            // unit has room.
+            for now in 2..64u64 {
+                for j in 0..n {
+                    if got[j].len() < 8 && now >= next[j] && units[j].room(now).is_ok() {
+                        units[j].enter(now, &mut shared, false);
+                        got[j].push(now);
+                        next[j] = now + 1;
+                    }
+                }
+            }
+            for j in 0..n {
+                assert_eq!(got[j], rows[j].to_vec(), "{n} active, sub-core {j}");
+            }
+        }
     }
 
     #[test]

@@ -60,6 +60,9 @@ pub struct SmParams {
     /// `core.model = "modern"` (`core::modern`): control bits, no operand collectors, the
     /// register read window and the register-file cache.
     pub modern: bool,
+    /// Modern core with per-sub-core pipelines and `mem_pipeline.subcore_unit`: memory
+    /// instructions paced by `core::modern::MemUnit`.
+    pub mem_unit: bool,
 }
 
 impl SmParams {
@@ -99,6 +102,9 @@ impl SmParams {
             l1d_banks: cfg.l1d.banks.clamp(1, 64) as usize,
             analytic_alu: false,
             modern: cfg.core.model == crate::config::CoreModel::Modern,
+            mem_unit: cfg.core.model == crate::config::CoreModel::Modern
+                && cfg.features.subcore_mem_pipeline
+                && cfg.mem_pipeline.subcore_unit,
             analytic_frontend: false,
         }
     }
@@ -164,6 +170,9 @@ pub struct SmShared {
     pub want_fetch: SlotBits,
     used: Used,
     next_age: u64,
+    /// Modern core: the cycle the SM's shared memory stage accepts its next instruction
+    /// (`core::modern::MemUnit`).
+    pub mem_unit_shared: Cycle,
     /// Scratch for a packed instruction's lane addresses (`PackedWarp::addrs`), kept here so
     /// it is not zeroed per instruction.
     pub lanes: [u64; 32],
@@ -335,7 +344,13 @@ impl Sm {
             l1i: ICache::new(&cfg.frontend.l1i),
             l1i_rr: 0,
             pipes: (0..npipes)
-                .map(|_| MemPipe::new(cfg.mem_pipeline.request_buffer, baseline))
+                .map(|_| {
+                    let mut m = MemPipe::new(cfg.mem_pipeline.request_buffer, baseline);
+                    if p.mem_unit {
+                        m.dispatch_cap = super::modern::MEM_UNIT_SLOTS;
+                    }
+                    m
+                })
                 .collect(),
             mem_rr: 0,
             mem,
@@ -359,6 +374,7 @@ impl Sm {
             used: Used::default(),
             next_age: 0,
             lanes: [0; 32],
+            mem_unit_shared: 0,
             p,
         };
         Sm {

@@ -48,6 +48,8 @@ pub struct SubCore {
     pub ev: super::event::EvSched,
     /// Modern core: the register read window and the register-file cache.
     pub rs: ReadStage,
+    /// Modern core: the sub-core's memory unit (issue rate of memory instructions).
+    pub mu: super::modern::MemUnit,
     /// Modern core: when the last issue walk that issued nothing may answer differently by
     /// time alone (a stall counter running out, a unit latch freeing, the read hold ending).
     pub time_wake: Cycle,
@@ -117,6 +119,7 @@ impl SubCore {
             last_stall_pc: None,
             ev: Default::default(),
             rs: ReadStage::new(banks, ports),
+            mu: Default::default(),
             time_wake: Cycle::MAX,
         }
     }

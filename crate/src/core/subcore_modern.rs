@@ -92,6 +92,11 @@ impl SubCore {
         }
         if op.is_mem() {
             let p = if sh.p.subcore_mem { self.id } else { 0 };
+            if sh.p.mem_unit {
+                if let Err(t) = self.mu.room(now) {
+                    return (Check::Stall(StallKind::MemStructural), t);
+                }
+            }
             if !sh.pipes[p].can_accept() {
                 return (Check::Stall(StallKind::MemStructural), Cycle::MAX);
             }
@@ -239,7 +244,13 @@ impl SubCore {
                 remaining: 0,
                 sbs,
             };
-            sh.pipes[p].accept(now, sh.p.mem_dispatch_latency, e);
+            if sh.p.mem_unit {
+                let shared_mem = op.space == crate::trace::MemSpace::Shared;
+                let s = self.mu.enter(now, &mut sh.mem_unit_shared, shared_mem);
+                sh.pipes[p].accept_at(s + sh.p.mem_dispatch_latency.max(1) as Cycle, e);
+            } else {
+                sh.pipes[p].accept(now, sh.p.mem_dispatch_latency, e);
+            }
             let uc = sh.stats.units.get_mut(U_MEM);
             uc.dispatches += 1;
             uc.busy_cycles += 1;

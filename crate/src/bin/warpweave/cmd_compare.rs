@@ -60,6 +60,7 @@ const MODERN_CORE: &[&str] = &[
     "frontend.ibuffer_size=3",
     "frontend.fetch_width=1",
     "frontend.decode_width=1",
+    "mem_pipeline.subcore_unit=true",
 ];
 
 /// A mode's core suffix (`cycle@modern`): the mode, its display name and the core's settings

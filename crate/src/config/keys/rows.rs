@@ -272,6 +272,10 @@ pub fn specs() -> Vec<KeyDoc> {
         1000,
         "Dispatch to address latch",
     );
+    t.flag(
+        "mem_pipeline.subcore_unit",
+        "Modern core: each sub-core's memory unit paces memory instructions (5 entries, an address set per 4 cycles, the SM stage one per 2 cycles)",
+    );
     // features
     t.flag(
         "features.subcore_frontend",

@@ -219,6 +219,7 @@ impl Default for MemPipelineConfig {
             coalesce_threads_per_cycle: 1,
             request_buffer: 4,
             dispatch_latency: 1,
+            subcore_unit: false,
         }
     }
 }
