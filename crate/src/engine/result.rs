@@ -37,8 +37,15 @@ pub struct KernelResult {
     pub ctas: u64,
     pub launched_at: Cycle,
     pub end_at: Cycle,
-    /// Cycles from launch to the last CTA's completion.
+    /// Cycles from launch to the last CTA's completion, as Nsight Compute's
+    /// `sm__cycles_elapsed.max` counts them: `launch_cycles + exec_cycles`.
     pub cycles: u64,
+    /// Cycles from the launch to the first CTA's issue: the launch overhead
+    /// (`sm.kernel_launch_latency`, or longer while earlier kernels hold the SMs).
+    pub launch_cycles: u64,
+    /// Cycles from the first CTA's issue to the last CTA's completion: the kernel as the GPU
+    /// executes it, to compare with a measured kernel duration times the clock.
+    pub exec_cycles: u64,
     pub warp_insts: u64,
     pub thread_insts: u64,
     /// Warp instructions per cycle over the kernel's lifetime (whole GPU).
@@ -168,6 +175,9 @@ impl SimResult {
                     .unwrap_or_default();
                 let end = r.end_at.unwrap_or(cycles);
                 let kcycles = (end + 1).saturating_sub(r.launched_at);
+                let launch_cycles = r
+                    .first_cta_at
+                    .map_or(kcycles, |f| f.saturating_sub(r.launched_at).min(kcycles));
                 KernelResult {
                     launch: r.launch,
                     name: k.info.name.clone(),
@@ -179,6 +189,8 @@ impl SimResult {
                     launched_at: r.launched_at,
                     end_at: end,
                     cycles: kcycles,
+                    launch_cycles,
+                    exec_cycles: kcycles - launch_cycles,
                     warp_insts: kc.warp_insts,
                     thread_insts: kc.thread_insts,
                     control_bits: k.info.ctrl_source.name(),
@@ -280,16 +292,21 @@ impl SimResult {
         for w in &self.warnings {
             let _ = writeln!(s, "warning: {w}");
         }
-        let _ = writeln!(s, "\nkernels:");
+        let _ = writeln!(
+            s,
+            "\nkernels (cycles as Nsight Compute's elapsed cycles count them = execution, to compare with a measured duration x clock, + launch overhead):"
+        );
         for k in &self.kernels {
             let _ = writeln!(
                 s,
-                "  #{:<3} {:<40} grid {} block {}  cycles {:>10}  warp insts {:>10}  IPC {:>7.3}  occupancy {} CTA/SM ({:?})",
+                "  #{:<3} {:<40} grid {} block {}  cycles {:>10} (execution {} + launch {})  warp insts {:>10}  IPC {:>7.3}  occupancy {} CTA/SM ({:?})",
                 k.launch,
                 short(&k.name, 40),
                 k.grid,
                 k.block,
                 k.cycles,
+                k.exec_cycles,
+                k.launch_cycles,
                 k.warp_insts,
                 k.ipc,
                 k.occupancy.ctas_per_sm,

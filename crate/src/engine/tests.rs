@@ -801,6 +801,22 @@ fn builtin_workloads_run_and_skip_exactly() {
     assert!(covered >= 8, "only {covered} workloads small enough");
 }
 
+/// Cycles two ways: a 100-cycle launch overhead is reported apart from the execution (the
+/// dependent FFMA chain's 4N + 3 cycles), and the elapsed cycles are their sum.
+#[test]
+fn kernel_cycles_split_into_execution_and_launch() {
+    let o = ops();
+    let mut c = cfg();
+    c.sm.kernel_launch_latency = 100;
+    let r = run(
+        &c,
+        vec![kernel("chain", &o, vec![vec![chain(&o, 10, &[0, 1, 3])]])],
+    );
+    let k = &r.kernels[0];
+    assert_eq!((k.launch_cycles, k.exec_cycles), (100, 43));
+    assert_eq!(k.cycles, 143);
+}
+
 mod hybrid;
 mod modern;
 mod multi_issue;
