@@ -22,7 +22,7 @@
 //! reads).
 
 use crate::trace::control::{NUM_SB, REUSE_SLOTS};
-use crate::trace::{is_zero_reg, Ctrl, Reg, TraceInst, UR_BASE};
+use crate::trace::{is_zero_reg, Ctrl, MemSpace, OpKind, Reg, TraceInst, UR_BASE};
 use crate::Cycle;
 
 /// Cycles of the read window a fixed-latency instruction gets all its reads in.
@@ -128,6 +128,14 @@ impl SbIds {
         let f = |s: Option<u8>| s.map_or(0, |v| v + 1);
         SbIds(f(c.wb_sb()) | f(c.rd_sb()) << 3)
     }
+    /// These counters without the read one.
+    pub fn without_rd(self) -> SbIds {
+        SbIds(self.0 & 7)
+    }
+    /// Only the read counter of these.
+    pub fn rd_only(self) -> SbIds {
+        SbIds(self.0 & (7 << 3))
+    }
     #[inline]
     pub fn wb(self) -> Option<u8> {
         (self.0 & 7).checked_sub(1)
@@ -186,6 +194,33 @@ impl MemUnit {
             *slot = s + UNIT_CYCLES;
         }
         s
+    }
+}
+
+/// Cycles from a memory instruction's issue until an overwrite of one of its sources may
+/// issue (its read dependence counter released), modern-gpu-cores.md Tab. 2 (Ampere): loads
+/// 11 (9 with a uniform address), shared loads 9, global stores 14/16/20 by width (10/12/16
+/// uniform), shared stores 12/14/18 (10/12/16), constant loads 10.
+pub fn war_distance(kind: OpKind, space: MemSpace, width: u16, inst: &TraceInst) -> u64 {
+    let uniform = inst
+        .srcs()
+        .first()
+        .is_some_and(|&r| r >= UR_BASE && !is_zero_reg(r));
+    let w = match width {
+        0..=4 => 0,
+        5..=8 => 1,
+        _ => 2,
+    };
+    let store = matches!(kind, OpKind::Store | OpKind::Atomic | OpKind::Reduction);
+    match (space, store) {
+        (MemSpace::Constant, _) => 10,
+        (MemSpace::Shared, false) => 9,
+        (MemSpace::Shared, true) if uniform => [10, 12, 16][w],
+        (MemSpace::Shared, true) => [12, 14, 18][w],
+        (_, true) if uniform => [10, 12, 16][w],
+        (_, true) => [14, 16, 20][w],
+        (_, false) if uniform => 9,
+        (_, false) => 11,
     }
 }
 

@@ -232,6 +232,30 @@ impl SubCore {
                 }
             }
             let p = if sh.p.subcore_mem { self.id } else { 0 };
+            let reach = if sh.p.mem_unit {
+                let shared_mem = op.space == crate::trace::MemSpace::Shared;
+                self.mu.enter(now, &mut sh.mem_unit_shared, shared_mem)
+            } else {
+                now
+            };
+            // The sources are read by Tab. 2's distance (and not before the instruction
+            // passed the memory unit): its read counter is released then.
+            if let Some(rd) = sbs.rd() {
+                let war = super::modern::war_distance(op.kind, op.space, inst.mem_width, inst);
+                self.exec.inflight.push(InFlight {
+                    complete: (now + war).max(reach + 1),
+                    warp: wi as u16,
+                    ndst: 0,
+                    dst: Default::default(),
+                    branch: false,
+                    start: now,
+                    unit: U_MEM as u8,
+                    pc: inst.pc,
+                    op: inst.op.0,
+                    sbs: SbIds::of(crate::trace::Ctrl::new(0, false, 7, rd, 0, 0)).rd_only(),
+                });
+                sh.warps[wi].inflight += 1;
+            }
             let e = MemInst {
                 used: true,
                 warp: wi as u16,
@@ -242,12 +266,10 @@ impl SubCore {
                 dst: inst.dst,
                 pc: inst.pc,
                 remaining: 0,
-                sbs,
+                sbs: sbs.without_rd(),
             };
             if sh.p.mem_unit {
-                let shared_mem = op.space == crate::trace::MemSpace::Shared;
-                let s = self.mu.enter(now, &mut sh.mem_unit_shared, shared_mem);
-                sh.pipes[p].accept_at(s + sh.p.mem_dispatch_latency.max(1) as Cycle, e);
+                sh.pipes[p].accept_at(reach + sh.p.mem_dispatch_latency.max(1) as Cycle, e);
             } else {
                 sh.pipes[p].accept(now, sh.p.mem_dispatch_latency, e);
             }

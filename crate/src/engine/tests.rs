@@ -24,6 +24,7 @@ pub(super) struct Ops {
     bar: OpId,
     ldg: OpId,
     lds: OpId,
+    stg: OpId,
 }
 
 pub(super) fn ops() -> Ops {
@@ -80,7 +81,15 @@ pub(super) fn ops() -> Ops {
         OpKind::Load,
         MemSpace::Shared,
     );
+    let stg = op(
+        "STG.E",
+        Unit::Mem,
+        LatClass::Mem,
+        OpKind::Store,
+        MemSpace::Global,
+    );
     Ops {
+        stg,
         t,
         ffma,
         fadd,
