@@ -95,8 +95,7 @@ pub const NAME_IN_MESSAGES: usize = 200;
 /// [`NAME_IN_MESSAGES`] characters with `...`, so a hostile 10 MB name stays a short line.
 pub fn shown(name: &str) -> String {
     let mut out = String::new();
-    let mut n = 0;
-    for c in name.chars() {
+    for (n, c) in name.chars().enumerate() {
         if n == NAME_IN_MESSAGES {
             out.push_str("...");
             break;
@@ -106,7 +105,6 @@ pub fn shown(name: &str) -> String {
         } else {
             out.push(c);
         }
-        n += 1;
     }
     out
 }

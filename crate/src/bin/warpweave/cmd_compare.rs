@@ -67,10 +67,10 @@ const MODERN_CORE: &[&str] = &[
 
 /// A mode's core suffix (`cycle@modern`): the mode, its display name and the core's settings
 /// for a GPU whose own core is `own`.
-fn split_core<'a>(
-    s: &'a str,
+fn split_core(
+    s: &str,
     own: warpweave::config::CoreModel,
-) -> Result<(&'a str, String, &'static [&'static str])> {
+) -> Result<(&str, String, &'static [&'static str])> {
     use warpweave::config::CoreModel;
     let Some((mode, core)) = s.split_once('@') else {
         return Ok((s, s.to_string(), &[]));

@@ -640,7 +640,6 @@ fn binary_version_0_uses_the_callers_architecture() {
             OpenOptions {
                 default_arch: arch,
                 policy: PARTIAL,
-                ..Default::default()
             },
         )
         .unwrap();
@@ -657,7 +656,6 @@ fn binary_version_0_uses_the_callers_architecture() {
         OpenOptions {
             default_arch: Arch::Ampere,
             policy: PARTIAL,
-            ..Default::default()
         },
     )
     .unwrap();
