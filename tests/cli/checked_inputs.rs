@@ -484,6 +484,24 @@ fn only_regular_files_are_read_and_oversized_ones_are_refused_unread() {
         &["run", "-q", "--trace", s(&z)],
         &["zero/kernel-1.traceg", not_regular],
     );
+    // A device as a SASS listing or as Compute Sanitizer records.
+    let out = d.join("out.wwt");
+    fails(
+        &["annotate", s(&wwt), "--sass", "/dev/zero", "-o", s(&out)],
+        &["/dev/zero", not_regular],
+    );
+    fails(
+        &[
+            "import-sanitizer",
+            "--records",
+            "/dev/zero",
+            "--sass",
+            "/dev/zero",
+            "-o",
+            s(&d.join("imp")),
+        ],
+        &["/dev/zero", not_regular],
+    );
     // A FIFO: refused before it is opened (opening would wait for a writer).
     let fifo = d.join("fifo.wwt");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
