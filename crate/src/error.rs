@@ -87,3 +87,43 @@ impl std::error::Error for Error {
         }
     }
 }
+
+/// The most characters of a name (kernel, opcode, file) quoted in a message.
+pub const NAME_IN_MESSAGES: usize = 200;
+
+/// `name` as a message quotes it: control characters escaped (a NUL shows as `\0`) and cut to
+/// [`NAME_IN_MESSAGES`] characters with `...`, so a hostile 10 MB name stays a short line.
+pub fn shown(name: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in name.chars().enumerate() {
+        if n == NAME_IN_MESSAGES {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_and_control_characters_escaped() {
+        assert_eq!(shown("vecadd"), "vecadd");
+        assert_eq!(shown("FOO\0BAR"), "FOO\\0BAR");
+        let long = "k".repeat(10_000_000);
+        let s = shown(&long);
+        assert_eq!(s.len(), NAME_IN_MESSAGES + 3);
+        assert!(s.ends_with("..."));
+        assert_eq!(
+            shown(&"k".repeat(NAME_IN_MESSAGES)),
+            "k".repeat(NAME_IN_MESSAGES)
+        );
+    }
+}

@@ -14,6 +14,8 @@ pub mod core;
 pub mod engine;
 pub mod error;
 pub mod fuzz;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod infile;
 pub mod mem;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod outfile;

@@ -13,6 +13,9 @@ mod safe_outputs;
 /// Control bits joined from a SASS listing: `annotate`, `run --sass`.
 mod annotate;
 
+/// Traces checked (CTAs, warps, opcodes, copies), inputs bounded, messages (issue 37).
+mod checked_inputs;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpweave"))
 }

@@ -33,12 +33,12 @@ fn key_at(text: &str, span: std::ops::Range<usize>) -> String {
     let start = span.start.min(text.len());
     let end = span.end.min(text.len()).max(start);
     let raw = text.get(start..end).unwrap_or("").trim();
-    // A span on a value: the key is what precedes `=` on that line.
+    // A span on a value (an array `[1, 2]` too): the key is what precedes `=` on that line.
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let before = &text[line_start..start];
-    let raw = match before.split_once('=') {
-        Some((k, _)) if !raw.starts_with('[') => k.trim(),
-        _ => raw,
+    let (raw, on_value) = match before.split_once('=') {
+        Some((k, _)) => (k.trim(), true),
+        None => (raw, false),
     };
     let leaf: String = raw
         .chars()
@@ -55,10 +55,12 @@ fn key_at(text: &str, span: std::ops::Range<usize>) -> String {
                 .next()
                 .unwrap_or("")
                 .trim()
+                // (A span inside the header line itself, `[gpu.x]` at `x`: the part before.)
+                .trim_end_matches('.')
                 .to_string()
         });
     // A span on a whole table (`[l1d]`) already holds the path.
-    if raw.starts_with('[') {
+    if !on_value && raw.starts_with('[') {
         return raw
             .trim_start_matches('[')
             .split(']')
@@ -230,6 +232,22 @@ mod tests {
         let text = "[gpu]\nnum_sms = 0\n";
         let e = parse_toml("g.toml", text).unwrap_err().to_string();
         assert_eq!(e, "g.toml:2: gpu.num_sms: 0 is out of range 1..=1024");
+        // An array where a number belongs names the key, not the array.
+        for text in [
+            "[gpu]\nnum_sms = [1, 2]\n",
+            "[gpu]\nnum_sms = [\n  1,\n  2,\n]\n",
+        ] {
+            let e = parse_toml("g.toml", text).unwrap_err().to_string();
+            assert!(
+                e.starts_with("g.toml:2: gpu.num_sms: invalid type: sequence"),
+                "{e}"
+            );
+        }
+        // ... and a table header is still a table.
+        let e = parse_toml("g.toml", "[gpu.x]\ny = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("g.toml:1: gpu.x: unknown field `x`"), "{e}");
         let text = "[sm]\nmax_warps = 48\nsubcores = 5\n";
         let e = parse_toml("g.toml", text).unwrap_err().to_string();
         assert_eq!(

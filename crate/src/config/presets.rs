@@ -108,12 +108,19 @@ pub fn load_str(spec: &str) -> Result<GpuConfig> {
     ))
 }
 
-/// A TOML file (native only).
+/// A TOML file (native only): a regular file of at most
+/// [`MAX_CONFIG_BYTES`](crate::infile::MAX_CONFIG_BYTES), refused before it is read otherwise.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_path(path: &std::path::Path) -> Result<GpuConfig> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+    let text = read_toml(path)?;
     parse_toml(&path.display().to_string(), &text)
+}
+
+/// The text of a GPU TOML file, bounded ([`load_path`]).
+#[cfg(not(target_arch = "wasm32"))]
+fn read_toml(path: &std::path::Path) -> Result<String> {
+    use crate::infile::{read_text_bounded, MAX_CONFIG_BYTES};
+    read_text_bounded(path, MAX_CONFIG_BYTES, "GPU TOML")
 }
 
 /// What `--gpu` accepts: a preset id, a path to a TOML file (native), or TOML text.
@@ -150,7 +157,7 @@ pub fn load_with_overrides<S: AsRef<str>>(spec: &str, sets: &[S]) -> Result<GpuC
                     ),
                 ));
             }
-            let text = std::fs::read_to_string(s).map_err(|e| Error::io(s, e))?;
+            let text = read_toml(std::path::Path::new(s))?;
             parse_toml_unvalidated(s, &text)?
         }
         #[cfg(target_arch = "wasm32")]

@@ -55,6 +55,9 @@ pub struct CompareRow {
     pub warp_insts_per_s: f64,
     /// wall(cycle) / wall(this).
     pub speedup: Option<f64>,
+    /// The run's warnings (kernels run with CTAs missing, unknown opcodes run as integer ALU).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 pub use crate::analytic::prepass::{pc_rates, totals as functional_totals};
@@ -169,6 +172,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 prepass_s: None,
                 warp_insts_per_s: insts as f64 / wall,
                 speedup: None,
+                warnings: rep.warnings.clone(),
             }
         }
         Outcome::Timed { result, prepass } => {
@@ -204,6 +208,7 @@ pub fn row(trace: &str, gpu: &str, mode: &str, out: &Outcome, wall_s: f64) -> Co
                 prepass_s: None,
                 warp_insts_per_s: result.warp_insts as f64 / wall,
                 speedup: None,
+                warnings: result.warnings.clone(),
             }
         }
     }

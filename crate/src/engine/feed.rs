@@ -3,6 +3,7 @@
 //! cycle's worth at a time, finished CTAs' traces handed back to the stream's decoder.
 
 use super::{occupancy, Gpu, KernelCtx, KernelRun};
+use crate::trace::check;
 use crate::trace::packed::pack_above;
 use crate::trace::{KernelInfo, KernelStream, OpTable};
 use crate::{Error, Result};
@@ -23,7 +24,7 @@ impl Gpu {
             self.warnings.push(format!(
                 "kernel `{}`: header says {} registers per thread (more than sm.max_regs_per_thread = {}); \
                  occupancy ignores registers for it",
-                info.name, info.nregs, self.cfg.sm.max_regs_per_thread
+                crate::error::shown(&info.name), info.nregs, self.cfg.sm.max_regs_per_thread
             ));
             info.nregs = 0;
         }
@@ -54,6 +55,7 @@ impl Gpu {
             max_ctas_per_sm: occ.ctas_per_sm,
         };
         ctx.refresh_ops(ops, &self.cfg);
+        self.warn_unknown(&ctx.info.name, ops, 0);
         self.sched.runs.push(KernelRun {
             launch,
             trace_index,
@@ -115,12 +117,23 @@ impl Gpu {
             }
             let Some(cta) = s.next_packed(&mut self.packer, above)? else {
                 self.sched.more = false;
+                // A reader refuses a kernel with CTAs missing unless told to run the rest.
+                let info = &self.kernels[l as usize].info;
+                let (present, total) = (self.sched.runs[l as usize].ctas_total, info.grid.count());
+                if present < total {
+                    let w = check::partial_warning(&info.name, present, total);
+                    self.warn(w);
+                }
                 break;
             };
             let ctx = &mut self.kernels[l as usize];
             if ctx.ops.len() < s.ops().len() {
+                let from = ctx.ops.len();
                 ctx.refresh_ops(s.ops(), &self.cfg);
+                let name = ctx.info.name.clone();
+                self.warn_unknown(&name, s.ops(), from);
             }
+            let ctx = &mut self.kernels[l as usize];
             let ib = self.cfg.frontend.inst_bytes.max(1);
             // One pass for the max opcode id and PC; the loop below (over `distinct`: first
             // uses in trace order, so its first bad one is the trace's first bad instruction)
@@ -156,5 +169,27 @@ impl Gpu {
             }
         }
         Ok(())
+    }
+}
+
+impl Gpu {
+    /// Adds a warning to the result, once.
+    fn warn(&mut self, w: String) {
+        if !self.warnings.contains(&w) {
+            self.warnings.push(w);
+        }
+    }
+
+    /// Says which opcodes of `ops` from index `from` on are unknown to the architecture's
+    /// table: they run as integer ALU instructions (a reader refuses them unless told).
+    fn warn_unknown(&mut self, kernel: &str, ops: &OpTable, from: usize) {
+        let names = ops
+            .iter()
+            .skip(from)
+            .filter(|(_, o)| o.unknown)
+            .map(|(_, o)| o.name.as_str());
+        if let Some(w) = check::unknown_opcodes_warning(kernel, names) {
+            self.warn(w);
+        }
     }
 }

@@ -141,7 +141,14 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
     } else {
         "upload".to_string()
     };
-    let t = AccelSimTrace::from_files(name, text, OpenOptions { default_arch })?;
+    let t = AccelSimTrace::from_files(
+        name,
+        text,
+        OpenOptions {
+            default_arch,
+            ..Default::default()
+        },
+    )?;
     Ok(Box::new(t))
 }
 

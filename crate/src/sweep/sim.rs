@@ -17,6 +17,7 @@ use crate::config::{self, GpuConfig};
 use crate::engine::compare::prepared_simulator;
 use crate::engine::{ModelChoice, SimResult};
 use crate::stats::StallKind;
+use crate::trace::check::Policy;
 use crate::trace::TraceSource;
 use crate::workload::{self, Params};
 use crate::{Error, Result};
@@ -26,6 +27,8 @@ use crate::{Error, Result};
 #[derive(Clone, Debug, Default)]
 pub struct SimRunner {
     pub base_dir: String,
+    /// How strictly trace files are read (unknown opcodes, kernels with CTAs missing).
+    pub policy: Policy,
 }
 
 /// A sweep mode as a model choice: `cycle`, `hybrid` and `fast` mean exactly what the CLI's
@@ -58,6 +61,7 @@ impl SimRunner {
     pub fn new(base_dir: impl Into<String>) -> Self {
         SimRunner {
             base_dir: base_dir.into(),
+            policy: Policy::STRICT,
         }
     }
 
@@ -98,7 +102,10 @@ impl SimRunner {
                 };
                 Ok(Box::new(workload::generate(name, &p)?))
             }
-            WorkloadSource::Trace { path } => open_trace(&self.resolve(path), cfg),
+            WorkloadSource::Trace { path } => {
+                let arch = crate::trace::open::default_arch(cfg);
+                crate::trace::open::open_spec_with(&self.resolve(path), arch, self.policy)
+            }
         }
     }
 
@@ -133,10 +140,6 @@ impl JobRunner for SimRunner {
     fn run(&self, plan: &Plan, job: &Job) -> Result<Metrics> {
         Ok(metrics(&self.simulate(plan, job)?))
     }
-}
-
-fn open_trace(path: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
-    crate::trace::open::open_spec(path, crate::trace::open::default_arch(cfg))
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ pub struct SlurmOptions {
     pub time: Option<String>,
     /// `#SBATCH --cpus-per-task`; the task's rayon pool uses as many threads.
     pub cpus_per_task: u32,
+    /// More arguments of every `run-chunk` (e.g. `--unknown-opcodes warn`), quoted.
+    pub run_args: Vec<String>,
 }
 
 /// Quotes a string for a POSIX shell.
@@ -70,8 +72,9 @@ pub fn script(m: &Manifest, dir: &str, name: &str, opt: &SlurmOptions) -> String
         "export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n"
     ));
     s.push_str("ID=\"${SLURM_ARRAY_TASK_ID:?not run as a SLURM array task}\"\n");
+    let extra: String = opt.run_args.iter().map(|a| format!(" {}", q(a))).collect();
     s.push_str(&format!(
-        "exec {} sweep run-chunk {} --chunk \"$ID\" --of {} --out {}\"/part-$ID.json\"\n",
+        "exec {} sweep run-chunk {} --chunk \"$ID\" --of {} --out {}\"/part-$ID.json\"{extra}\n",
         q(&m.binary),
         q(&m.plan_path),
         m.chunks,
@@ -119,5 +122,23 @@ ID=\"${SLURM_ARRAY_TASK_ID:?not run as a SLURM array task}\"
 exec '/bin/warpweave' sweep run-chunk '/p/it'\\''s.toml' --chunk \"$ID\" --of 4 --out '/out'\"/part-$ID.json\"
 ";
         assert_eq!(s, want);
+        // The reading policy reaches every task.
+        let s = script(
+            &m,
+            "/out",
+            "p",
+            &SlurmOptions {
+                run_args: vec![
+                    "--unknown-opcodes".into(),
+                    "warn".into(),
+                    "--allow-partial".into(),
+                ],
+                ..Default::default()
+            },
+        );
+        assert!(
+            s.contains("\"/part-$ID.json\" '--unknown-opcodes' 'warn' '--allow-partial'\n"),
+            "{s}"
+        );
     }
 }

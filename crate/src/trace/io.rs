@@ -203,11 +203,11 @@ impl AsRef<[u8]> for ArcBytes {
     }
 }
 
-/// Opens a file, decompressing it if needed.
+/// Opens a regular file (never a device or a FIFO), decompressing it if needed.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_file(path: &std::path::Path) -> Result<Input> {
     let name = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|e| Error::io(&name, e))?;
+    let f = crate::infile::open_regular(path)?;
     decompress(Box::new(f), &name)
 }
 

@@ -1,6 +1,8 @@
 //! Trace readers and writers.
 //!
 //! - `model`: the in-memory model all readers produce (kernels streamed CTA by CTA).
+//! - `check`: the one check of that model every reader makes (shapes, CTAs once and all
+//!   present, warp ids, unknown opcodes, copy sizes), and the [`check::Policy`] that relaxes it.
 //! - `accelsim`: Accel-Sim text (`kernelslist.g` + `kernel-N.traceg`, raw `.trace`), any tracer
 //!   version and address mode, plain / .gz / .zst / .xz.
 //! - `opcodes`: per-architecture opcode classes (unit, latency class, memory space).
@@ -15,6 +17,7 @@
 
 pub mod accelsim;
 pub mod annotate;
+pub mod check;
 pub mod compact;
 pub mod control;
 pub mod io;

@@ -57,12 +57,20 @@ impl Dim3 {
         Dim3 { x, y, z }
     }
     /// Number of elements (threads of a block, CTAs of a grid).
+    /// Saturates at `u64::MAX` (three sides of 2^32 - 1 do not fit; [`super::check::grid`]
+    /// refuses such grids).
     pub fn count(&self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }
     /// Linear index of `c` inside a grid of this shape (x fastest, as CUDA numbers blocks).
     pub fn linear(&self, c: Dim3) -> u64 {
-        (c.z as u64 * self.y as u64 + c.y as u64) * self.x as u64 + c.x as u64
+        // Wrapping: never overflows for a grid inside CUDA's limits (`check::grid`), and a
+        // grid outside them must not panic on the way to being refused.
+        (c.z as u64)
+            .wrapping_mul(self.y as u64)
+            .wrapping_add(c.y as u64)
+            .wrapping_mul(self.x as u64)
+            .wrapping_add(c.x as u64)
     }
     /// Inverse of [`Dim3::linear`].
     pub fn from_linear(&self, i: u64) -> Dim3 {

@@ -7,8 +7,10 @@
 //!  anything else on disk   -> AccelSimTrace: a folder, kernelslist.g or one .traceg/.trace
 //!                              (plain, .gz, .zst, .xz)
 //! ```
-//! The browser opens uploaded bytes instead (`session::input`).
+//! The browser opens uploaded bytes instead (`session::input`). Every reader checks what it
+//! decodes (`trace::check`); a [`Policy`] relaxes that for unknown opcodes and missing CTAs.
 
+use super::check::Policy;
 use super::opcodes::Arch;
 use super::TraceSource;
 use crate::config::GpuConfig;
@@ -38,7 +40,7 @@ pub fn open_builtin(spec: &str) -> Option<Result<Box<dyn TraceSource + Send>>> {
     )
 }
 
-/// True when `path` is a file that starts with the compact format's magic bytes.
+/// True when `path` is a regular file that starts with the compact format's magic bytes.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn is_compact_file(path: &std::path::Path) -> bool {
     use std::io::Read;
@@ -50,34 +52,96 @@ pub fn is_compact_file(path: &std::path::Path) -> bool {
         && super::compact::is_compact(&head)
 }
 
-/// A trace on disk: compact (by magic bytes) or Accel-Sim text.
+/// A trace on disk: compact (by magic bytes) or Accel-Sim text, read strictly.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_path(
     path: &std::path::Path,
     default_arch: Arch,
 ) -> Result<Box<dyn TraceSource + Send>> {
-    if !path.exists() {
+    open_path_with(path, default_arch, Policy::STRICT)
+}
+
+/// [`open_path`] with `policy` for unknown opcodes and missing CTAs. A file must be a regular
+/// one; an empty one, or one named `.wwt` without the compact magic, is said to be so.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_path_with(
+    path: &std::path::Path,
+    default_arch: Arch,
+    policy: Policy,
+) -> Result<Box<dyn TraceSource + Send>> {
+    let shown = path.display().to_string();
+    let Ok(meta) = std::fs::metadata(path) else {
         return Err(Error::other(format!(
-            "{}: no such trace (a folder, kernelslist.g, .traceg, compact file or builtin:NAME)",
-            path.display()
+            "{shown}: no such trace (a folder, kernelslist.g, .traceg, compact file or builtin:NAME)"
         )));
+    };
+    if !meta.is_dir() {
+        drop(crate::infile::open_regular(path)?);
+        let wwt = path.extension().is_some_and(|e| e == "wwt");
+        if meta.len() == 0 {
+            let what = if wwt {
+                "an empty compact file"
+            } else {
+                "an empty file"
+            };
+            return Err(Error::parse(
+                &shown,
+                0,
+                "file",
+                format!("{what} (0 bytes): not a trace"),
+            ));
+        }
+        if wwt && !is_compact_file(path) {
+            return Err(Error::parse(
+                &shown,
+                0,
+                "magic at byte 0",
+                "not a warpweave compact trace (magic bytes differ)",
+            ));
+        }
     }
     if is_compact_file(path) {
-        return Ok(Box::new(super::compact::CompactReader::open(path)?));
+        return Ok(Box::new(super::compact::CompactReader::open_with(
+            path, policy,
+        )?));
     }
     Ok(Box::new(super::accelsim::AccelSimTrace::open(
         path,
-        super::accelsim::OpenOptions { default_arch },
+        super::accelsim::OpenOptions {
+            default_arch,
+            policy,
+        },
     )?))
 }
 
-/// A trace named on a command line or in a sweep plan: `builtin:...` or a path.
+/// A trace named on a command line or in a sweep plan: `builtin:...` or a path, read strictly.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn open_spec(spec: &str, default_arch: Arch) -> Result<Box<dyn TraceSource + Send>> {
+    open_spec_with(spec, default_arch, Policy::STRICT)
+}
+
+/// [`open_spec`] with `policy` for unknown opcodes and missing CTAs (built-in workloads have
+/// neither).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open_spec_with(
+    spec: &str,
+    default_arch: Arch,
+    policy: Policy,
+) -> Result<Box<dyn TraceSource + Send>> {
     match open_builtin(spec) {
         Some(r) => r,
-        None => open_path(std::path::Path::new(spec), default_arch),
+        None => open_path_with(std::path::Path::new(spec), default_arch, policy),
     }
+}
+
+/// In the browser only built-in workloads can be named; files arrive as bytes.
+#[cfg(target_arch = "wasm32")]
+pub fn open_spec_with(
+    spec: &str,
+    default_arch: Arch,
+    _policy: Policy,
+) -> Result<Box<dyn TraceSource + Send>> {
+    open_spec(spec, default_arch)
 }
 
 /// In the browser only built-in workloads can be named; files arrive as bytes.

@@ -13,6 +13,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::error::shown;
+use crate::trace::check;
 use crate::trace::model::{Command, CtrlSource, Dim3, MemSpace, OpKind, TraceSource, Unit};
 use crate::trace::opcodes::{space_of, GenericWindows};
 use crate::Result;
@@ -99,6 +101,9 @@ pub struct TraceSummary {
     pub memcpy_count: u64,
     pub memcpy_bytes: u64,
     pub total: Counts,
+    /// Kernels described with CTAs missing (`--allow-partial`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 pub fn kind_name(k: OpKind) -> &'static str {
@@ -187,6 +192,10 @@ pub fn summarize(src: &mut dyn TraceSource) -> Result<TraceSummary> {
         c.finish();
         all_lines.extend(lines);
         out.total.add(&c);
+        if ctas < info.grid.count() {
+            let w = check::partial_warning(&info.name, ctas, info.grid.count());
+            out.warnings.push(w);
+        }
         out.kernels.push(KernelSummary {
             index: k,
             name: info.name.clone(),
@@ -318,7 +327,7 @@ pub fn render_table(s: &TraceSummary) -> String {
         let names: Vec<String> = t
             .unknown_opcodes
             .iter()
-            .map(|(k, v)| format!("{k} x{v}"))
+            .map(|(k, v)| format!("{} x{v}", shown(k)))
             .collect();
         let _ = writeln!(
             o,
@@ -326,6 +335,9 @@ pub fn render_table(s: &TraceSummary) -> String {
             t.unknown_insts,
             names.join(", ")
         );
+    }
+    for w in &s.warnings {
+        let _ = writeln!(o, "warning: {w}");
     }
     o
 }
@@ -349,6 +361,7 @@ mod tests {
             dir,
             OpenOptions {
                 default_arch: Arch::Volta,
+                ..Default::default()
             },
         )
         .unwrap();
@@ -462,11 +475,51 @@ mod tests {
             "kernel-1.traceg".to_string(),
             std::sync::Arc::from(text.as_bytes()),
         )];
-        let mut t = AccelSimTrace::from_files("t", files, OpenOptions::default()).unwrap();
+        // As `info` reads: unknown opcodes are described, not refused.
+        let opts = OpenOptions {
+            policy: check::Policy {
+                unknown_opcodes: check::UnknownOpcodes::Warn,
+                allow_partial: false,
+            },
+            ..Default::default()
+        };
+        let mut t = AccelSimTrace::from_files("t", files.clone(), opts).unwrap();
         let s = summarize(&mut t).unwrap();
         assert_eq!(s.total.unknown_insts, 2);
         assert_eq!(s.total.unknown_opcodes, map(&[("FROB.X", 2)]));
         assert_eq!(s.total.thread_insts, 32 + 16 + 32);
         assert!(render_table(&s).contains("unknown opcodes: 2 warp instructions (FROB.X x2)"));
+        assert!(s.warnings.is_empty());
+        // Strictly, the first unknown opcode is an error.
+        let mut t = AccelSimTrace::from_files("t", files, OpenOptions::default()).unwrap();
+        let e = summarize(&mut t).unwrap_err().to_string();
+        assert!(
+            e.starts_with("kernel-1.traceg:13: opcode: unknown opcode `FROB.X`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_kernel_with_ctas_missing_is_described_with_a_warning_when_allowed() {
+        let text = "-kernel name = k\n-grid dim = (3,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n\n#traces format\n\n#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 1\n0020 ffffffff 0 EXIT 0 0\n#END_TB\n";
+        let files = vec![(
+            "kernel-1.traceg".to_string(),
+            std::sync::Arc::from(text.as_bytes()),
+        )];
+        let opts = OpenOptions {
+            policy: check::Policy::LENIENT,
+            ..Default::default()
+        };
+        let mut t = AccelSimTrace::from_files("t", files.clone(), opts).unwrap();
+        let s = summarize(&mut t).unwrap();
+        assert_eq!(s.kernels[0].ctas, 1);
+        assert_eq!(
+            s.warnings,
+            ["kernel `k`: 2 of 3 CTAs missing from the trace (--allow-partial: the 1 present are used)"]
+        );
+        assert!(render_table(&s).contains("\nwarning: kernel `k`: 2 of 3 CTAs missing"));
+        let mut t = AccelSimTrace::from_files("t", files, OpenOptions::default()).unwrap();
+        let e = summarize(&mut t).unwrap_err().to_string();
+        assert!(e.contains("2 of 3 CTAs are missing"), "{e}");
     }
 }

@@ -75,6 +75,7 @@ pub fn real_traces() -> Vec<(String, MemTrace)> {
 fn open_text(dir: &Path) -> MemTrace {
     let opts = OpenOptions {
         default_arch: Arch::default(),
+        ..Default::default()
     };
     let mut r = AccelSimTrace::open(dir, opts).unwrap();
     MemTrace::collect(&mut r).unwrap()

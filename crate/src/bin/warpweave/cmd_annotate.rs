@@ -72,7 +72,9 @@ pub fn run(a: &AnnotateArgs) -> Result<()> {
     )?;
     let t0 = Instant::now();
     let sass = read_sass(&a.sass)?;
-    let src = warpweave::trace::open::open_spec(&a.trace, a.arch.into())?;
+    // Leniently, as `convert` does: the annotated trace is checked when it is simulated.
+    let policy = warpweave::trace::check::Policy::LENIENT;
+    let src = warpweave::trace::open::open_spec_with(&a.trace, a.arch.into(), policy)?;
     let mut joined = Annotated::new(src, &sass)?;
     let shown = a.output.display().to_string();
     let mut f = AtomicFile::create(&a.output)?;

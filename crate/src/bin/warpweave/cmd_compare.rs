@@ -39,6 +39,9 @@ pub struct CompareArgs {
     /// the modes of one compare).
     #[arg(long = "prepass-cache", value_name = "DIR")]
     pub prepass_cache: Option<String>,
+    /// Unknown opcodes and kernels with CTAs missing.
+    #[command(flatten)]
+    pub checks: crate::cmd_run::CheckArgs,
 }
 
 /// The settings of each SM core model that differ between the two (the rest of a preset is
@@ -113,6 +116,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         let (m, _, _) = split_core(s.trim(), Default::default())?;
         parse_mode(m)?;
     }
+    let policy = a.checks.policy()?;
     let mut rows: Vec<CompareRow> = Vec::new();
     let mut cache = match &a.prepass_cache {
         Some(d) => PrepassCache::with_dir(d),
@@ -133,7 +137,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                     sets.extend(a.set.iter().cloned());
                     load_config(gpu, &sets)?
                 };
-                let mut open = || open_trace(trace, &cfg);
+                let mut open = || open_trace(trace, &cfg, policy);
                 // The pre-pass is timed apart: it is paid once per (trace, cache config).
                 let prepass_s = match mode {
                     Mode::Timing(m) if m.memory == ModuleModel::Analytical => {
@@ -152,6 +156,9 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                 let wall = t0.elapsed().as_secs_f64();
                 eprintln!("{trace} on {gpu}: {name} in {wall:.3} s");
                 let mut r = compare::row(trace, gpu, name, &out, wall);
+                for w in &r.warnings {
+                    eprintln!("warning: {trace} on {gpu}: {name}: {w}");
+                }
                 r.prepass_s = prepass_s;
                 rows.push(r);
             }

@@ -120,7 +120,8 @@ pub fn run(args: ConfigArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 &[&gpgpusim, &trace],
             )?;
             let read = |p: &PathBuf| {
-                std::fs::read_to_string(p).map_err(|e| Error::io(p.display().to_string(), e))
+                use warpweave::infile::{read_text_bounded, MAX_CONFIG_BYTES};
+                read_text_bounded(p, MAX_CONFIG_BYTES, "Accel-Sim config")
             };
             let (g_text, t_text) = (read(&gpgpusim)?, read(&trace)?);
             let (g_name, t_name) = (gpgpusim.display().to_string(), trace.display().to_string());

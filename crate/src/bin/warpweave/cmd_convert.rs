@@ -94,8 +94,11 @@ fn path_is_compact(path: &Path) -> bool {
     warpweave::trace::open::is_compact_file(path)
 }
 
+/// A trace to convert, read leniently: unknown opcodes and kernels with CTAs missing pass
+/// through as they are (the converted trace is checked when it is simulated).
 fn open_source(path: &Path, arch: Arch) -> Result<Box<dyn TraceSource + Send>> {
-    warpweave::trace::open::open_spec(&path.to_string_lossy(), arch)
+    use warpweave::trace::check::Policy;
+    warpweave::trace::open::open_spec_with(&path.to_string_lossy(), arch, Policy::LENIENT)
 }
 
 fn default_output(input: &Path, to: Format) -> PathBuf {

@@ -7,6 +7,7 @@
 //!      instructions, recorded ones, ambiguous branch choices, exits not recorded
 //! ```
 
+use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -42,8 +43,15 @@ pub fn run(a: &ImportSanitizerArgs) -> Result<()> {
     )?;
     let rname = a.records.display().to_string();
     let sname = a.sass.display().to_string();
-    let records = std::fs::read(&a.records).map_err(|e| Error::io(&rname, e))?;
-    let sass = std::fs::read_to_string(&a.sass).map_err(|e| Error::io(&sname, e))?;
+    // Regular files only (a device or a FIFO would never end).
+    let mut records = Vec::new();
+    warpweave::infile::open_regular(&a.records)?
+        .read_to_end(&mut records)
+        .map_err(|e| Error::io(&rname, e))?;
+    let mut sass = String::new();
+    warpweave::infile::open_regular(&a.sass)?
+        .read_to_string(&mut sass)
+        .map_err(|e| Error::io(&sname, e))?;
     let opts = ImportOptions {
         allow_dropped: a.allow_dropped,
     };

@@ -2,6 +2,7 @@
 //! warp and thread instructions, instruction mix, memory footprint, unknown opcodes.
 
 use clap::Args;
+use warpweave::trace::check::{Policy, UnknownOpcodes};
 use warpweave::trace::opcodes::Arch;
 use warpweave::trace::summary::{render_table, summarize};
 use warpweave::Error;
@@ -19,6 +20,10 @@ pub struct InfoArgs {
     /// (pascal, volta, turing, ampere, ada, hopper).
     #[arg(long, default_value = "turing")]
     pub arch: String,
+    /// Describe kernels whose trace lacks some CTAs (cut short), with a warning saying how
+    /// many are missing (without it, an error). Unknown opcodes are always listed.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
@@ -28,7 +33,11 @@ pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
             args.arch
         ))
     })?;
-    let mut src = warpweave::trace::open::open_spec(&args.trace, default_arch)?;
+    let policy = Policy {
+        unknown_opcodes: UnknownOpcodes::Warn,
+        allow_partial: args.allow_partial,
+    };
+    let mut src = warpweave::trace::open::open_spec_with(&args.trace, default_arch, policy)?;
     let s = summarize(&mut *src)?;
     if args.json {
         let j = serde_json::to_string_pretty(&s).map_err(|e| Error::other(e.to_string()))?;

@@ -11,6 +11,7 @@ use warpweave::config::{self, GpuConfig};
 use warpweave::engine::compare::prepared_simulator;
 use warpweave::engine::{compare, Mode, ModelChoice, RunStatus};
 use warpweave::trace::annotate::{Annotated, SassCtrl};
+use warpweave::trace::check::{Policy, UnknownOpcodes};
 use warpweave::trace::TraceSource;
 use warpweave::{Error, Result};
 
@@ -59,14 +60,45 @@ pub struct RunArgs {
     /// No progress line on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Unknown opcodes and kernels with CTAs missing.
+    #[command(flatten)]
+    pub checks: CheckArgs,
     /// Timeline views (--show-pipeline, --cycles, --animate, --timeline).
     #[command(flatten)]
     pub views: crate::cmd_run_views::ViewArgs,
 }
 
-/// Opens a trace: built-in workload, compact file, or Accel-Sim text (folder or file).
-pub fn open_trace(spec: &str, cfg: &GpuConfig) -> Result<Box<dyn TraceSource + Send>> {
-    warpweave::trace::open::open_spec(spec, warpweave::trace::open::default_arch(cfg))
+/// How strictly the commands that simulate read their traces (`trace::check::Policy`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct CheckArgs {
+    /// Opcodes the architecture's table does not know: `error` refuses the trace, naming the
+    /// opcode and where it is; `warn` simulates them as integer ALU instructions and names
+    /// them in the result's warnings.
+    #[arg(long, value_name = "error|warn", default_value = "error", value_parser = ["error", "warn"])]
+    pub unknown_opcodes: String,
+    /// Simulate kernels whose trace lacks some CTAs (cut short) with the CTAs it has, with a
+    /// warning saying how many are missing (without it, an error).
+    #[arg(long)]
+    pub allow_partial: bool,
+}
+
+impl CheckArgs {
+    pub fn policy(&self) -> Result<Policy> {
+        Ok(Policy {
+            unknown_opcodes: UnknownOpcodes::parse(&self.unknown_opcodes)?,
+            allow_partial: self.allow_partial,
+        })
+    }
+}
+
+/// Opens a trace: built-in workload, compact file, or Accel-Sim text (folder or file), read
+/// under `policy`.
+pub fn open_trace(
+    spec: &str,
+    cfg: &GpuConfig,
+    policy: Policy,
+) -> Result<Box<dyn TraceSource + Send>> {
+    warpweave::trace::open::open_spec_with(spec, warpweave::trace::open::default_arch(cfg), policy)
 }
 
 /// Opens `spec` as [`open_trace`] does, its control bits joined from `sass` when given.
@@ -74,8 +106,9 @@ fn open_joined(
     spec: &str,
     cfg: &GpuConfig,
     sass: Option<&SassCtrl>,
+    policy: Policy,
 ) -> Result<Box<dyn TraceSource + Send>> {
-    let src = open_trace(spec, cfg)?;
+    let src = open_trace(spec, cfg, policy)?;
     match sass {
         Some(s) => Ok(Box::new(Annotated::new(src, s)?)),
         None => Ok(src),
@@ -127,6 +160,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         ],
     )?;
     let cfg = load_config(&a.gpu, &a.set)?;
+    let policy = a.checks.policy()?;
     let sass = match &a.sass {
         Some(p) => Some(crate::cmd_annotate::read_sass(p)?),
         None => None,
@@ -135,7 +169,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let mut model = ModelChoice::named("cycle")?;
     if let Some(name) = &a.mode {
         match Mode::parse(name)? {
-            Mode::Memory => return run_memory(a, &cfg, sass),
+            Mode::Memory => return run_memory(a, &cfg, sass, policy),
             Mode::Timing(m) => model = m,
         }
     }
@@ -151,10 +185,11 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let (mut sim, _) = prepared_simulator(
         &cfg,
         model,
-        &mut || open_joined(&a.trace, &cfg, sass),
+        &mut || open_joined(&a.trace, &cfg, sass, policy),
         &mut cache,
     )?;
-    sim.set_threads(if a.parallel { 0 } else { a.threads })?;
+    let threads = if a.parallel { 0 } else { a.threads };
+    sim.set_threads(crate::host::cap_threads(threads, "--threads"))?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
     let started = std::time::Instant::now();
     let slice = 200_000;
@@ -203,8 +238,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
 }
 
 /// `--mode memory`: the functional cache pass (`mem::functional::run`), same CLI.
-fn run_memory(a: &RunArgs, cfg: &GpuConfig, sass: Option<&SassCtrl>) -> Result<()> {
-    let mut src = open_joined(&a.trace, cfg, sass)?;
+fn run_memory(a: &RunArgs, cfg: &GpuConfig, sass: Option<&SassCtrl>, policy: Policy) -> Result<()> {
+    let mut src = open_joined(&a.trace, cfg, sass, policy)?;
     let started = std::time::Instant::now();
     let rep = warpweave::mem::functional::run(cfg, &mut *src)?;
     let secs = started.elapsed().as_secs_f64();
@@ -217,6 +252,9 @@ fn run_memory(a: &RunArgs, cfg: &GpuConfig, sass: Option<&SassCtrl>) -> Result<(
     );
     crate::outln!("models: functional caches only (mode memory, no timing)");
     crate::outln!("L1 hit rate {l1:.4}   L2 hit rate {l2:.4}   DRAM sectors {dram}");
+    for w in &rep.warnings {
+        crate::outln!("warning: {w}");
+    }
     for k in &rep.kernels {
         crate::outln!(
             "  {:<40} mem insts {:>10}  L1 {:.4}  L2 {:.4}  DRAM rd/wr sectors {}/{}",

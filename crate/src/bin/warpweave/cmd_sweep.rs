@@ -17,7 +17,10 @@ use warpweave::sweep::files::{self, load_plan};
 use warpweave::sweep::sim::SimRunner;
 use warpweave::sweep::slurm::SlurmOptions;
 use warpweave::sweep::{chunk_range, run_jobs, Executor, Job, JobRunner, NoProgress, Progress};
+use warpweave::trace::check::Policy;
 use warpweave::{Error, Result};
+
+use crate::cmd_run::CheckArgs;
 
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -55,6 +58,10 @@ pub struct SweepArgs {
     /// (results identical to an uninterrupted sweep).
     #[arg(long)]
     resume: bool,
+    /// Unknown opcodes and kernels with CTAs missing in the plan's trace files (passed on to
+    /// every task of --emit slurm).
+    #[command(flatten)]
+    checks: CheckArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -70,6 +77,8 @@ enum SweepCmd {
         out: PathBuf,
         #[arg(short = 'j', long)]
         jobs: Option<usize>,
+        #[command(flatten)]
+        checks: CheckArgs,
     },
     /// Merge the part files of an emitted folder into results.csv and plots.
     Collect {
@@ -90,7 +99,7 @@ impl Progress for Bar {
 fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
-        b = b.num_threads(n.max(1));
+        b = b.num_threads(crate::host::cap_threads(n, "--jobs").max(1));
     }
     b.build()
         .map_err(|e| Error::other(format!("thread pool: {e}")))
@@ -104,7 +113,8 @@ pub fn run(a: &SweepArgs) -> Result<()> {
             of,
             out,
             jobs,
-        }) => run_chunk(plan, *chunk, *of, out, *jobs),
+            checks,
+        }) => run_chunk(plan, (*chunk, *of), out, *jobs, checks.policy()?),
         Some(SweepCmd::Collect { dir, out }) => {
             let (plan, results) = files::collect(dir)?;
             let w = files::write_outputs(&plan, &results, out.as_deref().unwrap_or(dir))?;
@@ -129,10 +139,19 @@ pub fn run(a: &SweepArgs) -> Result<()> {
                 let chunks = a.chunks.unwrap_or_else(|| plan.job_count().clamp(1, 256));
                 let bin =
                     std::env::current_exe().map_err(|e| Error::io("current executable", e))?;
+                a.checks.policy()?;
+                let mut run_args = vec![
+                    "--unknown-opcodes".to_string(),
+                    a.checks.unknown_opcodes.clone(),
+                ];
+                if a.checks.allow_partial {
+                    run_args.push("--allow-partial".into());
+                }
                 let opt = SlurmOptions {
                     partition: a.partition.clone(),
                     time: a.time.clone(),
                     cpus_per_task: a.cpus_per_task,
+                    run_args,
                 };
                 let script = files::emit_slurm(plan_path, Path::new(&e[1]), chunks, &bin, &opt)?;
                 crate::outln!(
@@ -143,7 +162,13 @@ pub fn run(a: &SweepArgs) -> Result<()> {
                 crate::outln!("then: {} sweep collect {}", bin.display(), e[1]);
                 return Ok(());
             }
-            local(plan_path, a.out.clone(), a.jobs, a.quiet, a.resume)
+            local(
+                plan_path,
+                a.out.clone(),
+                a.jobs,
+                (a.quiet, a.resume),
+                a.checks.policy()?,
+            )
         }
     }
 }
@@ -152,8 +177,8 @@ fn local(
     plan_path: &Path,
     out: Option<PathBuf>,
     threads: Option<usize>,
-    quiet: bool,
-    resume: bool,
+    (quiet, resume): (bool, bool),
+    policy: Policy,
 ) -> Result<()> {
     let (plan, dir) = load_plan(plan_path)?;
     let out = out.unwrap_or_else(|| PathBuf::from(format!("sweep-{}", plan.name)));
@@ -173,7 +198,10 @@ fn local(
         have[r.id] = true;
     }
     let jobs: Vec<Job> = plan.jobs().into_iter().filter(|j| !have[j.id]).collect();
-    let sim = SimRunner::new(dir.display().to_string());
+    let sim = SimRunner {
+        policy,
+        ..SimRunner::new(dir.display().to_string())
+    };
     let runner = |p: &warpweave::sweep::Plan, j: &Job| -> Result<warpweave::sweep::Metrics> {
         let m = sim.run(p, j)?;
         journal.append(&warpweave::sweep::JobResult {
@@ -211,17 +239,20 @@ fn local(
 
 fn run_chunk(
     plan_path: &Path,
-    chunk: usize,
-    of: usize,
+    (chunk, of): (usize, usize),
     out: &Path,
     threads: Option<usize>,
+    policy: Policy,
 ) -> Result<()> {
     let (plan, dir) = load_plan(plan_path)?;
     check_chunk(&plan, chunk, of)?;
     let jobs: Vec<Job> = chunk_range(plan.job_count(), chunk, of)
         .map(|i| plan.job(i))
         .collect();
-    let runner = SimRunner::new(dir.display().to_string());
+    let runner = SimRunner {
+        policy,
+        ..SimRunner::new(dir.display().to_string())
+    };
     let results = pool(threads)?
         .install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &NoProgress))?;
     files::write_part(&Part::new(&plan, chunk, of, results), out)

@@ -26,6 +26,7 @@ use crate::mem::carveout;
 use crate::mem::coalesce::{access_kind, bypasses_l1};
 use crate::mem::iface::AccessKind;
 use crate::mem::reuse::{window_for, ReuseProfile, SdcmReport};
+use crate::trace::check;
 use crate::trace::packed::{pack_above, PackedCta, Packer};
 use crate::trace::{Command, KernelStream, MemSpace, OpTable, TraceSource};
 use crate::{Error, Result};
@@ -85,6 +86,7 @@ pub fn run_with(
         trace: src.name().to_string(),
         gpu: cfg.gpu.id.clone(),
         kernels: Vec::new(),
+        warnings: Vec::new(),
     };
     for c in cmds {
         match c {
@@ -104,8 +106,14 @@ pub fn run_with(
                 }
                 let trace_name = src.name().to_string();
                 let mut stream = src.open_kernel(index)?;
-                rep.kernels
-                    .push(run_kernel(cfg, &mut fm, &mut *stream, &trace_name, full)?.0);
+                let total = stream.info().grid.count();
+                let k = run_kernel(cfg, &mut fm, &mut *stream, &trace_name, full)?.0;
+                // A reader refuses a kernel with CTAs missing unless told to run the rest.
+                let w = (k.ctas < total).then(|| check::partial_warning(&k.name, k.ctas, total));
+                if let Some(w) = w.filter(|w| !rep.warnings.contains(w)) {
+                    rep.warnings.push(w);
+                }
+                rep.kernels.push(k);
             }
         }
     }

@@ -116,6 +116,9 @@ pub struct FunctionalReport {
     pub trace: String,
     pub gpu: String,
     pub kernels: Vec<KernelMemReport>,
+    /// Input problems worked around (kernels run with CTAs missing, `--allow-partial`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl PcReport {

@@ -11,16 +11,20 @@
 //! Keys are the ones Accel-Sim's `trace_parser.cc` knows; any other `-key = value` is kept in
 //! `KernelInfo::extra` and otherwise ignored.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
+use crate::trace::check;
 use crate::trace::io::Input;
 use crate::trace::model::{Dim3, KernelInfo};
 use crate::{Error, Result};
 
 use super::lex::{dec_max, hex, show, trim, Ctx};
 
-/// Most threads per block we accept (CUDA allows 1024; the slack is for odd tracers).
-pub const MAX_BLOCK_THREADS: u64 = 4096;
+pub use crate::trace::check::MAX_BLOCK_THREADS;
+
+/// The longest line of a trace file, line end excluded: real ones are under 1 KiB (a full
+/// warp's 32 addresses of mode 0 take about 600 bytes).
+pub const MAX_LINE: usize = 64 << 10;
 
 /// Reads a decompressed input line by line into one reused buffer.
 pub struct Lines {
@@ -42,25 +46,42 @@ impl Lines {
         }
     }
 
-    /// Advances to the next line; `false` at end of input.
+    /// Advances to the next line; `false` at end of input. A line longer than [`MAX_LINE`]
+    /// is an error naming it, read no further.
     #[inline]
     pub fn next_line(&mut self) -> Result<bool> {
         self.buf.clear();
-        let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| {
-            Error::parse(
-                &self.file,
-                self.line + 1,
-                "input",
-                format!("read failed: {e}"),
-            )
-        })?;
+        let n = (&mut self.input)
+            .take(MAX_LINE as u64 + 2)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| {
+                Error::parse(
+                    &self.file,
+                    self.line + 1,
+                    "input",
+                    format!("read failed: {e}"),
+                )
+            })?;
         if n == 0 {
             return Ok(false);
         }
-        self.line += 1;
+        let cut = n == MAX_LINE + 2 && self.buf.last() != Some(&b'\n');
         while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
             self.buf.pop();
         }
+        if cut || self.buf.len() > MAX_LINE {
+            self.buf.clear();
+            return Err(Error::parse(
+                &self.file,
+                self.line + 1,
+                "line",
+                format!(
+                    "longer than {MAX_LINE} bytes: no trace line is that long (a corrupt \
+                     file, or not a trace)"
+                ),
+            ));
+        }
+        self.line += 1;
         Ok(true)
     }
 
@@ -137,16 +158,8 @@ pub fn parse_header_line(line: &[u8], ctx: &Ctx, k: &mut KernelInfo) -> Result<(
         b"nvbit version" => k.nvbit_version = text(val, ctx, "nvbit version")?,
         b"accelsim tracer version" => {
             k.tracer_version = num32(val, ctx, "accelsim tracer version")?;
-            if k.tracer_version > crate::trace::model::MAX_TRACER_VERSION {
-                return Err(ctx.err(
-                    "accelsim tracer version",
-                    format!(
-                        "{} is newer than this reader knows (0..={})",
-                        k.tracer_version,
-                        crate::trace::model::MAX_TRACER_VERSION
-                    ),
-                ));
-            }
+            check::tracer_version(k.tracer_version)
+                .map_err(|m| ctx.err("accelsim tracer version", m))?;
         }
         b"enable lineinfo" => k.lineinfo = num32(val, ctx, "enable lineinfo")? != 0,
         _ => k.extra.push((
@@ -200,25 +213,14 @@ pub fn read_header(lines: &mut Lines) -> Result<(KernelInfo, HeaderEnd)> {
         }
     };
     let file = &lines.file;
-    if k.grid.count() == 0 {
-        return Err(Error::parse(
-            file,
-            grid_line,
-            "grid dim",
-            "missing or zero: expected (x,y,z) with x, y, z >= 1",
-        ));
-    }
-    let threads = k.block.count();
-    if threads == 0 || threads > MAX_BLOCK_THREADS {
-        return Err(Error::parse(
-            file,
-            block_line,
-            "block dim",
-            format!(
-                "{} threads per block: expected 1..={MAX_BLOCK_THREADS}",
-                threads
-            ),
-        ));
-    }
+    check::grid(k.grid).map_err(|m| {
+        let m = if grid_line == 0 {
+            format!("missing: {m}")
+        } else {
+            m
+        };
+        Error::parse(file, grid_line, "grid dim", m)
+    })?;
+    check::block(k.block).map_err(|m| Error::parse(file, block_line, "block dim", m))?;
     Ok((k, end))
 }

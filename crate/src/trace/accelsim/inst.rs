@@ -16,6 +16,7 @@
 //! Tracer version 5 appends the immediate; `-enable lineinfo = 1` prepends a source line number;
 //! versions before 3 prepend `cta_x cta_y cta_z warp` (skipped here).
 
+use crate::trace::check::{self, Policy};
 use crate::trace::model::{
     inst_flags, AddrShape, OpId, OpTable, Reg, TraceInst, WarpTrace, MAX_DST, MAX_SRC, UR_BASE,
 };
@@ -46,17 +47,26 @@ impl LineFormat {
 
 /// Interns opcodes fast: the same PC almost always carries the same opcode, so a small
 /// direct-mapped cache keyed by PC answers with one byte comparison and no hashing.
+/// A new opcode is classified for the architecture and checked ([`check::opcode`]: an unknown
+/// one is an error naming it, file and line, unless the policy warns).
 pub struct OpCache {
     arch: Arch,
+    policy: Policy,
     slots: Vec<(u32, u16, bool)>,
 }
 
 const CACHE_SLOTS: usize = 4096;
 
 impl OpCache {
+    /// Unknown opcodes are errors ([`Policy::STRICT`]).
     pub fn new(arch: Arch) -> Self {
+        Self::with_policy(arch, Policy::STRICT)
+    }
+
+    pub fn with_policy(arch: Arch, policy: Policy) -> Self {
         OpCache {
             arch,
+            policy,
             slots: vec![(0, 0, false); CACHE_SLOTS],
         }
     }
@@ -76,8 +86,9 @@ impl OpCache {
                 if ops.len() >= u16::MAX as usize {
                     return Err(ctx.err("opcode", "more than 65535 distinct opcodes in one kernel"));
                 }
-                let arch = self.arch;
-                ops.intern_with(s, |n| classify(arch, n))
+                let info = classify(self.arch, s);
+                check::opcode(&info, self.policy).map_err(|m| ctx.err("opcode", m))?;
+                ops.push(info)
             }
         };
         self.slots[slot] = (pc, id.0, true);

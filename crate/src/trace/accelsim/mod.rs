@@ -38,20 +38,31 @@ pub use writer::{
 
 use std::sync::Arc;
 
+use crate::trace::check::Policy;
 use crate::trace::model::{KernelTrace, MemTrace};
 use crate::trace::opcodes::Arch;
 use crate::Result;
 
 /// Decodes one kernel file held in memory (`.traceg` or raw `.trace` layout, detected from the
-/// content; compressed or not) into a [`KernelTrace`].
+/// content; compressed or not) into a [`KernelTrace`], strictly.
 pub fn read_kernel_bytes(bytes: &[u8], name: &str, default_arch: Arch) -> Result<KernelTrace> {
+    read_kernel_bytes_with(bytes, name, default_arch, Policy::STRICT)
+}
+
+/// [`read_kernel_bytes`] with `policy` for unknown opcodes and missing blocks.
+pub fn read_kernel_bytes_with(
+    bytes: &[u8],
+    name: &str,
+    default_arch: Arch,
+    policy: Policy,
+) -> Result<KernelTrace> {
     let input = crate::trace::io::open_bytes(Arc::from(bytes), name)?;
     let raw = source::is_kernel_file(name)
         && !crate::trace::io::strip_compression_suffix(name).ends_with(".traceg");
     let mut s: Box<dyn crate::trace::KernelStream> = if raw {
-        Box::new(RawStream::open(input, name, default_arch)?)
+        Box::new(RawStream::open_with(input, name, default_arch, policy)?)
     } else {
-        Box::new(TracegStream::open(input, name, default_arch)?)
+        Box::new(TracegStream::open_with(input, name, default_arch, policy)?)
     };
     KernelTrace::collect(&mut *s)
 }
@@ -65,9 +76,20 @@ pub fn kernel_to_text(k: &KernelTrace) -> Result<Vec<u8>> {
 
 /// Reads a whole in-memory trace (for tests and small uploads).
 pub fn read_mem_trace(files: Vec<(String, Arc<[u8]>)>, default_arch: Arch) -> Result<MemTrace> {
-    let mut t = AccelSimTrace::from_files("upload", files, OpenOptions { default_arch })?;
+    let mut t = AccelSimTrace::from_files(
+        "upload",
+        files,
+        OpenOptions {
+            default_arch,
+            ..Default::default()
+        },
+    )?;
     MemTrace::collect(&mut t)
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_check;
+#[cfg(test)]
+mod tests_real;

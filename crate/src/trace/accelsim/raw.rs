@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::trace::check::{self, Policy};
 use crate::trace::io::Input;
 use crate::trace::model::{CtaTrace, KernelInfo, KernelStream, OpTable, WarpTrace};
 use crate::trace::opcodes::Arch;
@@ -56,6 +57,12 @@ fn detect_prefix(l: &[u8], lineinfo: bool) -> Option<usize> {
 
 impl RawStream {
     pub fn open(input: Input, file: &str, default_arch: Arch) -> Result<Self> {
+        Self::open_with(input, file, default_arch, Policy::STRICT)
+    }
+
+    /// [`RawStream::open`] with `policy` for unknown opcodes and missing blocks (the lines of
+    /// one block are grouped, so a block cannot appear twice; one that has no line is missing).
+    pub fn open_with(input: Input, file: &str, default_arch: Arch, policy: Policy) -> Result<Self> {
         let mut lines = Lines::new(input, file);
         let (info, _) = read_header(&mut lines)?;
         let arch = Arch::resolve(info.binary_version, default_arch);
@@ -66,7 +73,7 @@ impl RawStream {
             ..LineFormat::for_version(info.tracer_version.max(3), info.lineinfo)
         };
         let mut ops = OpTable::new();
-        let mut cache = OpCache::new(arch);
+        let mut cache = OpCache::with_policy(arch, policy);
         let warps = info.warps_per_cta();
         let mut index: HashMap<u64, usize> = HashMap::new();
         let mut ctas: Vec<(u64, CtaTrace, Vec<bool>)> = Vec::new();
@@ -141,6 +148,8 @@ impl RawStream {
                 ldgsts_drop[w] = !ldgsts_drop[w];
             }
         }
+        check::missing(&info.name, ctas.len() as u64, info.grid.count(), policy)
+            .map_err(|m| lines.ctx().err("thread blocks", m))?;
         ctas.sort_by_key(|(lin, _, _)| *lin);
         Ok(RawStream {
             info,

@@ -8,6 +8,7 @@
 //!                  kernel-593-ctx_0x55c28dad19e0.traceg  (newer name form; .xz/.gz/.zst too)
 //!                  blank, `#...`, MemcpyDtoH,...         -> skipped (as Accel-Sim does)
 //!                  kernel-d/../x, /abs, anything else    -> an error naming the line
+//!                  (a copy no GPU could take, a `kernel...` line that is no kernel file too)
 //! ```
 //! Opening reads every kernel's header (not its body); `open_kernel` re-opens the file and
 //! streams it CTA by CTA. The hash covers the bytes of every file, computed on first request.
@@ -15,6 +16,7 @@
 use std::io::Read;
 use std::sync::{Arc, OnceLock};
 
+use crate::trace::check::{self, Policy};
 use crate::trace::io::{self, strip_compression_suffix};
 use crate::trace::model::{Command, Fnv64, KernelInfo, KernelStream, TraceSource};
 use crate::trace::opcodes::Arch;
@@ -91,9 +93,8 @@ pub struct DirStore {
 #[cfg(not(target_arch = "wasm32"))]
 impl FileStore for DirStore {
     fn open(&self, name: &str) -> Result<Box<dyn Read + Send>> {
-        let p = self.dir.join(name);
-        let f = std::fs::File::open(&p).map_err(|e| Error::io(p.display().to_string(), e))?;
-        Ok(Box::new(f))
+        // Never a device or a FIFO, even linked from inside the folder.
+        Ok(Box::new(crate::infile::open_regular(&self.dir.join(name))?))
     }
     fn display(&self, name: &str) -> String {
         self.dir.join(name).display().to_string()
@@ -108,6 +109,8 @@ impl FileStore for DirStore {
 pub struct OpenOptions {
     /// Classifies opcodes of kernels whose `-binary version` is 0 or unknown.
     pub default_arch: Arch,
+    /// Unknown opcodes and missing blocks: errors unless relaxed.
+    pub policy: Policy,
 }
 
 /// One kernel file of the trace.
@@ -161,13 +164,14 @@ pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<S
             }
             let addr = hex(trim(parts[1]), &ctx, "MemcpyHtoD address")?;
             let bytes = dec(trim(parts[2]), &ctx, "MemcpyHtoD bytes")?;
+            check::memcpy(addr, bytes).map_err(|m| ctx.err("MemcpyHtoD bytes", m))?;
             cmds.push(Command::MemcpyHtoD { addr, bytes });
-        } else if l.starts_with(b"kernel") {
+        } else if l.starts_with(b"kernel") && is_kernel_file(&String::from_utf8_lossy(l)) {
             let name = kernel_file_name(l, &ctx)?;
             cmds.push(Command::Kernel { index: names.len() });
             names.push(name.to_string());
-        } else if !(l.is_empty() || l.starts_with(b"Memcpy") || l.starts_with(b"#")) {
-            // Blank lines, comments and other copies (MemcpyDtoH) are skipped, as Accel-Sim
+        } else if !(l.is_empty() || is_other_copy(l) || l.starts_with(b"#")) {
+            // Blank lines, comments and other copies (MemcpyDtoH,...) are skipped, as Accel-Sim
             // does; anything else is a mistake worth naming.
             return Err(ctx.err(
                 "kernelslist line",
@@ -180,6 +184,20 @@ pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<S
     }
     Ok((cmds, names))
 }
+
+/// `Memcpy<Kind>,...` other than `MemcpyHtoD` (`MemcpyDtoH,0x...,64`): a copy the timing model
+/// does not use.
+fn is_other_copy(l: &[u8]) -> bool {
+    let Some(rest) = l.strip_prefix(b"Memcpy") else {
+        return false;
+    };
+    let kind = rest.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    kind > 0 && rest.get(kind) == Some(&b',')
+}
+
+/// The longest kernels list read (real ones are a few bytes per launch: 100 K launches are
+/// about 3 MB).
+pub const MAX_KERNELSLIST_BYTES: u64 = 64 << 20;
 
 /// The longest kernel file name accepted (real ones are tens of bytes).
 const MAX_KERNEL_NAME: usize = 1024;
@@ -242,8 +260,19 @@ impl AccelSimTrace {
                 let mut bytes = Vec::new();
                 store
                     .open(l)?
+                    .take(MAX_KERNELSLIST_BYTES + 1)
                     .read_to_end(&mut bytes)
                     .map_err(|e| Error::io(store.display(l), e))?;
+                if bytes.len() as u64 > MAX_KERNELSLIST_BYTES {
+                    return Err(Error::parse(
+                        store.display(l),
+                        0,
+                        "file",
+                        format!(
+                            "larger than any kernels list (at most {MAX_KERNELSLIST_BYTES} bytes); refused"
+                        ),
+                    ));
+                }
                 parse_kernelslist(&bytes, &store.display(l))?
             }
             None => (
@@ -416,17 +445,12 @@ impl TraceSource for AccelSimTrace {
             .ok_or_else(|| Error::other(format!("kernel {k} out of range")))?;
         let shown = self.store.display(&e.file);
         let input = io::decompress(self.store.open(&e.file)?, &shown)?;
+        let (arch, policy) = (self.opts.default_arch, self.opts.policy);
         if e.raw {
-            Ok(Box::new(RawStream::open(
-                input,
-                &shown,
-                self.opts.default_arch,
-            )?))
+            Ok(Box::new(RawStream::open_with(input, &shown, arch, policy)?))
         } else {
-            Ok(Box::new(TracegStream::open(
-                input,
-                &shown,
-                self.opts.default_arch,
+            Ok(Box::new(TracegStream::open_with(
+                input, &shown, arch, policy,
             )?))
         }
     }

@@ -10,8 +10,12 @@
 //!  #END_TB
 //! ```
 //! Every warp of the block is present in the decoded CTA (warps the file does not list are
-//! empty); `insts = N` must match the number of lines that follow.
+//! empty); `insts = N` must match the number of lines that follow. Blocks and warps are checked
+//! as every reader checks them (`trace::check`): inside the grid and the block, each once, and
+//! at the end of the file every block of the grid there (or, with `allow_partial`, reported by
+//! whoever simulates the kernel).
 
+use crate::trace::check::{self, KernelCheck, Policy};
 use crate::trace::io::Input;
 use crate::trace::model::{CtaTrace, Dim3, KernelInfo, KernelStream, OpTable, WarpTrace};
 use crate::trace::opcodes::Arch;
@@ -28,6 +32,8 @@ pub struct TracegStream {
     fmt: LineFormat,
     ops: OpTable,
     cache: OpCache,
+    check: KernelCheck,
+    policy: Policy,
     /// `#BEGIN_TB` already consumed by the header reader.
     pending_begin: bool,
     done: bool,
@@ -37,16 +43,24 @@ impl TracegStream {
     /// Reads the header of `input` and prepares to decode its thread blocks. `default_arch`
     /// classifies opcodes when the header's binary version is 0 or unknown.
     pub fn open(input: Input, file: &str, default_arch: Arch) -> Result<Self> {
+        Self::open_with(input, file, default_arch, Policy::STRICT)
+    }
+
+    /// [`TracegStream::open`] with `policy` for unknown opcodes and missing blocks.
+    pub fn open_with(input: Input, file: &str, default_arch: Arch, policy: Policy) -> Result<Self> {
         let mut lines = Lines::new(input, file);
         let (info, end) = read_header(&mut lines)?;
         let arch = Arch::resolve(info.binary_version, default_arch);
         Ok(TracegStream {
             fmt: LineFormat::for_version(info.tracer_version, info.lineinfo),
+            check: KernelCheck::new(&info),
+            policy,
             info,
             ops: OpTable::new(),
-            cache: OpCache::new(arch),
+            cache: OpCache::with_policy(arch, policy),
             pending_begin: end == HeaderEnd::BeginTb,
-            done: end == HeaderEnd::Eof,
+            // (A file that ends after its header reads its end again: no block, checked then.)
+            done: false,
             lines,
         })
     }
@@ -97,24 +111,22 @@ impl TracegStream {
                     "a thread block starts before the previous one ends",
                 ));
             } else if let Some(v) = key_value(l, b"thread block") {
+                if seen_id {
+                    return Err(ctx.err("thread block", "a second `thread block =` in this block"));
+                }
                 cta.id = parse_cta_id(v, &ctx, self.info.grid)?;
+                self.check
+                    .cta_id(cta.id)
+                    .map_err(|m| ctx.err("thread block", m))?;
                 seen_id = true;
             } else if l.starts_with(b"cluster ") {
                 // Hopper post-processing: cluster id / cluster cta / cluster rank. Not modelled.
             } else if let Some(v) = key_value(l, b"warp") {
                 finish_warp(&cta, cur, &ctx)?;
-                let w = dec_max(v, &ctx, "warp", u32::MAX as u64)?;
-                if w >= warps as u64 {
-                    return Err(ctx.err(
-                        "warp",
-                        format!(
-                            "warp {w} but a block of {} has {warps} warps",
-                            self.info.block
-                        ),
-                    ));
-                }
+                let w = dec_max(v, &ctx, "warp", u32::MAX as u64)? as u32;
+                check::warp_id(cta.id, w, warps).map_err(|m| ctx.err("warp", m))?;
                 if seen_warp[w as usize] {
-                    return Err(ctx.err("warp", format!("warp {w} appears twice in this block")));
+                    return Err(ctx.err("warp", check::warp_twice(cta.id, w)));
                 }
                 seen_warp[w as usize] = true;
                 cur = Some((w as usize, 0, 0));
@@ -198,15 +210,7 @@ pub fn parse_cta_id(v: &[u8], ctx: &Ctx, grid: Dim3) -> Result<Dim3> {
     if it.next().is_some() {
         return Err(bad());
     }
-    if id.x >= grid.x || id.y >= grid.y || id.z >= grid.z {
-        return Err(ctx.err(
-            "thread block",
-            format!(
-                "block {},{},{} is outside the grid {grid}",
-                id.x, id.y, id.z
-            ),
-        ));
-    }
+    check::inside_grid(id, grid).map_err(|m| ctx.err("thread block", m))?;
     Ok(id)
 }
 
@@ -228,6 +232,10 @@ impl KernelStream for TracegStream {
         loop {
             if !self.lines.next_line()? {
                 self.done = true;
+                // Every block of the grid read (or, allowed, reported by the simulator).
+                self.check
+                    .end(self.policy)
+                    .map_err(|m| self.lines.ctx().err("thread blocks", m))?;
                 return Ok(None);
             }
             let l = trim(&self.lines.buf);

@@ -1,4 +1,5 @@
-//! Reader and writer tests: hand-written traces for every address mode and tracer version,
+//! Reader and writer tests (the checks of `trace::check`: tests_check.rs; the real traces:
+//! tests_real.rs): hand-written traces for every address mode and tracer version,
 //! raw grouping, compression, bad input, round trips, binary version 0, compressed kernel files
 //! named uncompressed in the kernels list; the sample folders in `sample-traces/text/`; and the
 //! three real traces (ignored unless `../shared/real-traces` is there: `scripts/test.sh` runs them
@@ -8,6 +9,7 @@ use std::sync::Arc;
 
 use super::fuzz::kernels_equal;
 use super::*;
+use crate::trace::check::Policy;
 use crate::trace::model::{inst_flags, Command, Dim3, MemSpace, OpKind, TraceSource};
 
 fn header(version: Option<u32>, lineinfo: bool, bin: u32) -> String {
@@ -60,12 +62,30 @@ fn traceg(
     t
 }
 
-fn v4() -> String {
+pub(super) fn v4() -> String {
     traceg(Some(4), false, |_, _, l| l.to_string())
 }
 
-fn read(text: &str, name: &str) -> crate::Result<KernelTrace> {
-    read_kernel_bytes(text.as_bytes(), name, Arch::Turing)
+/// The sample kernel lists one block of a grid of two: read with `allow_partial` (strictly, it
+/// is an error: tests_check.rs).
+const PARTIAL: Policy = Policy {
+    allow_partial: true,
+    ..Policy::STRICT
+};
+
+fn read_partial(bytes: &[u8], name: &str, arch: Arch) -> crate::Result<KernelTrace> {
+    read_kernel_bytes_with(bytes, name, arch, PARTIAL)
+}
+
+fn partial_opts() -> OpenOptions {
+    OpenOptions {
+        policy: PARTIAL,
+        ..Default::default()
+    }
+}
+
+pub(super) fn read(text: &str, name: &str) -> crate::Result<KernelTrace> {
+    read_partial(text.as_bytes(), name, Arch::Turing)
 }
 
 fn check_sample(k: &KernelTrace) {
@@ -168,7 +188,7 @@ fn v5_immediates_and_lineinfo() {
     );
     assert!(kernels_equal(
         &k,
-        &read_kernel_bytes(&text, "k.traceg", Arch::Turing).unwrap()
+        &read_partial(&text, "k.traceg", Arch::Turing).unwrap()
     ));
 }
 
@@ -202,7 +222,7 @@ fn writer_chooses_address_modes_like_the_tracer() {
         assert!(s.contains(e), "missing {e:?} in\n{s}");
     }
     // text -> model -> text -> model.
-    let back = read_kernel_bytes(s.as_bytes(), "k.traceg", Arch::Turing).unwrap();
+    let back = read_partial(s.as_bytes(), "k.traceg", Arch::Turing).unwrap();
     assert!(kernels_equal(&k, &back));
     assert_eq!(kernel_to_text(&back).unwrap(), s.as_bytes());
 }
@@ -279,7 +299,7 @@ fn raw_trace_is_grouped_into_blocks_and_warps() {
     let text = kernel_to_text(&k).unwrap();
     assert!(kernels_equal(
         &k,
-        &read_kernel_bytes(&text, "kernel-3.traceg", Arch::Turing).unwrap()
+        &read_partial(&text, "kernel-3.traceg", Arch::Turing).unwrap()
     ));
 }
 
@@ -310,7 +330,7 @@ fn compressed_inputs_read_the_same() {
         ("kernel-4.traceg.zst".into(), zst.into()),
         ("kernel-5.traceg.xz".into(), xz.into()),
     ];
-    let mut t = AccelSimTrace::from_files("up", files, OpenOptions::default()).unwrap();
+    let mut t = AccelSimTrace::from_files("up", files, partial_opts()).unwrap();
     assert_eq!(
         t.commands(),
         &[
@@ -333,7 +353,7 @@ fn compressed_inputs_read_the_same() {
     }
     // The raw form compressed too.
     let raw = gzip(raw_text(false).as_bytes());
-    check_raw(&read_kernel_bytes(&raw, "kernel-3.trace.gz", Arch::Ampere).unwrap());
+    check_raw(&read_partial(&raw, "kernel-3.trace.gz", Arch::Ampere).unwrap());
 }
 
 #[test]
@@ -341,19 +361,15 @@ fn trace_hash_follows_the_bytes() {
     let files = |t: &str| -> Vec<(String, Arc<[u8]>)> {
         vec![("kernel-3.traceg".into(), Arc::from(t.as_bytes()))]
     };
-    let a = AccelSimTrace::from_files("a", files(&v4()), OpenOptions::default()).unwrap();
-    let b = AccelSimTrace::from_files("b", files(&v4()), OpenOptions::default()).unwrap();
-    let c = AccelSimTrace::from_files(
-        "c",
-        files(&v4().replace("0x40", "0x44")),
-        OpenOptions::default(),
-    )
-    .unwrap();
+    let a = AccelSimTrace::from_files("a", files(&v4()), partial_opts()).unwrap();
+    let b = AccelSimTrace::from_files("b", files(&v4()), partial_opts()).unwrap();
+    let c = AccelSimTrace::from_files("c", files(&v4().replace("0x40", "0x44")), partial_opts())
+        .unwrap();
     assert_eq!(a.trace_hash(), b.trace_hash());
     assert_ne!(a.trace_hash(), c.trace_hash());
 }
 
-fn err(text: &str) -> String {
+pub(super) fn err(text: &str) -> String {
     match read(text, "kernel-3.traceg") {
         Ok(_) => panic!("accepted bad input"),
         Err(e) => e.to_string(),
@@ -411,7 +427,7 @@ fn bad_input_names_file_line_and_field() {
     assert!(err(&t.replace("0020 0000000f", "0020 0000000g"))
         .contains(": mask: expected a hexadecimal number"));
     assert!(err(&t.replace("warp = 1", "warp = 2"))
-        .contains(": warp: warp 2 but a block of (64,1,1) has 2 warps"));
+        .contains(": warp: block 1,0,0: warp 2 but a block has 2 warps"));
     assert!(
         err(&t.replace("thread block = 1,0,0", "thread block = 2,0,0"))
             .contains("outside the grid (2,1,1)")
@@ -433,7 +449,7 @@ fn bad_input_names_file_line_and_field() {
         err(&t.replace("-block dim = (64,1,1)", "-block dim = (64,1)"))
             .contains(":4: block dim: expected (x,y,z), found `(64,1)`")
     );
-    assert!(err(&t.replace("-grid dim = (2,1,1)\n", "")).contains("grid dim: missing or zero"));
+    assert!(err(&t.replace("-grid dim = (2,1,1)\n", "")).contains("grid dim: missing: (0,0,0)"));
     assert!(err(&t.replace("-shmem = 256", "-shmem = lots"))
         .contains(":5: shmem: expected a decimal number"));
     assert!(err(&t.replace("#BEGIN_TB", "#BEGIN_TX")).contains("#BEGIN_TB: expected `#BEGIN_TB`"));
@@ -475,131 +491,8 @@ fn same_pc_with_another_opcode_is_interned_separately() {
     assert_eq!(k.ops.get(w1.insts[1].op).name, "NOP");
 }
 
-// ---- the three real traces ----
-
-fn real(dir: &str) -> std::path::PathBuf {
+pub(super) fn real(dir: &str) -> std::path::PathBuf {
     crate::testing::real_trace(dir)
-}
-
-fn open_real(dir: &str, default_arch: Arch) -> AccelSimTrace {
-    AccelSimTrace::open(real(dir), OpenOptions { default_arch }).unwrap()
-}
-
-#[test]
-#[ignore = "needs ../shared/real-traces"]
-fn real_vectoradd() {
-    let mut t = open_real("microgpusim-vectoradd-100-32", Arch::Ampere);
-    assert_eq!(t.commands().len(), 4);
-    assert_eq!(
-        t.commands()[0],
-        Command::MemcpyHtoD {
-            addr: 0x7f2b_2d50_0000,
-            bytes: 400
-        }
-    );
-    assert_eq!(t.commands()[3], Command::Kernel { index: 0 });
-    assert_eq!(t.arch_of(0), Arch::Pascal);
-    let mut s = t.open_kernel(0).unwrap();
-    let k = KernelTrace::collect(&mut *s).unwrap();
-    drop(s);
-    assert_eq!(k.warp_insts(), 344);
-    assert_eq!(k.ctas.len(), 1);
-    let ws = &k.ctas[0].warps;
-    assert_eq!(ws.len(), 32);
-    assert_eq!(ws[0].insts.len(), 23);
-    assert_eq!(ws[3].insts.len(), 23);
-    assert_eq!(ws[4].insts.len(), 9);
-    // Zero mask: the EXIT at 0x58 that the in-range warps jump over.
-    let z = ws[0].insts[8];
-    assert_eq!(
-        (z.pc, z.mask, k.ops.get(z.op).name.as_str()),
-        (0x58, 0, "EXIT")
-    );
-    // Partial mask: warp 3 after the bounds check runs lanes 0..3 only.
-    let ld = ws[3].insts[14];
-    assert_eq!((ld.pc, ld.mask, ld.mem_width), (0x98, 0xf, 4));
-    let a: Vec<(u32, u64)> = ws[3].lane_addrs(&ld).collect();
-    assert_eq!(
-        a,
-        vec![
-            (0, 0x7f2b_2d50_0180),
-            (1, 0x7f2b_2d50_0184),
-            (2, 0x7f2b_2d50_0188),
-            (3, 0x7f2b_2d50_018c)
-        ]
-    );
-    // Base + stride on a full warp.
-    let a: Vec<(u32, u64)> = ws[0].lane_addrs(&ws[0].insts[14]).collect();
-    assert_eq!(
-        (a[0], a[31]),
-        ((0, 0x7f2b_2d50_0000), (31, 0x7f2b_2d50_007c))
-    );
-    assert!(k.ops.iter().all(|(_, o)| !o.unknown));
-}
-
-#[test]
-#[ignore = "needs ../shared/real-traces"]
-fn real_matrixmul_and_my_app_counts() {
-    let mut t = open_real("microgpusim-matrixmul-32-32", Arch::Ampere);
-    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
-    assert_eq!(m.kernels[0].warp_insts(), 4416);
-    assert_eq!(m.kernels[0].ctas[0].warps.len(), 32);
-    assert!(m.kernels[0].ops.iter().all(|(_, o)| !o.unknown));
-
-    // Binary version 0: the caller's default architecture is used.
-    let mut t = open_real("accelsim-my_app", Arch::Ampere);
-    assert_eq!(t.kernel_info(0).binary_version, 0);
-    assert_eq!(t.arch_of(0), Arch::Ampere);
-    assert_eq!(
-        open_real("accelsim-my_app", Arch::Volta).arch_of(0),
-        Arch::Volta
-    );
-    let m = crate::trace::model::MemTrace::collect(&mut t).unwrap();
-    let k = &m.kernels[0];
-    assert_eq!(k.info.tracer_version, 5);
-    assert_eq!(k.info.id, 593);
-    assert_eq!(k.ctas.len(), 55);
-    assert_eq!(k.warp_insts(), 7260);
-    assert_eq!(k.ctas[54].id, Dim3::new(54, 0, 0));
-    let w = &k.ctas[0].warps[0];
-    assert!(w.insts.iter().all(|i| i.has_imm()));
-    assert_eq!(w.insts[2].imm, 10);
-    assert_eq!(w.insts[5].imm, 528);
-    let ld = w.insts[10];
-    assert_eq!(k.ops.get(ld.op).name, "LDG.E.128.SYS");
-    let a: Vec<(u32, u64)> = w.lane_addrs(&ld).collect();
-    assert_eq!(
-        (a[0], a[1], a[31]),
-        (
-            (0, 0x7f58_0fac_e400),
-            (1, 0x7f58_0fac_e410),
-            (31, 0x7f58_0fac_e400 + 31 * 16)
-        )
-    );
-    assert!(k.ops.iter().all(|(_, o)| !o.unknown));
-}
-
-#[test]
-#[ignore = "needs ../shared/real-traces"]
-fn real_traces_are_rewritten_byte_for_byte() {
-    for (dir, file) in [
-        ("microgpusim-vectoradd-100-32", "kernel-1.traceg"),
-        ("microgpusim-matrixmul-32-32", "kernel-1.traceg"),
-        ("accelsim-my_app", "kernel-593-ctx_0x55c28dad19e0.traceg"),
-    ] {
-        let bytes = std::fs::read(real(dir).join(file)).unwrap();
-        let k = read_kernel_bytes(&bytes, file, Arch::Volta).unwrap();
-        let text = kernel_to_text(&k).unwrap();
-        assert!(
-            text == bytes,
-            "{dir}: the writer does not reproduce the file"
-        );
-        let list = std::fs::read(real(dir).join("kernelslist.g")).unwrap();
-        let (cmds, names) = parse_kernelslist(&list, "kernelslist.g").unwrap();
-        let mut out = Vec::new();
-        write_kernelslist(&mut out, &cmds, &names).unwrap();
-        assert_eq!(out, list, "{dir}: kernelslist.g");
-    }
 }
 
 /// A sample Accel-Sim folder shipped in the repository (`sample-traces/text/<name>`).
@@ -693,6 +586,7 @@ fn a_source_written_as_a_folder_reads_back_identically() {
         &sample,
         OpenOptions {
             default_arch: Arch::Volta,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -723,6 +617,7 @@ fn a_raw_folder_with_the_tracers_kernelslist_opens() {
         gzip(raw_text(false).as_bytes()),
     )
     .unwrap();
+    // (Its lines cover both blocks of the grid: complete, read strictly.)
     let mut t = AccelSimTrace::open(&dir, OpenOptions::default()).unwrap();
     assert!(t.kernels()[0].raw);
     assert_eq!(t.arch_of(0), Arch::Ampere);
@@ -739,8 +634,15 @@ fn binary_version_0_uses_the_callers_architecture() {
         .replace("-binary version = 70", "-binary version = 0");
     let files = |t: &str| vec![("kernel-3.traceg".to_string(), Arc::from(t.as_bytes()))];
     for arch in [Arch::Ampere, Arch::Volta, Arch::Turing] {
-        let t = AccelSimTrace::from_files("b0", files(&text), OpenOptions { default_arch: arch })
-            .unwrap();
+        let t = AccelSimTrace::from_files(
+            "b0",
+            files(&text),
+            OpenOptions {
+                default_arch: arch,
+                policy: PARTIAL,
+            },
+        )
+        .unwrap();
         assert_eq!(t.kernel_info(0).binary_version, 0);
         assert_eq!(t.arch_of(0), arch);
     }
@@ -753,6 +655,7 @@ fn binary_version_0_uses_the_callers_architecture() {
         files(&v4()),
         OpenOptions {
             default_arch: Arch::Ampere,
+            policy: PARTIAL,
         },
     )
     .unwrap();
@@ -798,17 +701,17 @@ fn a_kernel_file_listed_uncompressed_is_read_from_its_compressed_form() {
         .iter()
         .map(|(n, b)| (n.clone(), Arc::from(b.as_slice())))
         .collect();
-    check(&mut AccelSimTrace::from_files("up", mem, OpenOptions::default()).unwrap());
+    check(&mut AccelSimTrace::from_files("up", mem, partial_opts()).unwrap());
     // A folder on disk (the CLI).
     let dir = std::env::temp_dir().join(format!("warpweave-listed-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (n, b) in &files {
         std::fs::write(dir.join(n), b).unwrap();
     }
-    check(&mut AccelSimTrace::open(&dir, OpenOptions::default()).unwrap());
+    check(&mut AccelSimTrace::open(&dir, partial_opts()).unwrap());
     // Neither form: the error names the listed file.
     std::fs::write(dir.join("kernelslist.g"), "kernel-9.traceg\n").unwrap();
-    let e = AccelSimTrace::open(&dir, OpenOptions::default())
+    let e = AccelSimTrace::open(&dir, partial_opts())
         .err()
         .unwrap()
         .to_string();

@@ -123,7 +123,7 @@ impl SassCtrl {
                 "Function",
                 format!(
                     "no function {} (kernel {k} of {trace}); the listing has: {}",
-                    info.name,
+                    crate::error::shown(&info.name),
                     names.join(", ")
                 ),
             )
@@ -143,7 +143,7 @@ impl SassCtrl {
                 "code for",
                 format!(
                     "kernel {} of {trace} is code for sm_{tv}, the listing's function is code for sm_{lv} (dump the same target: cuobjdump -sass -arch sm_{tv})",
-                    info.name
+                    crate::error::shown(&info.name)
                 ),
             ));
         }
@@ -271,7 +271,7 @@ impl AnnotatedStream<'_> {
                     Error::parse(
                         &*self.file,
                         line,
-                        format!("kernel {} pc 0x{:x}", self.info.name, i.pc),
+                        format!("kernel {} pc 0x{:x}", crate::error::shown(&self.info.name), i.pc),
                         msg,
                     )
                 };

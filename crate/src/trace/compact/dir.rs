@@ -2,6 +2,7 @@
 //! opcode tables and the chunk index. See FORMAT.md for the byte layout.
 
 use super::bytes::{put_str, put_varint, Cur};
+use crate::trace::check;
 use crate::trace::model::{
     Command, CtrlSource, Dim3, KernelInfo, LatClass, MemSpace, OpInfo, OpKind, Unit,
 };
@@ -158,11 +159,14 @@ fn get_dim(c: &mut Cur<'_>, field: &str) -> Result<Dim3> {
     ))
 }
 
-/// A grid or block with no zero side (as the text reader requires).
-fn nonzero_dim(d: Dim3, c: &Cur<'_>, field: &str) -> Result<Dim3> {
-    if d.count() == 0 {
-        return Err(c.err(field, format!("{d}: expected (x,y,z) with x, y, z >= 1")));
-    }
+/// `d` when `ok(d)` (a [`check`] of the text reader too), else an error at the cursor.
+fn checked<T: Copy>(
+    d: T,
+    ok: fn(T) -> std::result::Result<(), String>,
+    c: &Cur<'_>,
+    field: &str,
+) -> Result<T> {
+    ok(d).map_err(|m| c.err(field, m))?;
     Ok(d)
 }
 
@@ -250,10 +254,12 @@ impl Directory {
                 0 => Command::Kernel {
                     index: c.var_max("kernel index", u32::MAX as u64)? as usize,
                 },
-                1 => Command::MemcpyHtoD {
-                    addr: c.varint("memcpy address")?,
-                    bytes: c.varint("memcpy bytes")?,
-                },
+                1 => {
+                    let addr = c.varint("memcpy address")?;
+                    let bytes = c.varint("memcpy bytes")?;
+                    check::memcpy(addr, bytes).map_err(|m| c.err("memcpy bytes", m))?;
+                    Command::MemcpyHtoD { addr, bytes }
+                }
                 t => {
                     return Err(c.err(
                         "command tag",
@@ -269,18 +275,8 @@ impl Directory {
             let info = KernelInfo {
                 name: c.string("kernel name")?,
                 id: c.var_u32("kernel id")?,
-                grid: nonzero_dim(get_dim(&mut c, "grid dim")?, &c, "grid dim")?,
-                block: {
-                    let b = nonzero_dim(get_dim(&mut c, "block dim")?, &c, "block dim")?;
-                    let max = crate::trace::accelsim::header::MAX_BLOCK_THREADS;
-                    if b.count() > max {
-                        return Err(c.err(
-                            "block dim",
-                            format!("{} threads per block: expected 1..={max}", b.count()),
-                        ));
-                    }
-                    b
-                },
+                grid: checked(get_dim(&mut c, "grid dim")?, check::grid, &c, "grid dim")?,
+                block: checked(get_dim(&mut c, "block dim")?, check::block, &c, "block dim")?,
                 shmem_bytes: c.var_u32("shmem")?,
                 nregs: c.var_u32("nregs")?,
                 binary_version: c.var_u32("binary version")?,
@@ -288,19 +284,12 @@ impl Directory {
                 shmem_base: c.varint("shmem base_addr")?,
                 local_base: c.varint("local mem base_addr")?,
                 nvbit_version: c.string("nvbit version")?,
-                tracer_version: {
-                    let v = c.var_u32("accelsim tracer version")?;
-                    if v > crate::trace::model::MAX_TRACER_VERSION {
-                        return Err(c.err(
-                            "accelsim tracer version",
-                            format!(
-                                "{v} is newer than this reader knows (0..={})",
-                                crate::trace::model::MAX_TRACER_VERSION
-                            ),
-                        ));
-                    }
-                    v
-                },
+                tracer_version: checked(
+                    c.var_u32("accelsim tracer version")?,
+                    check::tracer_version,
+                    &c,
+                    "accelsim tracer version",
+                )?,
                 lineinfo: match c.u8("enable lineinfo")? {
                     0 => false,
                     1 => true,

@@ -16,10 +16,13 @@ use super::codec::{decompress, decompress_into, MAX_UNCOMPRESSED};
 use super::dir::{
     ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
 };
+use super::owned::OwnedCompactStream;
+use crate::error::shown;
+use crate::trace::check::{self, KernelCheck, Policy};
 use crate::trace::model::{
-    Command, CtaTrace, Dim3, Fnv64, KernelInfo, KernelStream, OpTable, PrefetchHalf, TraceSource,
+    Command, CtaTrace, Dim3, Fnv64, KernelInfo, KernelStream, OpTable, TraceSource,
 };
-use crate::trace::packed::{PackedCta, Packer};
+use crate::trace::packed::PackedCta;
 use crate::{Error, Result};
 
 /// A kernel as the reader holds it: its directory entry plus the interned opcode table.
@@ -45,6 +48,10 @@ pub struct CompactReader<R> {
     cache: Option<(usize, usize, Vec<CtaTrace>)>,
 }
 
+/// How far from the end of a file [`CompactReader::new`] looks for the end of a compact trace
+/// when the file does not end with one (to say "trailing data" rather than "truncated").
+const TRAILING_SEARCH: u64 = 1 << 20;
+
 fn io_err(name: &str, what: &str, e: std::io::Error) -> Error {
     Error::io(format!("{name} ({what})"), e)
 }
@@ -59,6 +66,10 @@ impl CompactReader<Cursor<Vec<u8>>> {
     pub fn from_bytes(data: Vec<u8>, name: &str) -> Result<Self> {
         Self::new(Cursor::new(data), name)
     }
+    /// [`CompactReader::from_bytes`] with `policy`.
+    pub fn from_bytes_with(data: Vec<u8>, name: &str, policy: Policy) -> Result<Self> {
+        Self::new_with(Cursor::new(data), name, policy)
+    }
 }
 
 impl<'a> CompactReader<Cursor<&'a [u8]>> {
@@ -66,25 +77,44 @@ impl<'a> CompactReader<Cursor<&'a [u8]>> {
     pub fn from_slice(data: &'a [u8], name: &str) -> Result<Self> {
         Self::new(Cursor::new(data), name)
     }
+    /// [`CompactReader::from_slice`] with `policy`.
+    pub fn from_slice_with(data: &'a [u8], name: &str, policy: Policy) -> Result<Self> {
+        Self::new_with(Cursor::new(data), name, policy)
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 impl CompactReader<std::io::BufReader<std::fs::File>> {
-    /// Opens a compact file.
+    /// Opens a compact file, read strictly.
     pub fn open(path: &std::path::Path) -> Result<Self> {
+        Self::open_with(path, Policy::STRICT)
+    }
+
+    /// Opens a regular compact file with `policy` for unknown opcodes and missing CTAs.
+    pub fn open_with(path: &std::path::Path, policy: Policy) -> Result<Self> {
         let name = path.display().to_string();
-        let f = std::fs::File::open(path).map_err(|e| Error::io(&name, e))?;
-        Self::new(std::io::BufReader::new(f), &name)
+        let f = crate::infile::open_regular(path)?;
+        Self::new_with(std::io::BufReader::new(f), &name, policy)
     }
 }
 
 impl<R: Read + Seek> CompactReader<R> {
     /// Reads the header, trailer and directory of a compact trace; `name` is used in errors.
-    pub fn new(mut src: R, name: &str) -> Result<Self> {
+    /// Strict: an unknown opcode or a kernel with CTAs missing is an error.
+    pub fn new(src: R, name: &str) -> Result<Self> {
+        Self::new_with(src, name, Policy::STRICT)
+    }
+
+    /// [`CompactReader::new`] with `policy`: every kernel's opcodes ([`check::opcode`]) and CTA
+    /// count against its grid ([`check::missing`]) are checked here, from the directory.
+    pub fn new_with(mut src: R, name: &str, policy: Policy) -> Result<Self> {
         let perr = |field: &str, msg: String| Error::parse(name, 0, field, msg);
         let file_len = src
             .seek(SeekFrom::End(0))
             .map_err(|e| io_err(name, "seek", e))?;
+        if file_len == 0 {
+            return Err(perr("file", "an empty compact file (0 bytes)".into()));
+        }
         if file_len < HEADER_LEN {
             return Err(perr(
                 "header at byte 0",
@@ -132,14 +162,29 @@ impl<R: Read + Seek> CompactReader<R> {
         src.read_exact(&mut t)
             .map_err(|e| io_err(name, "trailer", e))?;
         let u = |i: usize| u64::from_le_bytes(t[i..i + 8].try_into().unwrap_or([0; 8]));
+        let (dir_offset, dir_clen, dir_ulen, dir_hash) = (u(0), u(8), u(16), u(24));
+        let dir_ends_here =
+            dir_offset >= HEADER_LEN && dir_offset <= tpos && dir_clen == tpos - dir_offset;
+        if t[32..40] != END_MAGIC || !dir_ends_here {
+            // A whole compact trace followed by other bytes (appended, or a second file)?
+            if let Some(end) = find_end(&mut src, file_len).filter(|&e| e < file_len) {
+                return Err(perr(
+                    &format!("trailing data at byte {end}"),
+                    format!(
+                        "{} bytes after the end of the compact trace (at byte {end}); \
+                         was something appended to the file?",
+                        file_len - end
+                    ),
+                ));
+            }
+        }
         if t[32..40] != END_MAGIC {
             return Err(perr(
                 &format!("end magic at byte {}", tpos + 32),
                 "missing: the file is truncated or was not completely written".into(),
             ));
         }
-        let (dir_offset, dir_clen, dir_ulen, dir_hash) = (u(0), u(8), u(16), u(24));
-        if dir_offset < HEADER_LEN || dir_offset > tpos || dir_clen != tpos - dir_offset {
+        if !dir_ends_here {
             return Err(perr(
                 &format!("directory offset at byte {tpos}"),
                 format!("directory at {dir_offset} of {dir_clen} bytes does not end at the trailer ({tpos})"),
@@ -188,6 +233,7 @@ impl<R: Read + Seek> CompactReader<R> {
                     "an opcode name appears twice".into(),
                 ));
             }
+            check_kernel(k, &kern.entry, policy).map_err(|(f, m)| perr(&f, m))?;
         }
         Ok(CompactReader {
             src,
@@ -335,13 +381,61 @@ impl<R: Read + Seek> CompactReader<R> {
     }
 }
 
+/// One kernel of the directory under `policy`: its opcodes, and its CTAs (from the index)
+/// against its grid: more than the grid is an error whatever the policy (some appear twice or
+/// lie outside it, which decoding would find later); fewer are missing. The error names the
+/// place (field) and what is wrong.
+fn check_kernel(
+    k: usize,
+    e: &KernelEntry,
+    policy: Policy,
+) -> std::result::Result<(), (String, String)> {
+    let info = &e.info;
+    for op in &e.ops {
+        check::opcode(op, policy)
+            .map_err(|m| (format!("kernel {k} `{}`", shown(&info.name)), m))?;
+    }
+    let (n, total) = (e.n_ctas(), info.grid.count());
+    if n > total {
+        return Err((
+            format!("kernel {k} chunk index"),
+            format!(
+                "{n} CTAs in kernel `{}`, more than the {total} of its grid {} (some appear twice \
+                 or lie outside it)",
+                shown(&info.name),
+                info.grid
+            ),
+        ));
+    }
+    check::missing(&info.name, n, total, policy).map_err(|m| (format!("kernel {k}"), m))?;
+    Ok(())
+}
+
+/// Where a compact trace ends inside a longer file: the end of the last trailer (its end
+/// magic, with a directory that ends where it starts) in the last [`TRAILING_SEARCH`] bytes.
+fn find_end<R: Read + Seek>(src: &mut R, file_len: u64) -> Option<u64> {
+    let from = file_len.saturating_sub(TRAILING_SEARCH).max(HEADER_LEN);
+    src.seek(SeekFrom::Start(from)).ok()?;
+    let mut tail = Vec::new();
+    src.take(file_len - from).read_to_end(&mut tail).ok()?;
+    let n = TRAILER_LEN as usize;
+    (n..tail.len()).rev().find_map(|end| {
+        let t = &tail[end - n..end];
+        let u = |i: usize| u64::from_le_bytes(t[i..i + 8].try_into().unwrap_or([0; 8]));
+        let tpos = from + (end - n) as u64;
+        let ok =
+            t[32..40] == END_MAGIC && u(0) >= HEADER_LEN && u(0).checked_add(u(8)) == Some(tpos);
+        ok.then_some(from + end as u64)
+    })
+}
+
 fn fnv(data: &[u8]) -> u64 {
     let mut h = Fnv64::new();
     h.write(data);
     h.finish()
 }
 
-fn decode_chunk_with(
+pub(super) fn decode_chunk_with(
     dec: &mut ChunkDecoder,
     fd: &mut FrameDecoder,
     raw: &[u8],
@@ -396,46 +490,19 @@ fn decode_chunk_with(
             ),
         ));
     }
-    check_shape(&ctas, grid, warps)
-        .map_err(|m| Error::parse(file, 0, format!("{what} at byte {}", e.offset), m))?;
+    // Each CTA inside the grid with its warps inside the block (once in the kernel: checked
+    // where the CTAs are handed out, in order).
+    for c in &ctas {
+        check::inside_grid(c.id, grid)
+            .and_then(|()| check::warps(c, warps))
+            .map_err(|m| Error::parse(file, 0, format!("{what} at byte {}", e.offset), m))?;
+    }
     Ok(ctas)
 }
 
 /// A kernel's grid and warps per block, what its CTAs are checked against.
-fn shape(info: &KernelInfo) -> (Dim3, u32) {
+pub(super) fn shape(info: &KernelInfo) -> (Dim3, u32) {
     (info.grid, info.warps_per_cta())
-}
-
-/// The checks the text reader makes of every block: inside the grid, no more warps than the
-/// block has, each warp id inside the block and once.
-fn check_shape(ctas: &[CtaTrace], grid: Dim3, warps: u32) -> std::result::Result<(), String> {
-    let mut seen = vec![false; warps as usize];
-    for c in ctas {
-        let id = c.id;
-        if id.x >= grid.x || id.y >= grid.y || id.z >= grid.z {
-            return Err(format!(
-                "block {},{},{} is outside the grid {grid}",
-                id.x, id.y, id.z
-            ));
-        }
-        seen.iter_mut().for_each(|s| *s = false);
-        for w in &c.warps {
-            let wi = w.warp_id;
-            if wi >= warps {
-                return Err(format!(
-                    "block {},{},{}: warp {wi} but a block has {warps} warps",
-                    id.x, id.y, id.z
-                ));
-            }
-            if std::mem::replace(&mut seen[wi as usize], true) {
-                return Err(format!(
-                    "block {},{},{}: warp {wi} appears twice",
-                    id.x, id.y, id.z
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Decodes one chunk's compressed bytes (from [`CompactReader::raw_chunk`]) without the reader,
@@ -472,6 +539,8 @@ pub struct CompactKernelStream<'a, R> {
     k: usize,
     next_chunk: usize,
     buf: std::vec::IntoIter<CtaTrace>,
+    /// The CTAs handed out so far: each once.
+    check: KernelCheck,
 }
 
 impl<R: Read + Seek> KernelStream for CompactKernelStream<'_, R> {
@@ -489,7 +558,15 @@ impl<R: Read + Seek> KernelStream for CompactKernelStream<'_, R> {
             if self.next_chunk >= self.rd.chunk_count(self.k) {
                 return Ok(None);
             }
-            let ctas = self.rd.read_chunk(self.k, self.next_chunk)?;
+            let c = self.next_chunk;
+            let ctas = self.rd.read_chunk(self.k, c)?;
+            for x in &ctas {
+                self.check.cta_id(x.id).map_err(|m| {
+                    let at = self.rd.kernels[self.k].entry.chunks[c].offset;
+                    let field = format!("kernel {} chunk {c} at byte {at}", self.k);
+                    Error::parse(&self.rd.name, 0, field, m)
+                })?;
+            }
             self.next_chunk += 1;
             self.buf = ctas.into_iter();
         }
@@ -511,236 +588,6 @@ impl<R> Drop for CompactKernelStream<'_, R> {
     }
 }
 
-/// A kernel of a compact file that owns its compressed chunks (read at open: a few bytes per
-/// warp instruction) and decodes them one at a time as CTAs are pulled; `prefetch` decodes the
-/// next chunk ahead, `prefetch_pair` the next two on two threads (a second decoder).
-pub struct OwnedCompactStream {
-    name: String,
-    k: usize,
-    info: KernelInfo,
-    ops: OpTable,
-    entries: Vec<ChunkEntry>,
-    /// The file's minor format version.
-    minor: u16,
-    /// Compressed chunks; each is emptied when decoded.
-    raw: Vec<Vec<u8>>,
-    /// Chunks handed to `buf` so far (the next one to hand out is `taken`).
-    taken: usize,
-    dec: ChunkDecoder,
-    fd: FrameDecoder,
-    /// The second decoder of `prefetch_pair`.
-    dec2: ChunkDecoder,
-    fd2: FrameDecoder,
-    buf: std::vec::IntoIter<CtaTrace>,
-    /// Pulled by `next_packed`: chunks are packed where they are decoded (on the prefetching
-    /// thread), each decoder with its packer.
-    packed: bool,
-    /// `next_packed`'s last `above`.
-    above: u64,
-    pk: Packer,
-    pk2: Packer,
-    pbuf: std::vec::IntoIter<PackedCta>,
-    /// Chunks `taken` and `taken + 1`, decoded ahead (their errors, if any, wait here); the
-    /// second only while the first is there.
-    ahead: [Option<Result<Decoded>>; 2],
-}
-
-/// A decoded chunk's CTAs: as decoded, or packed.
-enum Decoded {
-    Full(Vec<CtaTrace>),
-    Packed(Vec<PackedCta>),
-}
-
-/// Decodes chunk `c` of a stream's kernel (its compressed bytes are freed).
-#[allow(clippy::too_many_arguments)]
-fn decode_owned(
-    dec: &mut ChunkDecoder,
-    fd: &mut FrameDecoder,
-    raw: &mut Vec<u8>,
-    entries: &[ChunkEntry],
-    name: &str,
-    k: usize,
-    c: usize,
-    n_ops_minor: (usize, u16, (Dim3, u32)),
-    pk: Option<(&mut Packer, u64)>,
-) -> Result<Decoded> {
-    let raw = std::mem::take(raw);
-    let ctas = decode_chunk_with(dec, fd, &raw, &entries[c], name, (k, c), n_ops_minor)?;
-    Ok(match pk {
-        None => Decoded::Full(ctas),
-        // Packed where a CTA is larger than `above` (else a move), each CTA's largest opcode
-        // and PC noted while its instructions are in this core's cache.
-        Some((pk, above)) => Decoded::Packed(
-            ctas.into_iter()
-                .map(|x| {
-                    let mut p = PackedCta::new(x, pk, above);
-                    p.note_max();
-                    p
-                })
-                .collect(),
-        ),
-    })
-}
-
-impl OwnedCompactStream {
-    /// Decodes chunk `c` with the stream's first decoder.
-    fn decode_at(&mut self, c: usize) -> Result<Decoded> {
-        decode_owned(
-            &mut self.dec,
-            &mut self.fd,
-            &mut self.raw[c],
-            &self.entries,
-            &self.name,
-            self.k,
-            c,
-            (self.ops.len(), self.minor, shape(&self.info)),
-            self.packed.then_some((&mut self.pk, self.above)),
-        )
-    }
-
-    /// The next chunk (decoded ahead, or now), or None after the last.
-    fn take_chunk(&mut self) -> Option<Result<Decoded>> {
-        let c = self.taken;
-        if c >= self.raw.len() {
-            return None;
-        }
-        self.taken += 1;
-        Some(match self.ahead[0].take() {
-            Some(r) => {
-                self.ahead.swap(0, 1);
-                r
-            }
-            None => {
-                // (A second half without its first is stale: decoded again when due.)
-                self.ahead[1] = None;
-                self.decode_at(c)
-            }
-        })
-    }
-}
-
-impl KernelStream for OwnedCompactStream {
-    fn info(&self) -> &KernelInfo {
-        &self.info
-    }
-    fn ops(&self) -> &OpTable {
-        &self.ops
-    }
-    fn next_cta(&mut self) -> Result<Option<CtaTrace>> {
-        loop {
-            if let Some(c) = self.buf.next() {
-                return Ok(Some(c));
-            }
-            match self.take_chunk() {
-                None => return Ok(None),
-                Some(r) => match r? {
-                    Decoded::Full(v) => self.buf = v.into_iter(),
-                    Decoded::Packed(_) => {
-                        return Err(Error::other(format!(
-                        "{}: kernel {}: next_cta after next_packed (a stream is pulled one way)",
-                        self.name, self.k
-                    )))
-                    }
-                },
-            }
-        }
-    }
-    fn next_packed(&mut self, pk: &mut Packer, above: u64) -> Result<Option<PackedCta>> {
-        self.packed = true;
-        self.above = above;
-        loop {
-            if let Some(c) = self.pbuf.next() {
-                return Ok(Some(c));
-            }
-            if let Some(c) = self.buf.next() {
-                return Ok(Some(PackedCta::new(c, pk, above)));
-            }
-            match self.take_chunk() {
-                None => return Ok(None),
-                Some(r) => match r? {
-                    Decoded::Full(v) => self.buf = v.into_iter(),
-                    Decoded::Packed(v) => self.pbuf = v.into_iter(),
-                },
-            }
-        }
-    }
-    fn will_pack(&mut self, above: u64) {
-        self.packed = true;
-        self.above = above;
-    }
-    fn recycle(&mut self, cta: PackedCta) {
-        // To the decoder with fewer spare buffers (`prefetch_pair` decodes with both).
-        let dec = if self.dec.spare_insts() <= self.dec2.spare_insts() {
-            &mut self.dec
-        } else {
-            &mut self.dec2
-        };
-        dec.recycle(cta.into_warps());
-    }
-    fn prefetch(&mut self) {
-        let c = self.taken;
-        if self.ahead[0].is_none() && c < self.raw.len() {
-            self.ahead[1] = None;
-            self.ahead[0] = Some(self.decode_at(c));
-        }
-    }
-    fn has_decoded(&self) -> bool {
-        self.buf.len() > 0 || self.pbuf.len() > 0
-    }
-    fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
-        let c = self.taken;
-        if self.ahead[0].is_some() || c >= self.raw.len() {
-            return None;
-        }
-        let OwnedCompactStream {
-            name,
-            k,
-            info,
-            ops,
-            entries,
-            minor,
-            raw,
-            dec,
-            fd,
-            dec2,
-            fd2,
-            ahead,
-            packed,
-            pk,
-            pk2,
-            above,
-            ..
-        } = self;
-        let (packed, above) = (*packed, *above);
-        let (k, nm) = (*k, (ops.len(), *minor, shape(info)));
-        let (name, entries) = (&*name, &*entries);
-        let (r0, rest) = raw[c..].split_first_mut()?;
-        let r1 = rest.first_mut();
-        let [a0, a1] = ahead;
-        *a1 = None;
-        let h0: PrefetchHalf<'_> = Box::new(move || {
-            let pk = packed.then_some((pk, above));
-            *a0 = Some(decode_owned(dec, fd, r0, entries, name, k, c, nm, pk));
-        });
-        let h1: PrefetchHalf<'_> = Box::new(move || {
-            if let Some(r1) = r1 {
-                let pk = packed.then_some((pk2, above));
-                *a1 = Some(decode_owned(dec2, fd2, r1, entries, name, k, c + 1, nm, pk));
-            }
-        });
-        Some([h0, h1])
-    }
-    fn keep_only(&mut self, keep: &[bool]) -> bool {
-        if self.taken > 0 || self.ahead[0].is_some() {
-            // Chunks already decoded hold every instruction: keep it so for the whole kernel.
-            return false;
-        }
-        self.dec.set_keep(keep);
-        self.dec2.set_keep(keep);
-        true
-    }
-}
-
 impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
     fn name(&self) -> &str {
         &self.name
@@ -755,12 +602,13 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
         &self.kernels[k].entry.info
     }
     fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
-        self.kernel(k)?;
+        let check = KernelCheck::new(&self.kernel(k)?.entry.info);
         Ok(Box::new(CompactKernelStream {
             rd: self,
             k,
             next_chunk: 0,
             buf: Vec::new().into_iter(),
+            check,
         }))
     }
     fn open_kernel_owned(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send>> {
@@ -770,27 +618,13 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
         let raw = (0..entries.len())
             .map(|c| self.raw_chunk(k, c))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Box::new(OwnedCompactStream {
-            name: self.name.clone(),
-            k,
-            info,
-            ops,
+        Ok(Box::new(OwnedCompactStream::new(
+            self.name.clone(),
+            (k, info, ops),
             entries,
-            minor: self.version.1,
+            self.version.1,
             raw,
-            taken: 0,
-            dec: ChunkDecoder::new(),
-            fd: FrameDecoder::new(),
-            dec2: ChunkDecoder::new(),
-            fd2: FrameDecoder::new(),
-            buf: Vec::new().into_iter(),
-            packed: false,
-            above: 0,
-            pk: Packer::default(),
-            pk2: Packer::default(),
-            pbuf: Vec::new().into_iter(),
-            ahead: [None, None],
-        }))
+        )))
     }
     /// The content hash stored by the writer: FNV-1a 64 over the decoded model, computed the same
     /// way as [`crate::trace::MemTrace::trace_hash`], so it does not depend on the encoding.

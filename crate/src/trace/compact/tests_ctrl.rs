@@ -2,7 +2,7 @@
 //! `cbits` stream, each kernel's [`CtrlSource`] in the directory, and files of 1.0 and 1.1
 //! still read (no control bits, source none).
 
-use super::tests::{assert_same, crafted, encode};
+use super::tests::{assert_same, crafted, encode, LENIENT};
 use super::*;
 use crate::trace::model::*;
 
@@ -48,7 +48,7 @@ fn control_bits_and_sources_round_trip_every_chunking() {
     let t = with_ctrl();
     for chunk in [1, 100, 1 << 20] {
         let bytes = encode(&t, chunk);
-        let mut rd = CompactReader::from_bytes(bytes, "mem").unwrap();
+        let mut rd = CompactReader::from_bytes_with(bytes, "mem", LENIENT).unwrap();
         assert_eq!(rd.version(), (1, 2));
         let sources: Vec<CtrlSource> = (0..3).map(|k| rd.kernel_info(k).ctrl_source).collect();
         assert_eq!(
@@ -66,10 +66,14 @@ fn control_bits_and_sources_round_trip_every_chunking() {
     }
     // The hash names the content without the control bits: annotating keeps it.
     let plain = encode(&crafted(), 100);
-    let a = CompactReader::from_slice(&plain, "a").unwrap().trace_hash();
+    let a = CompactReader::from_slice_with(&plain, "a", LENIENT)
+        .unwrap()
+        .trace_hash();
     let bytes = encode(&t, 100);
     assert_eq!(
-        CompactReader::from_slice(&bytes, "b").unwrap().trace_hash(),
+        CompactReader::from_slice_with(&bytes, "b", LENIENT)
+            .unwrap()
+            .trace_hash(),
         a
     );
 }
@@ -95,7 +99,7 @@ fn a_chunk_without_control_bits_has_an_empty_cbits_stream() {
 fn files_of_format_1_1_read_without_control_bits() {
     // sample-traces/matmul_naive-64.wwt as the 1.1 writer made it.
     let v11 = include_bytes!("testdata/matmul_naive-64-v1.1.wwt");
-    let mut rd = CompactReader::from_slice(v11, "matmul_naive-64-v1.1.wwt").unwrap();
+    let mut rd = CompactReader::from_slice_with(v11, "matmul_naive-64-v1.1.wwt", LENIENT).unwrap();
     assert_eq!(rd.version(), (1, 1));
     assert_eq!(rd.kernel_info(0).ctrl_source, CtrlSource::None);
     let old = MemTrace::collect(&mut rd).unwrap();
@@ -105,13 +109,13 @@ fn files_of_format_1_1_read_without_control_bits() {
     }
     // Written again it is 1.2, and reads back equal, with the same content hash.
     let new = encode(&old, 32768);
-    let mut rd2 = CompactReader::from_slice(&new, "mem").unwrap();
+    let mut rd2 = CompactReader::from_slice_with(&new, "mem", LENIENT).unwrap();
     assert_eq!(rd2.version(), (1, 2));
     assert_eq!(rd2.trace_hash(), rd.trace_hash());
     assert_same(&old, &MemTrace::collect(&mut rd2).unwrap());
     // And 1.0 (testdata of the 1.1 change) still reads the same way.
     let v10 = include_bytes!("testdata/matmul_naive-64-v1.0.wwt");
-    let mut rd0 = CompactReader::from_slice(v10, "v1.0").unwrap();
+    let mut rd0 = CompactReader::from_slice_with(v10, "v1.0", LENIENT).unwrap();
     assert_eq!(rd0.kernel_info(0).ctrl_source, CtrlSource::None);
     assert_eq!(
         MemTrace::collect(&mut rd0).unwrap().kernels[0].warp_insts(),
@@ -122,7 +126,7 @@ fn files_of_format_1_1_read_without_control_bits() {
 #[test]
 fn older_readers_refuse_a_1_2_directory_and_bad_codes_are_errors() {
     let bytes = encode(&with_ctrl(), 100);
-    let rd = CompactReader::from_slice(&bytes, "t.wwt").unwrap();
+    let rd = CompactReader::from_slice_with(&bytes, "t.wwt", LENIENT).unwrap();
     let d = dir::Directory {
         source_name: "t".into(),
         trace_hash: 0,

@@ -111,10 +111,13 @@ pub fn base_name(op: &str) -> &str {
 }
 
 /// Classifies one opcode string for `arch`. Unknown opcodes come back as integer ALU work with
-/// `unknown = true`, so a trace with new SASS still runs and the report can count them.
+/// `unknown = true`, so a trace with new SASS still runs and the report can count them (or a
+/// reader refuses them: `trace::check::opcode`). An opcode with a byte that is not printable
+/// ASCII (a NUL, a space) is never a real one, whatever its base name.
 pub fn classify(arch: Arch, op: &str) -> OpInfo {
     let base = base_name(op);
-    let class = tables::lookup(arch.bit(), base);
+    let printable = op.bytes().all(|b| b.is_ascii_graphic());
+    let class = tables::lookup(arch.bit(), base).filter(|_| printable);
     let (c, unknown) = match class {
         Some(c) => (c, false),
         None => (tables::INT, true),

@@ -121,6 +121,9 @@ fn opcodes_outside_an_architecture_are_unknown_not_fatal() {
         (Arch::Volta, "SHL"),
         (Arch::Turing, "LDGSTS.E"),
         (Arch::Ampere, "FOO.BAR"),
+        // Not an opcode at all: a NUL or a non-ASCII byte after a known base name.
+        (Arch::Ampere, "IADD3.\0X"),
+        (Arch::Ampere, "IADD3.\u{e9}"),
     ] {
         let i = classify(a, op);
         assert!(i.unknown, "{op} on {a:?}");

@@ -14,7 +14,7 @@
 //!      from the warp's previous recorded point (counted as one ambiguous choice)
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::path::PathFinder;
 use super::records::{KernelRecords, Kind, Record, Space};
@@ -126,9 +126,26 @@ pub fn import_kernel(k: &KernelRecords, cx: &KernelCtx) -> Result<(KernelTrace, 
         ops: &mut ops,
         arch: Arch::resolve(bv, Arch::Ampere),
     };
-    let mut ctas = Vec::with_capacity(k.grid.count() as usize);
+    let mut ctas = Vec::with_capacity(k.grid.count().min(k.records.len() as u64) as usize);
     let empty = Vec::new();
     for c in 0..k.grid.count() as u32 {
+        // Every warp records its entry: a CTA without a record was not traced, and would be
+        // invented here from the SASS alone (records lost to a full buffer are allowed apart).
+        if k.dropped == 0 && by_warp.range((c, 0)..=(c, u16::MAX)).next().is_none() {
+            let traced = by_warp.keys().map(|&(c, _)| c).collect::<BTreeSet<u32>>();
+            return Err(record_err(
+                cx.records_file,
+                k.first_record,
+                "kernel",
+                format!(
+                    "{}: CTA {c} has no record (each warp records its entry): the records hold \
+                     {} of the grid's {} CTAs",
+                    crate::error::shown(&k.name),
+                    traced.len(),
+                    k.grid.count()
+                ),
+            ));
+        }
         let mut warps = Vec::with_capacity(nwarps as usize);
         for w in 0..nwarps {
             let exist = low_lanes(threads - w * WARP_SIZE);

@@ -9,6 +9,7 @@
 //! ```
 //! Errors name the file, the record (or header field) and what was expected.
 
+use crate::trace::check;
 use crate::trace::model::Dim3;
 use crate::{Error, Result};
 
@@ -201,11 +202,20 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<KernelRecords>> {
         let func_pc = u64_at(h, 40);
         let n = u64_at(h, 48);
         let dropped = u64_at(h, 56);
-        if grid.count() == 0 || block.count() == 0 || block.count() > 1024 {
+        if block.count() == 0 || block.count() > 1024 {
             return Err(err(
                 rec_no,
                 &field("shape"),
                 format!("grid {grid:?} block {block:?}: expected non-empty, at most 1024 threads"),
+            ));
+        }
+        // As every trace reader checks a grid; records number CTAs in 32 bits.
+        check::grid(grid).map_err(|m| err(rec_no, &field("grid"), m))?;
+        if grid.count() > u32::MAX as u64 + 1 {
+            return Err(err(
+                rec_no,
+                &field("grid"),
+                format!("{grid}: more CTAs than records can number (2^32)"),
             ));
         }
         at += KERNEL_HEADER;

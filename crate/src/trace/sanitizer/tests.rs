@@ -431,6 +431,31 @@ fn errors_name_file_record_and_expectation() {
     );
     let e = err(&one(vec![mem(0xa0, 5, 0, 0, A, false)]), SASS);
     assert!(e.contains("cta") && e.contains("expected < 2"), "{e}");
+    // A CTA with no record was not traced: refused, not invented from the SASS.
+    let cta0: Vec<Record> = vecadd_records()
+        .into_iter()
+        .filter(|r| r.cta == 0)
+        .collect();
+    let e = err(&one(cta0), SASS);
+    assert!(
+        e.contains("vecadd: CTA 1 has no record")
+            && e.contains("the records hold 1 of the grid's 2 CTAs"),
+        "{e}"
+    );
+    // A grid no launch has (checked as every trace reader checks one).
+    let e = err(
+        &encode(&[kernel(
+            "vecadd",
+            Dim3::new(1, 1 << 20, 1),
+            Dim3::new(64, 1, 1),
+            vec![],
+        )]),
+        SASS,
+    );
+    assert!(
+        e.contains("r.wwsan") && e.contains("larger than CUDA launches"),
+        "{e}"
+    );
     let mut k = kernel("vecadd", Dim3::new(2, 1, 1), Dim3::new(64, 1, 1), vec![]);
     k.dropped = 7;
     let e = err(&encode(&[k]), SASS);

@@ -1,0 +1,143 @@
+//! The text reader's part of `trace::check`: kernels with blocks missing, a block twice,
+//! unknown opcodes (a NUL inside one too), lines longer than any trace line, copies no GPU
+//! takes and kernels-list lines that are no command; each named by file and line.
+
+use super::tests::{err, read, v4};
+use super::*;
+use crate::trace::check::Policy;
+use crate::trace::opcodes::Arch;
+
+#[test]
+fn kernelslist_copies_no_gpu_takes_and_lines_that_are_no_command_are_refused() {
+    let e = |t: &[u8]| parse_kernelslist(t, "kl").unwrap_err().to_string();
+    assert!(
+        e(b"MemcpyHtoD,0x1000,9223372036854775808\n").starts_with(
+            "kl:1: MemcpyHtoD bytes: a copy of 9223372036854775808 bytes: more than any GPU's memory"
+        ),
+        "{}",
+        e(b"MemcpyHtoD,0x1000,9223372036854775808\n")
+    );
+    assert!(e(b"\nMemcpyHtoD,0xffffffffffffff00,4096\n")
+        .contains("kl:2: MemcpyHtoD bytes: 4096 bytes at"));
+    // A `kernel...` line that names no kernel file, and a copy line of no known shape.
+    for (text, line) in [
+        (&b"kernel-1.traceg\nkernelfoo\n"[..], 2),
+        (b"kernel-1.txt\n", 1),
+        (b"kernel-1.traceg\nMemcpy garbage\n", 2),
+    ] {
+        let m = e(text);
+        assert!(
+            m.starts_with(&format!(
+                "kl:{line}: kernelslist line: expected a kernel file"
+            )),
+            "{m}"
+        );
+    }
+    // Copies other than host-to-device and comments are still skipped.
+    let (c, n) = parse_kernelslist(b"# c\nMemcpyDtoD,0x1,4\nkernel-2.traceg.xz\n", "kl").unwrap();
+    assert_eq!((c.len(), n.len()), (1, 1));
+}
+
+#[test]
+fn partial_duplicated_and_unknown_are_refused_naming_file_and_line() {
+    let strict = |t: &str| {
+        read_kernel_bytes(t.as_bytes(), "kernel-3.traceg", Arch::Turing)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    // One block of a grid of two (the sample): the end of the file names how many are missing.
+    let t = v4();
+    let end = t.lines().count();
+    assert_eq!(
+        strict(&t),
+        format!(
+            "kernel-3.traceg:{end}: thread blocks: kernel `_Z4testPfS_`: 1 of 2 CTAs are missing \
+             from the trace (it holds 1; cut short?); --allow-partial simulates the ones present"
+        )
+    );
+    // A file that ends after its header holds no block at all.
+    let header_only = &t[..t.find("#BEGIN_TB").unwrap()];
+    assert!(
+        strict(header_only).contains("2 of 2 CTAs are missing"),
+        "{}",
+        strict(header_only)
+    );
+    // The same block twice: named at its second `thread block` line, not simulated twice.
+    let block = &t[t.find("#BEGIN_TB").unwrap()..];
+    let twice = format!("{t}{block}");
+    let line = twice
+        .lines()
+        .position(|l| l == "thread block = 1,0,0")
+        .unwrap();
+    let second = twice
+        .lines()
+        .skip(line + 1)
+        .position(|l| l == "thread block = 1,0,0")
+        .unwrap()
+        + line
+        + 2;
+    let e = err(&twice);
+    assert!(
+        e.starts_with(&format!(
+            "kernel-3.traceg:{second}: thread block: block 1,0,0 appears twice in kernel `_Z4testPfS_`"
+        )),
+        "{e}"
+    );
+    // A block with two ids.
+    let e = err(&t.replace(
+        "thread block = 1,0,0\n",
+        "thread block = 1,0,0\nthread block = 0,0,0\n",
+    ));
+    assert!(e.contains("a second `thread block =`"), "{e}");
+    // Unknown opcodes, and a NUL inside a known one: the opcode, file and line.
+    let op_line = t.lines().position(|l| l.contains("LDG.E.64")).unwrap() + 1;
+    for (op, shown) in [("FOOBAR.X", "FOOBAR.X"), ("LDG.E.\0X", "LDG.E.\\0X")] {
+        let e = err(&t.replace("LDG.E.64", op));
+        assert!(
+            e.starts_with(&format!(
+                "kernel-3.traceg:{op_line}: opcode: unknown opcode `{shown}`"
+            )) && e.contains("--unknown-opcodes=warn"),
+            "{e}"
+        );
+    }
+    // ... which a warning policy reads as integer ALU instructions.
+    let warn = Policy {
+        unknown_opcodes: crate::trace::check::UnknownOpcodes::Warn,
+        allow_partial: true,
+    };
+    let k = read_kernel_bytes_with(
+        t.replace("LDG.E.64", "FOOBAR.X").as_bytes(),
+        "k.traceg",
+        Arch::Turing,
+        warn,
+    )
+    .unwrap();
+    let op = k.ops.iter().find(|(_, o)| o.name == "FOOBAR.X").unwrap().1;
+    assert!(op.unknown && op.unit == crate::trace::model::Unit::Int);
+    // A line longer than any trace line: refused at its number, not read into memory.
+    let long = t.replace(
+        "-future key = something new",
+        &format!("-future key = {}", "x".repeat(100_000)),
+    );
+    let line = long
+        .lines()
+        .position(|l| l.starts_with("-future key"))
+        .unwrap()
+        + 1;
+    let e = err(&long);
+    assert!(
+        e.starts_with(&format!(
+            "kernel-3.traceg:{line}: line: longer than 65536 bytes"
+        )),
+        "{e}"
+    );
+    // The longest line accepted, with either line end.
+    for end in ["\n", "\r\n"] {
+        let max = t.replace(
+            "-future key = something new\n",
+            &format!("-k = {}{end}", "y".repeat(super::header::MAX_LINE - 5)),
+        );
+        read(&max, "k.traceg").unwrap();
+    }
+}
