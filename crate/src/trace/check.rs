@@ -70,8 +70,9 @@ impl Policy {
         unknown_opcodes: UnknownOpcodes::Error,
         allow_partial: false,
     };
-    /// Reads whatever can be read: for `convert`, `annotate` and `info`, which pass a trace on
-    /// or describe it (its unknown opcodes and CTA counts included) rather than simulate it.
+    /// Reads whatever can be read: for `convert` and `annotate`, which pass a trace on as it is
+    /// (it is checked when it is simulated). (`info` describes unknown opcodes whatever the
+    /// flags, and kernels with CTAs missing with `--allow-partial`.)
     pub const LENIENT: Policy = Policy {
         unknown_opcodes: UnknownOpcodes::Warn,
         allow_partial: true,

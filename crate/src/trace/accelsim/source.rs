@@ -166,23 +166,32 @@ pub fn parse_kernelslist(text: &[u8], file: &str) -> Result<(Vec<Command>, Vec<S
             let bytes = dec(trim(parts[2]), &ctx, "MemcpyHtoD bytes")?;
             check::memcpy(addr, bytes).map_err(|m| ctx.err("MemcpyHtoD bytes", m))?;
             cmds.push(Command::MemcpyHtoD { addr, bytes });
-        } else if l.starts_with(b"kernel") && is_kernel_file(&String::from_utf8_lossy(l)) {
+        } else if l.starts_with(b"kernel") {
+            // A path outside the folder is named as such before anything else.
             let name = kernel_file_name(l, &ctx)?;
+            if !is_kernel_file(name) {
+                return Err(not_a_command(l, &ctx));
+            }
             cmds.push(Command::Kernel { index: names.len() });
             names.push(name.to_string());
         } else if !(l.is_empty() || is_other_copy(l) || l.starts_with(b"#")) {
             // Blank lines, comments and other copies (MemcpyDtoH,...) are skipped, as Accel-Sim
             // does; anything else is a mistake worth naming.
-            return Err(ctx.err(
-                "kernelslist line",
-                format!(
-                    "expected a kernel file (kernel-<n>.traceg) or MemcpyHtoD,<address>,<bytes>, found {}",
-                    show(l)
-                ),
-            ));
+            return Err(not_a_command(l, &ctx));
         }
     }
     Ok((cmds, names))
+}
+
+/// The error of a kernels-list line that is neither a launch nor a copy.
+fn not_a_command(l: &[u8], ctx: &Ctx) -> Error {
+    ctx.err(
+        "kernelslist line",
+        format!(
+            "expected a kernel file (kernel-<n>.traceg) or MemcpyHtoD,<address>,<bytes>, found {}",
+            show(l)
+        ),
+    )
 }
 
 /// `Memcpy<Kind>,...` other than `MemcpyHtoD` (`MemcpyDtoH,0x...,64`): a copy the timing model
