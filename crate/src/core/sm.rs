@@ -496,7 +496,9 @@ impl Sm {
             }
             w.cb.reset();
             // A new warp in the slot: nothing the last one left in the register-file cache.
-            self.subcores[ws as usize % sh.p.subcores].rs.forget_warp(ws);
+            self.subcores[ws as usize % sh.p.subcores]
+                .rs
+                .forget_warp(ws);
             w.inflight = 0;
             w.mem_inflight = 0;
             w.branch_pending = 0;
