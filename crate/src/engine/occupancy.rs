@@ -64,7 +64,11 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
     if threads == 0 {
         return Err(Error::config(
             "trace",
-            format!("kernel `{}`: block size {} has no threads", crate::error::shown(&k.name), k.block),
+            format!(
+                "kernel `{}`: block size {} has no threads",
+                crate::error::shown(&k.name),
+                k.block
+            ),
         ));
     }
     let wpc = k.warps_per_cta();
@@ -78,7 +82,9 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
                 "sm.max_regs_per_thread",
                 format!(
                     "kernel `{}` uses {} registers per thread, the SM allows {}",
-                    crate::error::shown(&k.name), k.nregs, sm.max_regs_per_thread
+                    crate::error::shown(&k.name),
+                    k.nregs,
+                    sm.max_regs_per_thread
                 ),
             ));
         }
@@ -100,7 +106,9 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
             "shmem.max_per_cta_kb",
             format!(
                 "kernel `{}` needs {} B of shared memory per CTA, at most {} KiB allowed",
-                crate::error::shown(&k.name), shmem_per_cta, cfg.shmem.max_per_cta_kb
+                crate::error::shown(&k.name),
+                shmem_per_cta,
+                cfg.shmem.max_per_cta_kb
             ),
         ));
     }
@@ -129,7 +137,10 @@ pub fn occupancy(k: &KernelInfo, cfg: &GpuConfig) -> Result<Occupancy> {
             key,
             format!(
                 "kernel `{}` (block {}, {} regs/thread, {} B shared) cannot fit one CTA on an SM",
-                crate::error::shown(&k.name), k.block, k.nregs, k.shmem_bytes
+                crate::error::shown(&k.name),
+                k.block,
+                k.nregs,
+                k.shmem_bytes
             ),
         ));
     }

@@ -271,7 +271,11 @@ impl AnnotatedStream<'_> {
                     Error::parse(
                         &*self.file,
                         line,
-                        format!("kernel {} pc 0x{:x}", crate::error::shown(&self.info.name), i.pc),
+                        format!(
+                            "kernel {} pc 0x{:x}",
+                            crate::error::shown(&self.info.name),
+                            i.pc
+                        ),
                         msg,
                     )
                 };
