@@ -230,3 +230,47 @@ fn war_distances_tab2() {
         assert_eq!(t[1] - t[0], want, "width {width}");
     }
 }
+
+/// Tab. 1 in the whole core: one warp per active sub-core issuing 8 independent global loads
+/// (`mem_pipeline.subcore_unit`). Each issues five back to back; the SM issues the rest at
+/// Tab. 1's cycles (11 + 2j, then + max(4, 2 x active)). Which sub-core gets which of them
+/// follows the SM's round robin over sub-cores, so they are compared as a set.
+#[test]
+fn memory_issue_rates_tab1() {
+    let o = ops();
+    for active in 1..=4usize {
+        let mut c = mcfg();
+        c.sm.subcores = 4;
+        c.mem_pipeline.subcore_unit = true;
+        let ws = (0..active)
+            .map(|j| {
+                let loads = (0..8)
+                    .map(|k| ctl(mem(o.ldg, &[10 + k], &[2], 4), 1, false, 7, 0))
+                    .collect();
+                let lanes: Vec<Vec<u64>> = (0..8)
+                    .map(|k| {
+                        (0..32)
+                            .map(|l| 0x10000 * (j as u64 + 1) + 128 * k + 4 * l)
+                            .collect()
+                    })
+                    .collect();
+                warp(loads, &lanes)
+            })
+            .collect();
+        let (_, log) = run_log(&c, vec![kernel("k", &o, vec![ws])]);
+        let step = 4.max(2 * active as u64);
+        let t0 = log[0].cycle;
+        let mut late: Vec<u64> = vec![];
+        let mut want: Vec<u64> = vec![];
+        for j in 0..active {
+            let t: Vec<u64> = issues_of(&log, j as u16).iter().map(|x| x - t0).collect();
+            assert_eq!(&t[..5], &[0, 1, 2, 3, 4], "{active} active, sub-core {j}");
+            late.extend_from_slice(&t[5..]);
+            let sixth = 11 + 2 * j as u64;
+            want.extend([sixth, sixth + step, sixth + 2 * step]);
+        }
+        late.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(late, want, "{active} active");
+    }
+}
