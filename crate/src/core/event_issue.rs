@@ -52,18 +52,7 @@ impl SubCore {
         debug_assert!(!is_direct(sh));
         if op.is_mem() {
             let p = self.mem_pipe(sh);
-            let e = MemInst {
-                used: true,
-                warp: wi as u16,
-                subcore: self.id as u8,
-                idx,
-                kind: op.kind,
-                ndst: inst.ndst.min(4),
-                dst: inst.dst,
-                pc: inst.pc,
-                remaining: 0,
-                sbs: Default::default(),
-            };
+            let e = MemInst::new(wi as u16, self.id, idx, op.kind, &inst, Default::default());
             // The cycle model's collector reads the operands at t + 1 and dispatches then.
             sh.pipes[p].accept(now + 1, sh.p.mem_dispatch_latency, e);
             let uc = sh.stats.units.get_mut(U_MEM);

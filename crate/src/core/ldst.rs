@@ -45,6 +45,30 @@ pub struct MemInst {
 }
 
 impl MemInst {
+    /// Instruction `idx` (`inst`, of kind `kind`) of warp slot `warp`, entering the memory
+    /// pipeline of sub-core `subcore`; it releases dependence counters `sbs` (modern core).
+    pub fn new(
+        warp: u16,
+        subcore: usize,
+        idx: u32,
+        kind: OpKind,
+        inst: &TraceInst,
+        sbs: super::modern::SbIds,
+    ) -> Self {
+        MemInst {
+            used: true,
+            warp,
+            subcore: subcore as u8,
+            idx,
+            kind,
+            ndst: inst.ndst.min(4),
+            dst: inst.dst,
+            pc: inst.pc,
+            remaining: 0,
+            sbs,
+        }
+    }
+
     pub fn writes_regs(&self) -> bool {
         writes_regs(self.ndst, self.kind)
     }

@@ -298,18 +298,7 @@ impl SubCore {
         if !sh.pipes[p].can_accept() {
             return Err(Block::MemPipe);
         }
-        let e = MemInst {
-            used: true,
-            warp,
-            subcore: self.id as u8,
-            idx: inst_idx,
-            kind: op.kind,
-            ndst: inst.ndst.min(4),
-            dst: inst.dst,
-            pc: inst.pc,
-            remaining: 0,
-            sbs: Default::default(),
-        };
+        let e = MemInst::new(warp, self.id, inst_idx, op.kind, inst, Default::default());
         sh.pipes[p].accept(now, sh.p.mem_dispatch_latency, e);
         let uc = sh.stats.units.get_mut(U_MEM);
         uc.dispatches += 1;
@@ -561,8 +550,29 @@ impl SubCore {
             sh.stats.subcores[self.id].stalls.add(StallKind::Issued, 1);
             return true;
         }
-        // Nothing issued nor stalled: the warps with nothing left to issue tell whether the
-        // sub-core is draining memory or ALU work (every check is cached by now).
+        let (kind, pc) = self.account_no_issue(sh, first_stall);
+        if !sh.p.analytic_alu && self.sched.version() == v {
+            self.replay = Some(Replay {
+                sched_ver: v,
+                cu,
+                kind,
+                pc,
+                war_holds,
+                until: Cycle::MAX,
+            });
+        }
+        changed
+    }
+
+    /// A cycle in which nothing issued: its reason is the first stalled warp's, else (no
+    /// warp stalled) whether the warps with nothing left to issue drain memory or ALU work
+    /// (every check is cached by now), else idle. Accounted and remembered for skipped
+    /// cycles.
+    pub(super) fn account_no_issue(
+        &mut self,
+        sh: &mut SmShared,
+        first_stall: Option<(StallKind, u32, u32)>,
+    ) -> (StallKind, Option<(u32, u32)>) {
         let (mut draining_mem, mut draining_alu) = (false, false);
         if first_stall.is_none() {
             for &wi in &self.order {
@@ -582,17 +592,7 @@ impl SubCore {
         self.last_stall = kind;
         self.last_stall_pc = pc;
         sh.account_stall(self.id, kind, pc, 1);
-        if !sh.p.analytic_alu && self.sched.version() == v {
-            self.replay = Some(Replay {
-                sched_ver: v,
-                cu,
-                kind,
-                pc,
-                war_holds,
-                until: Cycle::MAX,
-            });
-        }
-        changed
+        (kind, pc)
     }
 
     /// Issues warp `wi`'s head instruction. Returns its unit index.

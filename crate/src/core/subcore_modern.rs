@@ -170,25 +170,7 @@ impl SubCore {
                 }
             }
         }
-        let (mut draining_mem, mut draining_alu) = (false, false);
-        if first_stall.is_none() {
-            for &wi in &self.order {
-                if sh.wchk[wi as usize] == WarpCheck::Skip {
-                    let w = &sh.warps[wi as usize];
-                    draining_mem |= w.mem_inflight > 0;
-                    draining_alu |= w.inflight > w.mem_inflight;
-                }
-            }
-        }
-        let (kind, pc) = match first_stall {
-            Some((k, kernel, pc)) => (k, Some((kernel, pc / sh.p.inst_bytes))),
-            None if draining_mem => (StallKind::MemData, None),
-            None if draining_alu => (StallKind::CompData, None),
-            None => (StallKind::Idle, None),
-        };
-        self.last_stall = kind;
-        self.last_stall_pc = pc;
-        sh.account_stall(self.id, kind, pc, 1);
+        let (kind, pc) = self.account_no_issue(sh, first_stall);
         self.time_wake = until;
         if self.sched.version() == v {
             self.replay = Some(Replay {
@@ -256,18 +238,7 @@ impl SubCore {
                 });
                 sh.warps[wi].inflight += 1;
             }
-            let e = MemInst {
-                used: true,
-                warp: wi as u16,
-                subcore: self.id as u8,
-                idx,
-                kind: op.kind,
-                ndst: inst.ndst.min(4),
-                dst: inst.dst,
-                pc: inst.pc,
-                remaining: 0,
-                sbs: sbs.without_rd(),
-            };
+            let e = MemInst::new(wi as u16, self.id, idx, op.kind, inst, sbs.without_rd());
             if sh.p.mem_unit {
                 sh.pipes[p].accept_at(reach + sh.p.mem_dispatch_latency.max(1) as Cycle, e);
             } else {

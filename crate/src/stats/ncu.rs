@@ -126,8 +126,7 @@ mod tests {
     use crate::engine::{ModelChoice, Simulator};
     use crate::workload::{generate, Params};
 
-    /// The same trace gives the same sector counts in `cycle` and `memory` mode (issue 30:
-    /// `cycle` reported DRAM requests where `memory` reported sectors).
+    /// The same trace gives the same sector counts in `cycle` and `memory` mode.
     #[test]
     fn cycle_and_memory_modes_count_alike() {
         let mut cfg = crate::config::preset("rtx2080ti").unwrap();
