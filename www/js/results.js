@@ -26,8 +26,9 @@ export function summaryRows(env, elapsedMs) {
     rows.push(['thread instructions', r.thread_insts]);
     const k = r.kernels?.[0];
     if (k && typeof k.exec_cycles === 'number') {
-      rows.push(['kernel 0 execution cycles (compare with a measured duration × clock)', k.exec_cycles]);
-      rows.push(['kernel 0 launch overhead cycles (Nsight Compute elapsed cycles add them)', k.launch_cycles]);
+      rows.push(['kernel 0 duration cycles (compare with a measured kernel duration × clock)', k.duration_cycles]);
+      rows.push(['kernel 0 execution cycles (first CTA issued to last CTA done)', k.exec_cycles]);
+      rows.push(['kernel 0 launch overhead cycles (Nsight Compute elapsed cycles include all of it)', k.launch_cycles]);
     }
     const k0 = r.kernels?.[0]?.occupancy;
     if (k0) rows.push(['occupancy (kernel 0)', `${k0.ctas_per_sm} CTAs/SM (${k0.ctas_per_sm * k0.warps_per_cta} warps), limited by ${k0.limiter}`]);

@@ -435,6 +435,11 @@ pub const H100: &[Row] = &[
         "measured on an H100 80GB HBM3 (ncu: a one-CTA vecadd takes 5,289 SM cycles, its simulated body ~950; tests/hardware/results/h100.csv)",
     ),
     (
+        "sm.launch_ncu_only",
+        "1500",
+        "measured on an H100 PCIe: Nsight Compute's elapsed cycles exceed Nsight Systems' kernel duration x clock by ~1,500 cycles on four one-CTA FFMA kernels (public NVBit traces with both measurements, kept outside the repository); a measurement, not a fit of the model",
+    ),
+    (
         "l1d.banks",
         "16",
         "fitted to tests/hardware/results/h100.csv (matmul_naive 256, two CTAs per SM: 4 banks +93% cycles, 16 banks +57%; other rows move < 4%)",

@@ -55,6 +55,11 @@ const TURING: &[Row] = &[
     ),
     ("sm.shmem_reserved_per_cta", "0", "CUDA cc 7.5"),
     ("sm.kernel_launch_latency", "5000", "AS-SM75_RTX2060"),
+    (
+        "sm.launch_ncu_only",
+        "0",
+        "not measured for this GPU: a duration is taken as the elapsed cycles",
+    ),
     ("sm.cta_launch_latency", "0", "AS-SM75_RTX2060"),
     ("scheduler.policy", "gto", "seed 000 Table II"),
     (
@@ -325,6 +330,11 @@ const GA10X: &[Row] = &[
         "CUDA cc 8.x (1 KiB per block)",
     ),
     ("sm.kernel_launch_latency", "5000", "AS-SM86_RTX3070"),
+    (
+        "sm.launch_ncu_only",
+        "0",
+        "not measured for this GPU: a duration is taken as the elapsed cycles",
+    ),
     ("scheduler.policy", "lrr", "AS-SM86_RTX3070"),
     ("frontend.l0i.size_kb", "16", "assumed as Turing (Jia19)"),
     (
@@ -426,6 +436,11 @@ const GA10X: &[Row] = &[
 
 /// Data-centre SMs (GV100, GA100, GH100): 64 warps, HBM, seed 004's cache parameters.
 const DATACENTRE: &[Row] = &[
+    (
+        "sm.launch_ncu_only",
+        "0",
+        "not measured for this GPU: a duration is taken as the elapsed cycles",
+    ),
     ("sm.max_warps", "64", "CUDA cc 7.0 / 8.0 / 9.0"),
     ("sm.max_threads", "2048", "CUDA cc 7.0 / 8.0 / 9.0"),
     ("sm.max_ctas", "32", "CUDA cc 7.0 / 8.0 / 9.0"),

@@ -78,8 +78,13 @@ pub struct SmConfig {
     pub shmem_alloc_granularity: u32,
     /// Shared memory the driver reserves per CTA (1 KiB on Ampere+), bytes.
     pub shmem_reserved_per_cta: u32,
-    /// Cycles from kernel start to the first CTA issue.
+    /// Cycles from kernel start to the first CTA issue, as Nsight Compute's elapsed cycles
+    /// count them.
     pub kernel_launch_latency: u32,
+    /// The part of `kernel_launch_latency` that only Nsight Compute's elapsed cycles count: a
+    /// kernel duration (Nsight Systems, CUPTI activity timestamps, times the clock) starts
+    /// this many cycles later. Results report both figures.
+    pub launch_ncu_only: u32,
     /// Cycles between issuing two CTAs to one SM.
     pub cta_launch_latency: u32,
     /// Concurrent kernels per SM from different streams.

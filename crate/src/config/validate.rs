@@ -111,6 +111,15 @@ impl GpuConfig {
 
     fn cross_checks(&self) -> Result<()> {
         let sm = &self.sm;
+        if sm.launch_ncu_only > sm.kernel_launch_latency {
+            return Err(Error::config(
+                "sm.launch_ncu_only",
+                format!(
+                    "{} is more than sm.kernel_launch_latency = {}",
+                    sm.launch_ncu_only, sm.kernel_launch_latency
+                ),
+            ));
+        }
         if !sm.max_warps.is_multiple_of(sm.subcores) {
             return Err(Error::config(
                 "sm.subcores",

@@ -40,11 +40,15 @@ pub struct KernelResult {
     /// Cycles from launch to the last CTA's completion, as Nsight Compute's
     /// `sm__cycles_elapsed.max` counts them: `launch_cycles + exec_cycles`.
     pub cycles: u64,
+    /// The kernel's duration in cycles, to compare with a measured kernel duration (Nsight
+    /// Systems, CUPTI activity timestamps) times the clock: `cycles` less the part of the
+    /// launch only Nsight Compute counts (`sm.launch_ncu_only`).
+    pub duration_cycles: u64,
     /// Cycles from the launch to the first CTA's issue: the launch overhead
     /// (`sm.kernel_launch_latency`, or longer while earlier kernels hold the SMs).
     pub launch_cycles: u64,
-    /// Cycles from the first CTA's issue to the last CTA's completion: the kernel as the GPU
-    /// executes it, to compare with a measured kernel duration times the clock.
+    /// Cycles from the first CTA's issue to the last CTA's completion: the kernel's body, as
+    /// clock reads at its start and end bracket it.
     pub exec_cycles: u64,
     pub warp_insts: u64,
     pub thread_insts: u64,
@@ -189,6 +193,7 @@ impl SimResult {
                     launched_at: r.launched_at,
                     end_at: end,
                     cycles: kcycles,
+                    duration_cycles: kcycles - launch_cycles.min(gpu.cfg.sm.launch_ncu_only as u64),
                     launch_cycles,
                     exec_cycles: kcycles - launch_cycles,
                     warp_insts: kc.warp_insts,
@@ -294,12 +299,12 @@ impl SimResult {
         }
         let _ = writeln!(
             s,
-            "\nkernels (cycles as Nsight Compute's elapsed cycles count them = execution, to compare with a measured duration x clock, + launch overhead):"
+            "\nkernels (cycles as Nsight Compute's elapsed cycles count them = execution + launch overhead; duration: to compare with a measured kernel duration x clock):"
         );
         for k in &self.kernels {
             let _ = writeln!(
                 s,
-                "  #{:<3} {:<40} grid {} block {}  cycles {:>10} (execution {} + launch {})  warp insts {:>10}  IPC {:>7.3}  occupancy {} CTA/SM ({:?})",
+                "  #{:<3} {:<40} grid {} block {}  cycles {:>10} (execution {} + launch {}; duration {})  warp insts {:>10}  IPC {:>7.3}  occupancy {} CTA/SM ({:?})",
                 k.launch,
                 short(&k.name, 40),
                 k.grid,
@@ -307,6 +312,7 @@ impl SimResult {
                 k.cycles,
                 k.exec_cycles,
                 k.launch_cycles,
+                k.duration_cycles,
                 k.warp_insts,
                 k.ipc,
                 k.occupancy.ctas_per_sm,

@@ -811,12 +811,14 @@ fn builtin_workloads_run_and_skip_exactly() {
 }
 
 /// Cycles two ways: a 100-cycle launch overhead is reported apart from the execution (the
-/// dependent FFMA chain's 4N + 3 cycles), and the elapsed cycles are their sum.
+/// dependent FFMA chain's 4N + 3 cycles), the elapsed cycles are their sum, and the duration
+/// leaves out the 30 launch cycles only Nsight Compute counts.
 #[test]
 fn kernel_cycles_split_into_execution_and_launch() {
     let o = ops();
     let mut c = cfg();
     c.sm.kernel_launch_latency = 100;
+    c.sm.launch_ncu_only = 30;
     let r = run(
         &c,
         vec![kernel("chain", &o, vec![vec![chain(&o, 10, &[0, 1, 3])]])],
@@ -824,6 +826,7 @@ fn kernel_cycles_split_into_execution_and_launch() {
     let k = &r.kernels[0];
     assert_eq!((k.launch_cycles, k.exec_cycles), (100, 43));
     assert_eq!(k.cycles, 143);
+    assert_eq!(k.duration_cycles, 113);
 }
 
 mod hybrid;

@@ -13,6 +13,11 @@
 //! left out (the tracer could not rebuild the kernel's stream) and listed. The comparison runs
 //! with `l2.warm_from_memcpy = false` (run.sh flushes the caches before each kernel) and keeps
 //! the preset's launch latency (ncu's elapsed cycles include it).
+//!
+//! Cycles are compared like with like: a row's `measure` column says what its `sm_cycles`
+//! holds, `ncu` (the default: Nsight Compute's elapsed cycles, compared with a kernel's
+//! `cycles`) or `duration` (a measured kernel duration times the SM clock, compared with its
+//! `duration_cycles`, which leave out the launch cycles only Nsight Compute counts).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -56,6 +61,8 @@ pub struct HwRow {
     /// A trace recorded on the card, relative to tests/hardware (empty: the built-in workload).
     pub trace: String,
     pub warp_insts: f64,
+    /// What `sm_cycles` holds: `ncu` (elapsed cycles) or `duration` (duration x clock).
+    pub measure: String,
 }
 
 /// Errors of one metric over the rows of one split.
@@ -85,6 +92,8 @@ impl SplitReport {
 /// One compared row.
 #[derive(Clone, Debug, Serialize)]
 pub struct RowResult {
+    /// `ncu` or `duration`: which simulated cycles `sim`'s `cycles` holds.
+    pub measure: String,
     pub split: String,
     pub workload: String,
     pub params: String,
@@ -199,6 +208,16 @@ pub fn parse_csv(path: &Path) -> Result<Vec<HwRow>> {
                 s => s.to_string(),
             },
             trace: opt("trace"),
+            measure: match opt("measure").as_str() {
+                "" | "ncu" => "ncu".to_string(),
+                "duration" => "duration".to_string(),
+                m => {
+                    return Err(err(format!(
+                        "line {}: measure = `{m}` (expected ncu or duration)",
+                        i + 2
+                    )))
+                }
+            },
             warp_insts: num("warp_insts")?,
             preset: cell("preset")?.clone(),
             workload: cell("workload")?.clone(),
@@ -253,6 +272,7 @@ pub fn simulate(row: &HwRow, dir: &Path) -> Result<Vec<(&'static str, f64)>> {
     };
     Ok(vec![
         ("cycles", kr.cycles as f64),
+        ("duration_cycles", kr.duration_cycles as f64),
         ("warp_insts", kr.warp_insts as f64),
         ("l1_hit_pct", 100.0 * k.l1.hit_rate),
         // Per sector, as ncu counts.
@@ -307,7 +327,13 @@ pub fn compare_file(
     let sims = sims(&rows)?;
     let mut left_out = Vec::new();
     let mut kept = Vec::new();
-    for (r, s) in rows.iter().zip(sims) {
+    for (r, mut s) in rows.iter().zip(sims) {
+        if r.measure == "duration" {
+            let d = metric(&s, "duration_cycles");
+            if let Some(c) = s.iter_mut().find(|(m, _)| *m == "cycles") {
+                c.1 = d;
+            }
+        }
         let off = 100.0 * (metric(&s, "warp_insts") - r.warp_insts).abs() / r.warp_insts;
         if !r.trace.is_empty() && off > INSTS_MAX_OFF {
             left_out.push(format!(
@@ -319,6 +345,7 @@ pub fn compare_file(
             ));
         } else {
             kept.push(RowResult {
+                measure: r.measure.clone(),
                 split: r.split.clone(),
                 workload: r.workload.clone(),
                 params: r.params.join(" "),
@@ -416,10 +443,15 @@ pub fn report_text(files: &[FileReport]) -> String {
         for r in &f.rows {
             let _ = writeln!(
                 s,
-                "  {:<7} {} {}: cycles hw {} sim {} ({:+.1}%)",
+                "  {:<7} {} {}: {} hw {} sim {} ({:+.1}%)",
                 r.split,
                 r.workload,
                 r.params,
+                if r.measure == "duration" {
+                    "duration cycles"
+                } else {
+                    "cycles"
+                },
                 metric(&r.hw, "cycles"),
                 metric(&r.sim, "cycles"),
                 r.cycles_error_pct()
@@ -442,5 +474,38 @@ mod tests {
         assert!((pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]) - 1.0).abs() < 1e-12);
         let (mape, signed, _, n) = errors(&[100.0, 0.0, 200.0], &[110.0, 5.0, 180.0]);
         assert_eq!((n, mape, signed), (2, 10.0, 0.0));
+    }
+
+    /// An ncu row is compared with the simulated elapsed cycles, a duration row of the same
+    /// kernel with the simulated duration: both match here, and each would be off by the
+    /// launch cycles only Nsight Compute counts if compared with the other figure.
+    #[test]
+    fn ncu_and_duration_rows_compare_like_with_like() {
+        let dir = std::env::temp_dir().join(format!("ww-hw-measure-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.csv");
+        let cols = "preset,workload,params,sm_cycles,l1_hit_pct,l2_hit_pct,l2_read_sectors,\
+                    l2_write_sectors,dram_read_sectors,dram_write_sectors,warp_insts,measure";
+        let csv = format!(
+            "{cols}\nh100,vecadd,n=32,5000,0,0,1,1,1,0,10,ncu\nh100,vecadd,n=32,3500,0,0,1,1,1,0,10,duration\n"
+        );
+        std::fs::write(&path, csv).unwrap();
+        let rep = compare_file(&path, |rows| {
+            assert_eq!(rows[0].measure, "ncu");
+            assert_eq!(rows[1].measure, "duration");
+            let sim = vec![
+                ("cycles", 5000.0),
+                ("duration_cycles", 3500.0),
+                ("warp_insts", 10.0),
+            ];
+            Ok(vec![sim.clone(), sim])
+        })
+        .unwrap();
+        let errs: Vec<f64> = rep.rows.iter().map(|r| r.cycles_error_pct()).collect();
+        assert_eq!(errs, [0.0, 0.0]);
+        std::fs::write(&path, format!("{cols}\nh100,v,n=1,1,0,0,1,1,1,0,10,nsys\n")).unwrap();
+        let e = parse_csv(&path).unwrap_err().to_string();
+        assert!(e.contains("measure = `nsys`"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -110,7 +110,14 @@ pub fn specs() -> Vec<KeyDoc> {
         "core cycles",
         0,
         100_000_000,
-        "Cycles from kernel start to the first CTA issue",
+        "Cycles from kernel start to the first CTA issue (as Nsight Compute's elapsed cycles count them)",
+    );
+    t.int(
+        "sm.launch_ncu_only",
+        "core cycles",
+        0,
+        100_000_000,
+        "Part of the launch latency a measured kernel duration does not include (only Nsight Compute's elapsed cycles do)",
     );
     t.int(
         "sm.cta_launch_latency",

@@ -72,6 +72,7 @@ impl Default for SmConfig {
             shmem_alloc_granularity: 256,
             shmem_reserved_per_cta: 0,
             kernel_launch_latency: 0,
+            launch_ncu_only: 0,
             cta_launch_latency: 0,
             concurrent_kernels: true,
         }

@@ -19,6 +19,7 @@ pub mod fuzz;
 pub mod header;
 pub mod inst;
 pub mod lex;
+pub mod local;
 pub mod raw;
 pub mod source;
 pub mod stream;

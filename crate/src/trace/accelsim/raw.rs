@@ -151,6 +151,9 @@ impl RawStream {
         check::missing(&info.name, ctas.len() as u64, info.grid.count(), policy)
             .map_err(|m| lines.ctx().err("thread blocks", m))?;
         ctas.sort_by_key(|(lin, _, _)| *lin);
+        for (_, c, _) in &mut ctas {
+            super::local::lay_out(c, info.grid, &ops);
+        }
         Ok(RawStream {
             info,
             ops,

@@ -104,6 +104,7 @@ impl TracegStream {
                         "missing `thread block = x,y,z` in this block",
                     ));
                 }
+                super::local::lay_out(&mut cta, self.info.grid, &self.ops);
                 return Ok(cta);
             } else if l.starts_with(b"#BEGIN_TB") {
                 return Err(ctx.err(

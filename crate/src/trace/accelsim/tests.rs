@@ -718,3 +718,57 @@ fn a_kernel_file_listed_uncompressed_is_read_from_its_compressed_form() {
     assert!(e.contains("kernel-9.traceg"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A spill as NVBit records it: every lane of both warps of block (1,0,0) stores `R7:R8` to
+/// one local offset (`0xfffcc0`) and loads it back. Laid out as the hardware interleaves local
+/// memory, lane `l` of warp `w` (global warp `1 * 2 + w`) has offset `0xfcc0` at
+/// `LOCAL_LAYOUT_BASE + gw * 2 MiB + 0xfcc0 * 32 + width * l`: the STL.64 of a whole warp
+/// covers two full 128-byte lines, the LDL one, and no two lanes or warps share a byte. Global addresses are
+/// kept, and a trace written back and read again reads the same addresses.
+#[test]
+fn local_spills_are_interleaved_per_lane_and_warp() {
+    use super::local::LOCAL_LAYOUT_BASE;
+    let mut t = header(Some(4), false, 70);
+    t += "\n#BEGIN_TB\n\nthread block = 1,0,0\n";
+    for w in 0..2 {
+        t += &format!("\nwarp = {w}\ninsts = 4\n");
+        t += "0010 ffffffff 0 STL.64 2 R1 R7 8 1 0xfffcc0 0\n";
+        t += "0020 ffffffff 1 R9 LDL 1 R1 4 1 0xfffcc0 0\n";
+        t += "0030 ffffffff 1 R2 LDG.E.SYS 1 R4 4 1 0x7f0020000000 4\n";
+        t += "0050 ffffffff 0 EXIT 0 0\n";
+    }
+    t += "\n#END_TB\n";
+    let k = read(&t, "spill.traceg").unwrap();
+    let word = 0xfcc0u64 * 32;
+    for (w, warp) in k.ctas[0].warps.iter().enumerate() {
+        let region = LOCAL_LAYOUT_BASE + (2 + w as u64) * (32 << 16);
+        for (i, width) in [(0, 8), (1, 4)] {
+            let a: Vec<(u32, u64)> = warp.lane_addrs(&warp.insts[i]).collect();
+            assert_eq!(a.len(), 32);
+            for (lane, addr) in a {
+                assert_eq!(
+                    addr,
+                    region + word + width * lane as u64,
+                    "warp {w} inst {i}"
+                );
+            }
+        }
+        let g: Vec<(u32, u64)> = warp.lane_addrs(&warp.insts[2]).collect();
+        assert_eq!(g[31], (31, 0x7f00_2000_007c));
+    }
+    // The lines one warp's STL.64 touches (8 bytes from each lane's word): the coalescer's
+    // view of the same addresses.
+    let warp = &k.ctas[0].warps[0];
+    let mut lines: Vec<u64> = warp
+        .lane_addrs(&warp.insts[0])
+        .flat_map(|(_, a)| [a / 128, (a + 7) / 128])
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    assert_eq!(lines.len(), 2);
+    // Written back as text and read again: already laid out, kept.
+    let mut out = Vec::new();
+    writer::write_kernel_trace(&mut out, &k).unwrap();
+    let again = read(std::str::from_utf8(&out).unwrap(), "spill2.traceg").unwrap();
+    assert_eq!(again.ctas[0].warps[1].addrs, k.ctas[0].warps[1].addrs);
+}
