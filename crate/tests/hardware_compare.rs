@@ -35,6 +35,19 @@ const CHASE_MAX: f64 = 5.0;
 const L2_HIT_MAPE_MAX: f64 = 15.86;
 /// Seed 004's DRAM transaction error, the goal for DRAM reads (h100: 14.7% today).
 const DRAM_READ_MAPE_MAX: f64 = 16.85;
+/// Bounds on each clock probe's mean error per warp (%): what the model reaches now (issue
+/// 36's goal is 10% per microbenchmark).
+/// Not met yet by `mshr_merge` (a single L2 hit takes ~420 cycles on the card, 262 in the
+/// model, whose L2 latency is the pointer chases' average), cold straight-line code (`ifetch`
+/// 16-256 lines: 16-49% fast) and `issue_order` (the card interleaves the four warps of one
+/// sub-core; the model runs them greedily).
+const PROBE_MAX: [(&str, f64); 5] = [
+    ("mshr_merge", 45.0),
+    ("local_spill", 5.0),
+    ("ifetch", 50.0),
+    ("ffma_chain", 1.0),
+    ("issue_order", 26.0),
+];
 
 fn results_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hardware/results")
@@ -132,4 +145,27 @@ fn simulator_against_hardware_counters() {
         "{} is out of date: run WARPWEAVE_REGEN_HELD_OUT=1 cargo test --release --features cli --test hardware_compare",
         path.display()
     );
+}
+
+/// The in-kernel clock probes (`results/h100-probes.csv`): each warp's `clock64()` delta on
+/// the card against the simulated issue cycles of the same clock reads. Printed per probe;
+/// fails when a probe's mean error exceeds what the model reaches now ([`PROBE_MAX`]).
+#[test]
+fn in_kernel_clock_probes() {
+    let dir = results_dir();
+    if !dir.join("h100-probes.csv").exists() {
+        eprintln!("no probes in {}: skipped", dir.display());
+        return;
+    }
+    let rep = warpweave::validate::probes::compare(&dir).expect("probes");
+    eprintln!("{}", rep.text());
+    assert!(!rep.rows.is_empty());
+    for (w, p) in rep.probes() {
+        let e = rep.probe_error_pct(&w, &p).unwrap();
+        let max = PROBE_MAX
+            .iter()
+            .find(|(n, _)| *n == w)
+            .map_or(f64::INFINITY, |x| x.1);
+        assert!(e <= max, "{w} {p}: mean |error| {e:.1}% > {max}%");
+    }
 }

@@ -26,6 +26,8 @@
 pub mod hardware;
 pub mod held_out;
 pub mod measure;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod probes;
 pub mod published;
 #[cfg(test)]
 mod tests;

@@ -117,6 +117,10 @@ fn hardware(dir: &std::path::Path, json: bool) -> Result<()> {
         crate::outln!("{s}");
     } else {
         crate::out!("{}", hardware::report_text(&files));
+        if dir.join("h100-probes.csv").exists() {
+            let probes = warpweave::validate::probes::compare(dir)?;
+            crate::out!("\n{}", probes.text());
+        }
     }
     Ok(())
 }
