@@ -301,3 +301,84 @@ fn compare_help_describes_csv_and_json() {
         );
     }
 }
+
+/// `run`'s notes: printed after the result and in the JSON's `notes`, between `warnings` and
+/// `config`.
+fn notes_of(args: &[&str]) -> (String, Vec<String>) {
+    let d = tmp("notes");
+    let j = d.join(format!(
+        "{}.json",
+        args.join("_").replace(['/', ':', '='], "-")
+    ));
+    let mut all = vec!["run", "-q"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", s(&j)]);
+    let out = ok(&all);
+    let text = std::fs::read_to_string(&j).unwrap();
+    let (w, n, c) = (
+        text.find("\n  \"warnings\"").unwrap(),
+        text.find("\n  \"notes\"").unwrap(),
+        text.find("\n  \"config\"").unwrap(),
+    );
+    assert!(w < n && n < c, "notes sit between warnings and config");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let notes: Vec<String> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
+    for n in &notes {
+        assert!(
+            out.contains(&format!("  - {n}\n")),
+            "{n} not printed: {out}"
+        );
+    }
+    assert_eq!(out.contains("\nnotes:\n"), !notes.is_empty(), "{out}");
+    (out, notes)
+}
+
+fn has(notes: &[String], needle: &str) -> bool {
+    notes.iter().any(|n| n.contains(needle))
+}
+
+#[test]
+fn a_tiny_kernel_says_its_cycles_are_mostly_launch_and_its_inputs_sit_in_the_l2() {
+    let t = repo().join("sample-traces/text/vecadd-100");
+    let (_, notes) = notes_of(&["--trace", s(&t)]);
+    assert!(
+        has(&notes, "launch overhead is 91% of the cycles"),
+        "{notes:?}"
+    );
+    assert!(has(&notes, "l2.warm_from_memcpy = true"), "{notes:?}");
+    // A cold L2: no note on it.
+    let (_, cold) = notes_of(&["--trace", s(&t), "--set", "l2.warm_from_memcpy=false"]);
+    assert!(!has(&cold, "warm_from_memcpy = true"), "{cold:?}");
+    assert!(has(&cold, "launch overhead"), "{cold:?}");
+    // A kernel of many cycles: no launch note.
+    let (_, long) = notes_of(&["--trace", "builtin:vecadd:n=1048576"]);
+    assert!(!has(&long, "launch overhead"), "{long:?}");
+}
+
+#[test]
+fn an_l1_size_replaced_by_the_adaptive_carveout_is_noted() {
+    let (_, n) = notes_of(&["--trace", "builtin:vecadd", "--set", "l1d.cache.size_kb=48"]);
+    assert!(
+        has(
+            &n,
+            "l1d.cache.size_kb = 48 was not used: l1d.adaptive_carveout chose an L1D of 64 KiB"
+        ),
+        "{n:?}"
+    );
+    let (_, n) = notes_of(&["--trace", "builtin:vecadd"]);
+    assert!(!has(&n, "adaptive_carveout"), "{n:?}");
+}
+
+#[test]
+fn fast_on_a_memory_bound_kernel_notes_its_known_error() {
+    let v = "builtin:vecadd:n=1048576";
+    let (_, n) = notes_of(&["--trace", v, "--mode", "fast"]);
+    assert!(has(&n, "`fast` was up to 37.7% from `cycle`"), "{n:?}");
+    let (_, n) = notes_of(&["--trace", v, "--mode", "hybrid"]);
+    assert!(!has(&n, "from `cycle`"), "{n:?}");
+}

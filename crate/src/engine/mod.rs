@@ -58,6 +58,7 @@ mod handoff;
 pub mod model;
 #[cfg(feature = "parallel")]
 mod mwindow;
+pub mod notes;
 pub mod occupancy;
 #[cfg(feature = "parallel")]
 mod pipeline;

@@ -88,22 +88,18 @@ impl ModelChoice {
     /// Sets one module from `module=model` (`alu`, `memory`, `noc`, `dram`, `frontend`).
     pub fn set(&mut self, module: &str, v: &str) -> Result<()> {
         const MODULES: [&str; 5] = ["alu", "memory", "noc", "dram", "frontend"];
-        let key = "--model";
         let unknown = || {
-            Error::config(
-                key,
-                format!(
-                    "`{module}` is not a module; {}allowed: {}",
-                    crate::error::did_you_mean(module, MODULES),
-                    MODULES.join(", ")
-                ),
-            )
+            Error::other(format!(
+                "`{module}` is not a module; {}allowed: {}",
+                crate::error::did_you_mean(module, MODULES),
+                MODULES.join(", ")
+            ))
         };
         if !MODULES.contains(&module) && module != "mem" {
             return Err(unknown());
         }
-        let m = ModuleModel::parse(key, v).map_err(|e| match e {
-            Error::Config { key, msg } => Error::config(key, format!("{module}={v}: {msg}")),
+        let m = ModuleModel::parse(module, v).map_err(|e| match e {
+            Error::Config { key, msg } => Error::other(format!("{key}={v}: {msg}")),
             other => other,
         })?;
         match module {
@@ -159,7 +155,10 @@ impl ModelChoice {
             let (k, v) = item.split_once('=').ok_or_else(|| {
                 Error::config("--model", format!("`{item}`: expected MODULE=MODEL"))
             })?;
-            self.set(k.trim(), v.trim())?;
+            self.set(k.trim(), v.trim()).map_err(|e| match e {
+                Error::Other(m) => Error::config("--model", m),
+                other => other,
+            })?;
         }
         Ok(())
     }
