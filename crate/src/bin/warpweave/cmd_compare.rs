@@ -41,7 +41,7 @@ pub struct CompareArgs {
     /// the modes of one compare).
     #[arg(long = "prepass-cache", value_name = "DIR")]
     pub prepass_cache: Option<String>,
-    /// No progress bar.
+    /// No progress on stderr (warnings are still printed).
     #[arg(long, short)]
     pub quiet: bool,
     /// Unknown opcodes and kernels with CTAs missing.
@@ -167,7 +167,9 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                 let t0 = std::time::Instant::now();
                 let out = compare::run_mode_cached(&cfg, *mode, &mut open, &mut cache)?;
                 let wall = t0.elapsed().as_secs_f64();
-                progress.println(&format!("{trace} on {gpu}: {name} in {wall:.3} s"));
+                if !a.quiet {
+                    progress.println(&format!("{trace} on {gpu}: {name} in {wall:.3} s"));
+                }
                 let mut r = compare::row(trace, gpu, name, &out, wall);
                 for w in &r.warnings {
                     progress.println(&format!("warning: {trace} on {gpu}: {name}: {w}"));
