@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the browser app needs, idempotently: each step is guarded by a version check,
-# so a second run costs nothing. See /work/shared/TOOLCHAIN.md (or DESIGN.md) for the traps avoided:
+# so a second run costs nothing. The traps avoided:
 # no wasm-pack npm package, no `playwright install` browser downloads, no Debian binaryen.
 #
 #   1. rustup target wasm32-unknown-unknown

@@ -19,17 +19,29 @@ cargo fmt --all -- --check
 step "cargo clippy (lib, cli, tests)"
 cargo clippy --all-targets --features cli -- -D warnings
 
-log=$(mktemp "${TMPDIR:-/tmp}/warpweave-cargo-test.XXXXXX")
+log=$(mktemp -t warpweave-cargo-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 step "cargo test (dev profile: opt-level 1, dependencies at 2; --features cli)"
 cargo test --features cli 2>&1 | tee "$log"
-# The real GPU traces are public data kept beside the repository, never in it: the tests that
-# read them are ignored by default (their names contain "real") and run here when they exist.
-if [ -d ../shared/real-traces ]; then
-  step "cargo test: the ignored tests that read ../shared/real-traces"
+# The real GPU traces are public data kept outside the repository, never in it: the tests that
+# read them are ignored by default (their names contain "real") and run here when they exist
+# ($WARPWEAVE_SHARED/real-traces, or shared/real-traces in a folder above the clone, as
+# crate/src/testing.rs looks for them).
+real=""
+if [ -n "${WARPWEAVE_SHARED:-}" ] && [ -d "$WARPWEAVE_SHARED/real-traces" ]; then
+  real=$WARPWEAVE_SHARED/real-traces
+else
+  d=$PWD
+  while [ "$d" != / ]; do
+    [ -d "$d/shared/real-traces" ] && { real=$d/shared/real-traces; break; }
+    d=$(dirname "$d")
+  done
+fi
+if [ -n "$real" ]; then
+  step "cargo test: the ignored tests that read the real traces ($real)"
   cargo test --features cli -- --ignored real 2>&1 | tee -a "$log"
 else
-  echo "skipped the tests that need ../shared/real-traces (not found beside the repository)"
+  echo "skipped the tests that need the real traces (shared/real-traces not found above the clone; WARPWEAVE_SHARED names its folder)"
 fi
 grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
 

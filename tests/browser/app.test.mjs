@@ -46,6 +46,9 @@ test('gallery run in cycle mode: same cycles and result as the native library', 
   assert.deepEqual(json, want);
   const cyc = await page.$eval('#summary-table', (t) => [...t.querySelectorAll('tr')].find((r) => r.firstChild.textContent === 'cycles')?.lastChild.textContent);
   assert.equal(cyc, want.result.cycles.toLocaleString('en-US'));
+  // The result's notes listed under the summary, as the CLI prints them.
+  const notes = await page.$$eval('#notes-list li', (li) => li.map((x) => x.textContent));
+  assert.deepEqual(notes, want.result.notes);
   assert.ok(await page.$('#stall-table'));
   await screenshot(page, 'gallery-cycle');
   await page.close();

@@ -16,6 +16,9 @@ mod annotate;
 /// Traces checked (CTAs, warps, opcodes, copies), inputs bounded, messages (issue 37).
 mod checked_inputs;
 
+/// Progress, suggestions, option and key names, notes after a result.
+mod researcher;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpweave"))
 }

@@ -28,7 +28,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 preset=${1:-h100}
 out=${OUT:-$here/../../target/lease}
-dist=${WW_DIST:-/tmp/ww-dist}
+dist=${WW_DIST:-$(mktemp -d -t ww-dist.XXXXXX)}
 mkdir -p "$out"
 # The records of big traces stay behind (files coming back are limited): they are imported
 # there into compact traces (t/NAME.wwt) when WW_SWEEP_BIN names a warpweave binary.

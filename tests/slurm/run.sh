@@ -42,7 +42,7 @@ if ! have_slurm; then
   say "installing slurmctld slurmd slurm-client munge"
   export DEBIAN_FRONTEND=noninteractive
   pkgs="slurmctld slurmd slurm-client munge"
-  aptlog=$(mktemp "${TMPDIR:-/tmp}/ww-slurm-apt.XXXXXX.log")
+  aptlog=$(mktemp -t ww-slurm-apt.XXXXXX)
   if ! apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends $pkgs >"$aptlog" 2>&1; then
     apt-get -o DPkg::Lock::Timeout=300 update >>"$aptlog" 2>&1 || true
     if ! apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends $pkgs >>"$aptlog" 2>&1; then
@@ -55,7 +55,7 @@ if ! have_slurm; then
 fi
 
 START=$(date +%s)
-B=$(mktemp -d /tmp/ww-slurm.XXXXXX)
+B=$(mktemp -d -t ww-slurm.XXXXXX)
 chmod 755 "$B"
 mkdir -p "$B/munge" "$B/log" "$B/state" "$B/spool" "$B/run"
 chmod 755 "$B/munge"

@@ -56,6 +56,10 @@ export function renderResults(container, env, elapsedMs) {
   container.replaceChildren();
   container.append(h('section', { class: 'res', id: 'res-summary' }, table('Summary', ['metric', 'value'], summaryRows(env, elapsedMs), { id: 'summary-table' })));
   const r = env.result || {};
+  // What dominates the result and is easy to misread (the CLI prints the same notes).
+  if (Array.isArray(r.notes) && r.notes.length) {
+    container.append(h('section', { class: 'res', id: 'res-notes' }, h('h3', { text: 'Notes' }), h('ul', { id: 'notes-list' }, r.notes.map((n) => h('li', { text: n })))));
+  }
   if (env.mode === 'memory' && Array.isArray(r.kernels)) renderMemory(container, r);
   else if (typeof r.cycles === 'number' && r.stall_stack) {
     renderTiming(container, r);

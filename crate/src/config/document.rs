@@ -94,6 +94,10 @@ fn de_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
                         format!("{field}.{name}")
                     };
                 }
+                let hint = super::overrides::key_hint(&field);
+                if hint.starts_with("did you mean") {
+                    return Error::parse(file, line, field, format!("{msg}; {hint}"));
+                }
             }
             Error::parse(
                 file,

@@ -95,22 +95,10 @@ fn set_leaf(root: &mut toml::Value, key: &str, new: toml::Value) {
 pub fn apply_override(cfg: &mut GpuConfig, key: &str, value: &str) -> Result<()> {
     let mut root = to_value(cfg)?;
     let Some(path) = resolve_key(&root, key) else {
-        let hint = super::keys::specs()
-            .into_iter()
-            .map(|k| k.key)
-            .filter(|k| {
-                key.split('.')
-                    .next_back()
-                    .is_some_and(|last| k.ends_with(&format!(".{last}")))
-            })
-            .take(6)
-            .collect::<Vec<_>>();
-        let msg = if hint.is_empty() {
-            "unknown key (see `warpweave config show NAME` for every key)".to_string()
-        } else {
-            format!("unknown key; did you mean {}?", hint.join(", "))
-        };
-        return Err(Error::config(key, msg));
+        return Err(Error::config(
+            key,
+            format!("unknown key; {}", key_hint(key)),
+        ));
     };
     let old = lookup(&root, &path)
         .cloned()
@@ -125,6 +113,29 @@ pub fn apply_override(cfg: &mut GpuConfig, key: &str, value: &str) -> Result<()>
     *cfg = GpuConfig::deserialize(root)
         .map_err(|e| Error::config(&path, format!("`{value}`: {}", e.message().trim())))?;
     Ok(())
+}
+
+/// What to say after "unknown key" for a key no config has: the keys nearest by edit distance
+/// (`did you mean ...?`), else the keys with the same last part, else where to find every key.
+pub fn key_hint(key: &str) -> String {
+    let specs = super::keys::specs();
+    let all: Vec<&str> = specs.iter().map(|k| k.key.as_str()).collect();
+    let near = crate::error::did_you_mean(key, all.iter().copied());
+    if !near.is_empty() {
+        return format!("{}(`warpweave config show NAME` lists every key)", near);
+    }
+    let last = key.rsplit('.').next().unwrap_or(key);
+    let same: Vec<String> = all
+        .iter()
+        .filter(|k| k.ends_with(&format!(".{last}")))
+        .take(6)
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if same.is_empty() {
+        "see `warpweave config show NAME` for every key".to_string()
+    } else {
+        format!("did you mean {}?", same.join(", "))
+    }
 }
 
 /// Split `key=value`.
@@ -197,7 +208,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.starts_with("config key `l1d.cache.sizekb`: unknown key"),
+            e.starts_with(
+                "config key `l1d.cache.sizekb`: unknown key; did you mean `l1d.cache.size_kb`?"
+            ),
             "{e}"
         );
         let e = apply_override(&mut c, "l2.cache", "1")

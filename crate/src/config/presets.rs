@@ -74,9 +74,10 @@ pub fn preset_text(id: &str) -> Result<&'static str> {
         .map(|p| p.2)
         .ok_or_else(|| {
             Error::config(
-                "gpu",
+                "--gpu",
                 format!(
-                    "unknown GPU preset `{id}`; valid: {}",
+                    "unknown GPU preset `{id}`; {}valid: {}",
+                    crate::error::did_you_mean(id, preset_ids()),
                     preset_ids().join(", ")
                 ),
             )
@@ -100,9 +101,10 @@ pub fn load_str(spec: &str) -> Result<GpuConfig> {
         return parse_toml("<config text>", spec);
     }
     Err(Error::config(
-        "gpu",
+        "--gpu",
         format!(
-            "unknown GPU preset `{s}`; valid: {}",
+            "unknown GPU preset `{s}`; {}valid: {}",
+            crate::error::did_you_mean(s, preset_ids()),
             preset_ids().join(", ")
         ),
     ))
@@ -150,9 +152,10 @@ pub fn load_with_overrides<S: AsRef<str>>(spec: &str, sets: &[S]) -> Result<GpuC
             let looks_like_path = s.ends_with(".toml") || s.contains('/') || s.contains('\\');
             if !looks_like_path && !std::path::Path::new(s).exists() {
                 return Err(Error::config(
-                    "gpu",
+                    "--gpu",
                     format!(
-                        "unknown GPU preset `{s}`; valid: {} (or a path to a .toml file)",
+                        "unknown GPU preset `{s}`; {}valid: {} (or a path to a .toml file)",
+                        crate::error::did_you_mean(s, preset_ids()),
                         preset_ids().join(", ")
                     ),
                 ));
@@ -178,7 +181,7 @@ mod tests {
         let e = preset("rtx9999").unwrap_err().to_string();
         assert_eq!(
             e,
-            "config key `gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti, rtx2070s, rtx3060, rtx3090, rtx3080ti, titanv, a100, h100, teaching"
+            "option `--gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti, rtx2070s, rtx3060, rtx3090, rtx3080ti, titanv, a100, h100, teaching"
         );
         assert!(load_str("rtx9999")
             .unwrap_err()
@@ -203,7 +206,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.starts_with("config key `gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti,"),
+            e.starts_with("option `--gpu`: unknown GPU preset `rtx9999`; valid: rtx2080ti,"),
             "{e}"
         );
         let e = load_with_overrides("rtx2080ti", &["l1d.cache.assoc=0"])

@@ -58,6 +58,7 @@ mod handoff;
 pub mod model;
 #[cfg(feature = "parallel")]
 mod mwindow;
+pub mod notes;
 pub mod occupancy;
 #[cfg(feature = "parallel")]
 mod pipeline;
@@ -107,6 +108,20 @@ pub enum RunStatus {
     Done { cycle: Cycle },
     /// Nothing can ever change again: the report names SM, warp, PC and what it waits on.
     Deadlock(String),
+}
+
+/// How far a run has come, for progress displays (reading it never changes the run).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunProgress {
+    /// The next cycle to simulate.
+    pub cycle: Cycle,
+    /// Warp instructions issued so far, every SM together.
+    pub warp_insts: u64,
+    /// The trace's warp instructions, where its source knows them without decoding.
+    pub warp_insts_total: Option<u64>,
+    /// CTAs finished, and CTAs in every kernel of the trace.
+    pub ctas_done: u64,
+    pub ctas_total: u64,
 }
 
 /// How the SMs of a cycle are stepped.
@@ -601,6 +616,19 @@ impl<'a> Simulator<'a> {
     /// The next cycle to simulate.
     pub fn now(&self) -> Cycle {
         self.gpu.now
+    }
+
+    /// How far the run has come ([`RunProgress`]).
+    pub fn progress(&self) -> RunProgress {
+        RunProgress {
+            cycle: self.gpu.now,
+            warp_insts: self.gpu.sms.iter().map(|sm| sm.sh.stats.warp_insts).sum(),
+            warp_insts_total: self.src.warp_insts_total(),
+            ctas_done: self.gpu.sched.runs.iter().map(|r| r.ctas_done).sum(),
+            ctas_total: (0..self.src.kernel_count())
+                .map(|k| self.src.kernel_info(k).num_ctas())
+                .sum(),
+        }
     }
 
     /// Moves launch commands into the block scheduler's queue and starts eligible kernels.

@@ -44,7 +44,10 @@ impl ModuleModel {
             "perfect" => Ok(ModuleModel::Perfect),
             _ => Err(Error::config(
                 key,
-                format!("`{v}` is not a model (allowed: cycle, analytical, perfect)"),
+                format!(
+                    "`{v}` is not a model; {}allowed: cycle, analytical, perfect",
+                    crate::error::did_you_mean(v, ["cycle", "analytical", "perfect"])
+                ),
             )),
         }
     }
@@ -84,20 +87,28 @@ impl Default for ModelChoice {
 impl ModelChoice {
     /// Sets one module from `module=model` (`alu`, `memory`, `noc`, `dram`, `frontend`).
     pub fn set(&mut self, module: &str, v: &str) -> Result<()> {
-        let key = format!("model.{module}");
-        let m = ModuleModel::parse(&key, v)?;
+        const MODULES: [&str; 5] = ["alu", "memory", "noc", "dram", "frontend"];
+        let unknown = || {
+            Error::other(format!(
+                "`{module}` is not a module; {}allowed: {}",
+                crate::error::did_you_mean(module, MODULES),
+                MODULES.join(", ")
+            ))
+        };
+        if !MODULES.contains(&module) && module != "mem" {
+            return Err(unknown());
+        }
+        let m = ModuleModel::parse(module, v).map_err(|e| match e {
+            Error::Config { key, msg } => Error::other(format!("{key}={v}: {msg}")),
+            other => other,
+        })?;
         match module {
             "alu" => self.alu = m,
             "memory" | "mem" => self.memory = m,
             "noc" => self.noc = m,
             "dram" => self.dram = m,
             "frontend" => self.frontend = m,
-            _ => {
-                return Err(Error::config(
-                    key,
-                    "unknown module (allowed: alu, memory, noc, dram, frontend)",
-                ))
-            }
+            _ => return Err(unknown()),
         }
         Ok(())
     }
@@ -130,7 +141,10 @@ impl ModelChoice {
             "fast" => Ok(all(ModuleModel::Analytical)),
             _ => Err(Error::config(
                 "--mode",
-                format!("`{name}` is not a mode (allowed: cycle, hybrid, fast, memory)"),
+                format!(
+                    "`{name}` is not a mode; {}allowed: cycle, hybrid, fast, memory",
+                    crate::error::did_you_mean(name, ["cycle", "hybrid", "fast", "memory"])
+                ),
             )),
         }
     }
@@ -141,7 +155,10 @@ impl ModelChoice {
             let (k, v) = item.split_once('=').ok_or_else(|| {
                 Error::config("--model", format!("`{item}`: expected MODULE=MODEL"))
             })?;
-            self.set(k.trim(), v.trim())?;
+            self.set(k.trim(), v.trim()).map_err(|e| match e {
+                Error::Other(m) => Error::config("--model", m),
+                other => other,
+            })?;
         }
         Ok(())
     }

@@ -100,6 +100,10 @@ pub struct SimResult {
     pub counters: NcuCounters,
     /// Input problems worked around (e.g. an impossible register count in a trace header).
     pub warnings: Vec<String>,
+    /// What dominates this result and a newcomer would misread (launch overhead, inputs
+    /// warmed into the L2, an L1 size the carve-out replaced, a mode's known error),
+    /// one sentence each (`engine::notes`).
+    pub notes: Vec<String>,
     pub config: GpuConfig,
 }
 
@@ -233,7 +237,7 @@ impl SimResult {
                 }
             })
             .collect();
-        SimResult {
+        let mut r = SimResult {
             tool: "warpweave",
             version: crate::VERSION,
             model: *model,
@@ -263,9 +267,12 @@ impl SimResult {
                 &gpu.cfg,
             ),
             warnings: gpu.warnings.clone(),
+            notes: Vec::new(),
             config: gpu.cfg.clone(),
             totals,
-        }
+        };
+        r.notes = super::notes::of(gpu, &r);
+        r
     }
 
     /// A readable summary for the terminal.
@@ -388,6 +395,12 @@ impl SimResult {
             );
         }
         let _ = write!(s, "\n{}", self.counters.text());
+        if !self.notes.is_empty() {
+            let _ = writeln!(s, "\nnotes:");
+            for n in &self.notes {
+                let _ = writeln!(s, "  - {n}");
+            }
+        }
         s
     }
 }

@@ -52,15 +52,15 @@ impl Mode {
                 for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
                     let (k, v) = part
                         .split_once('=')
-                        .ok_or_else(|| Error::config("mode", format!("`{part}` is not module=model")))?;
+                        .ok_or_else(|| Error::other(format!("mode: `{part}` is not module=model")))?;
                     m.set(k.trim(), v.trim())?;
                 }
             }
             _ => {
-                return Err(Error::config(
-                    "mode",
-                    format!("`{s}` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical)"),
-                ))
+                return Err(Error::other(format!(
+                    "`{s}` is not a mode; {}allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical",
+                    crate::error::did_you_mean(s, ["cycle", "hybrid", "fast", "memory"])
+                )))
             }
         }
         Ok(Mode::Timing(s.to_string(), m))
@@ -546,11 +546,15 @@ mod tests {
     }
 
     #[test]
-    fn unknown_mode_names_the_key() {
+    fn unknown_mode_lists_the_modes_and_the_nearest() {
         assert_eq!(
             Mode::parse("turbo").unwrap_err().to_string(),
-            "config key `mode`: `turbo` is not a mode (allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical)"
+            "`turbo` is not a mode; allowed: cycle, hybrid, fast, memory, or a per-module mix like alu=cycle,memory=analytical"
         );
+        assert!(Mode::parse("hybird")
+            .unwrap_err()
+            .to_string()
+            .contains("did you mean `hybrid`?"));
     }
 
     #[test]
@@ -644,7 +648,7 @@ mod tests {
         let e = Mode::parse("alu=cycle,cache=cycle")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("model.cache"), "{e}");
+        assert!(e.contains("`cache` is not a module"), "{e}");
         assert_eq!(
             Mode::parse("alu=cycle").unwrap(),
             Mode::Timing("alu=cycle".into(), ModelChoice::default())

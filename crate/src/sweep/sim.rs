@@ -51,7 +51,10 @@ pub fn model_for_mode(mode: &str) -> Result<ModelChoice> {
         other => {
             return Err(Error::config(
                 "mode",
-                format!("`{other}` is not a mode (allowed: default, cycle, hybrid, fast, or module=model,...)"),
+                format!(
+                    "`{other}` is not a mode; {}allowed: default, cycle, hybrid, fast, or module=model,...",
+                    crate::error::did_you_mean(other, ["default", "cycle", "hybrid", "fast"])
+                ),
             ))
         }
     })

@@ -505,6 +505,12 @@ pub trait TraceSource {
     }
     /// A stable hash identifying the input (hex), printed in every result.
     fn trace_hash(&self) -> String;
+    /// Warp instructions of every kernel together, where the source knows them without
+    /// decoding (a compact file's index, a trace in memory): what progress displays count
+    /// against. `None` otherwise.
+    fn warp_insts_total(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A stream that owns a decoded kernel (the default [`TraceSource::open_kernel_owned`]).
@@ -631,6 +637,9 @@ impl MemTrace {
 impl TraceSource for MemTrace {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn warp_insts_total(&self) -> Option<u64> {
+        Some(self.kernels.iter().map(|k| k.warp_insts()).sum())
     }
     fn commands(&self) -> &[Command] {
         &self.commands

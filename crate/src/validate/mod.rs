@@ -341,28 +341,48 @@ fn l1_plateau_kb(cfg: &GpuConfig) -> Result<f64> {
 /// Runs the suite on `cfg`: every metric in `scope`, or only those named in `only` (ids;
 /// an unknown id is an error naming the known ones).
 pub fn run(cfg: &GpuConfig, scope: Scope, only: &[&str]) -> Result<Vec<Row>> {
+    run_with(cfg, scope, only, &mut |_| {})
+}
+
+/// The metrics [`run`] measures on `cfg`, in order (an unknown id in `only` is left out here
+/// and refused by `run`).
+pub fn planned(cfg: &GpuConfig, scope: Scope, only: &[&str]) -> Vec<&'static str> {
+    let gpu = cfg.gpu.id.as_str();
+    all_metrics()
+        .filter(|m| !(scope == Scope::Published && lookup(gpu, m.id).is_none()))
+        .filter(|m| only.is_empty() || only.contains(&m.id))
+        .filter(|m| !m.slow || only.contains(&m.id))
+        .map(|m| m.id)
+        .collect()
+}
+
+/// [`run`], calling `done` with each metric's id once it is measured (for progress).
+pub fn run_with(
+    cfg: &GpuConfig,
+    scope: Scope,
+    only: &[&str],
+    done: &mut dyn FnMut(&str),
+) -> Result<Vec<Row>> {
     for id in only {
         if !all_metrics().any(|m| m.id == *id) {
             let known: Vec<&str> = all_metrics().map(|m| m.id).collect();
             return Err(crate::Error::config(
                 "--metrics",
-                format!("unknown metric `{id}` (known: {})", known.join(", ")),
+                format!(
+                    "unknown metric `{id}`; {}known: {}",
+                    crate::error::did_you_mean(id, known.iter().copied()),
+                    known.join(", ")
+                ),
             ));
         }
     }
     let gpu = cfg.gpu.id.as_str();
     let mut rows = Vec::new();
     let mut dram_gbs = None;
-    for metric in all_metrics() {
-        if scope == Scope::Published && lookup(gpu, metric.id).is_none() {
+    for id in planned(cfg, scope, only) {
+        let Some(metric) = all_metrics().find(|m| m.id == id) else {
             continue;
-        }
-        if !only.is_empty() && !only.contains(&metric.id) {
-            continue;
-        }
-        if metric.slow && !only.contains(&metric.id) {
-            continue;
-        }
+        };
         let v = match (metric.id, dram_gbs) {
             ("bw_dram_eff", Some(gbs)) => 100.0 * gbs / dram_peak_gbs(cfg),
             _ => measure(cfg, metric.id)
@@ -372,6 +392,7 @@ pub fn run(cfg: &GpuConfig, scope: Scope, only: &[&str]) -> Result<Vec<Row>> {
             dram_gbs = Some(v);
         }
         rows.push(Row::new(gpu, metric, v));
+        done(metric.id);
     }
     Ok(rows)
 }

@@ -166,7 +166,8 @@ pub fn find(name: &str) -> Result<&'static WorkloadDesc> {
     LIST.iter().find(|d| d.name == name).ok_or_else(|| {
         let known: Vec<&str> = LIST.iter().map(|d| d.name).collect();
         Error::other(format!(
-            "unknown workload `{name}` (known: {})",
+            "unknown workload `{name}`; {}known: {}",
+            crate::error::did_you_mean(name, known.iter().copied()),
             known.join(", ")
         ))
     })

@@ -121,7 +121,11 @@ impl Args {
                 return Err(err(
                     workload,
                     k,
-                    format!("unknown parameter (known: {})", known.join(", ")),
+                    format!(
+                        "unknown parameter; {}known: {}",
+                        crate::error::did_you_mean(k, known.iter().copied()),
+                        known.join(", ")
+                    ),
                 ));
             };
             slot.1 = v.clone();

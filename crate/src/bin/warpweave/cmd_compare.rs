@@ -30,15 +30,20 @@ pub struct CompareArgs {
     /// Config overrides for every run.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    #[arg(long)]
+    /// Write the table as CSV to this file (one row per trace, GPU and mode).
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<String>,
-    #[arg(long)]
+    /// Write every row as JSON to this file (the CSV's columns plus each run's warnings).
+    #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
     /// Keep the functional pre-pass (per-PC hit rates) of analytical-memory modes as files
     /// in DIR, keyed by trace hash and cache-relevant config (always shared in memory between
     /// the modes of one compare).
     #[arg(long = "prepass-cache", value_name = "DIR")]
     pub prepass_cache: Option<String>,
+    /// No progress on stderr (warnings are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Unknown opcodes and kernels with CTAs missing.
     #[command(flatten)]
     pub checks: crate::cmd_run::CheckArgs,
@@ -102,7 +107,13 @@ fn parse_mode(s: &str) -> Result<(String, Mode)> {
         m.validate()?;
         return Ok((name.to_string(), Mode::Timing(m)));
     }
-    Ok((s.to_string(), Mode::parse(s)?))
+    // The names come from `--modes`.
+    Mode::parse(s)
+        .map(|m| (s.to_string(), m))
+        .map_err(|e| match e {
+            Error::Config { key, msg } if key == "--mode" => Error::config("--modes", msg),
+            other => other,
+        })
 }
 
 pub fn run(a: &CompareArgs) -> Result<()> {
@@ -122,6 +133,8 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         Some(d) => PrepassCache::with_dir(d),
         None => PrepassCache::new(),
     };
+    let total = (a.gpus.len() * a.traces.len() * a.modes.len()) as u64;
+    let progress = crate::progress::Progress::new("compare", total, "runs", a.quiet);
     for gpu in &a.gpus {
         let own = load_config(gpu, &a.set)?;
         for trace in &a.traces {
@@ -154,16 +167,20 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                 let t0 = std::time::Instant::now();
                 let out = compare::run_mode_cached(&cfg, *mode, &mut open, &mut cache)?;
                 let wall = t0.elapsed().as_secs_f64();
-                eprintln!("{trace} on {gpu}: {name} in {wall:.3} s");
+                if !a.quiet {
+                    progress.println(&format!("{trace} on {gpu}: {name} in {wall:.3} s"));
+                }
                 let mut r = compare::row(trace, gpu, name, &out, wall);
                 for w in &r.warnings {
-                    eprintln!("warning: {trace} on {gpu}: {name}: {w}");
+                    progress.println(&format!("warning: {trace} on {gpu}: {name}: {w}"));
                 }
+                progress.inc(&format!("{trace} on {gpu}: {name}"));
                 r.prepass_s = prepass_s;
                 rows.push(r);
             }
         }
     }
+    progress.finish();
     compare::finish(&mut rows);
     crate::out!("{}", compare::table_text(&rows));
     if let Some(p) = &a.csv {

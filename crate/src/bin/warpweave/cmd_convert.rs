@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::progress::Progress;
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use warpweave::outfile::{refuse_overwrite, trace_inputs, AtomicFile, Output};
 use warpweave::trace::accelsim::write_dir;
@@ -117,12 +117,12 @@ fn default_output(input: &Path, to: Format) -> PathBuf {
 /// Counts CTAs through a progress bar as a source is streamed.
 struct Counted<'a> {
     inner: &'a mut dyn TraceSource,
-    bar: &'a ProgressBar,
+    bar: &'a Progress,
 }
 
 struct CountedStream<'a> {
     inner: Box<dyn KernelStream + Send + 'a>,
-    bar: ProgressBar,
+    bar: Progress,
 }
 
 impl KernelStream for CountedStream<'_> {
@@ -135,7 +135,7 @@ impl KernelStream for CountedStream<'_> {
     fn next_cta(&mut self) -> Result<Option<CtaTrace>> {
         let c = self.inner.next_cta()?;
         if c.is_some() {
-            self.bar.inc(1);
+            self.bar.inc("");
         }
         Ok(c)
     }
@@ -166,21 +166,11 @@ impl TraceSource for Counted<'_> {
     }
 }
 
-fn progress_bar(src: &dyn TraceSource, quiet: bool, verb: &str) -> ProgressBar {
+fn progress_bar(src: &dyn TraceSource, quiet: bool, verb: &str) -> Progress {
     let total: u64 = (0..src.kernel_count())
         .map(|k| src.kernel_info(k).num_ctas())
         .sum();
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    let style = ProgressStyle::with_template(&format!(
-        "{verb} {{bar:40}} {{pos}}/{{len}} CTAs ({{elapsed}}, eta {{eta}})"
-    ));
-    if let Ok(s) = style {
-        bar.set_style(s);
-    }
-    bar
+    Progress::new(verb, total, "CTAs", quiet)
 }
 
 pub fn run(args: &ConvertArgs) -> Result<()> {
@@ -234,7 +224,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
             let s = write_compact(&mut counted, &mut f, &opts, &mut |_| {})
                 .map_err(|e| rename_output(e, &shown))?;
             f.commit()?;
-            bar.finish_and_clear();
+            bar.finish();
             eprintln!(
                 "wrote {shown}: {} bytes, {} kernels, {} CTAs, {} warp instructions in {} chunks ({:.2} s), hash {:016x}",
                 s.bytes,
@@ -251,7 +241,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
                 .filter(|&k| counted.kernel_info(k).ctrl_source != CtrlSource::None)
                 .count();
             let names = write_dir(&out, &mut counted)?;
-            bar.finish_and_clear();
+            bar.finish();
             eprintln!(
                 "wrote {}: kernelslist.g and {} kernel files ({:.2} s)",
                 out.display(),

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
+use warpweave::trace::compact::{write_compact, WriteOptions};
 use warpweave::workload::{self, output, OutFormat, Params};
+
+use crate::progress::Progress;
 use warpweave::{Error, Result};
 
 /// Output format of a generated trace.
@@ -39,6 +42,9 @@ pub struct GenArgs {
     /// List the workloads and their parameters, then exit.
     #[arg(long)]
     pub list: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 pub fn run(a: &GenArgs) -> Result<()> {
@@ -64,12 +70,16 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 .unwrap_or_else(|| PathBuf::from(format!("{name}-trace")));
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
             let mut staged = warpweave::outfile::Staged::new();
-            for (f, bytes) in output::text_files(&t)? {
-                let p = dir.join(f);
+            let files = output::text_files(&t)?;
+            let bar = Progress::new("gen", files.len() as u64, "files", a.quiet);
+            for (f, bytes) in files {
+                let p = dir.join(&f);
                 let w = staged.create(&p)?;
                 w.write_all(&bytes)
                     .map_err(|e| Error::io(p.display().to_string(), e))?;
+                bar.inc(&f);
             }
+            bar.finish();
             staged.commit()?;
             dir
         }
@@ -81,7 +91,12 @@ pub fn run(a: &GenArgs) -> Result<()> {
             if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
                 path = path.join(format!("{name}.wwt"));
             }
-            let bytes = output::compact_bytes(&mut t)?;
+            let bar = Progress::new("gen", insts, "warp instructions", a.quiet);
+            let mut bytes = Vec::new();
+            write_compact(&mut t, &mut bytes, &WriteOptions::default(), &mut |p| {
+                bar.set(p.warp_insts_done, "encoding")
+            })?;
+            bar.finish();
             write(&path, &bytes)?;
             path
         }

@@ -192,7 +192,9 @@ pub fn run(a: &RunArgs) -> Result<()> {
     sim.set_threads(crate::host::cap_threads(threads, "--threads"))?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
     let started = std::time::Instant::now();
-    let slice = 200_000;
+    let progress = RunBar::new(&sim, a.quiet);
+    // Slices only pace the progress display: a run gives the same result in any slicing.
+    let slice = 10_000;
     loop {
         let budget = if a.max_cycles > 0 {
             slice.min(a.max_cycles.saturating_sub(sim.now()))
@@ -200,22 +202,18 @@ pub fn run(a: &RunArgs) -> Result<()> {
             slice
         };
         if budget == 0 {
-            eprintln!("stopped at --max-cycles {}", a.max_cycles);
+            progress
+                .bar
+                .println(&format!("stopped at --max-cycles {}", a.max_cycles));
             break;
         }
         match sim.run_for(budget)? {
-            RunStatus::Running { cycle } => {
-                if !a.quiet {
-                    eprint!("\rcycle {cycle} ...");
-                }
-            }
+            RunStatus::Running { .. } => progress.update(&sim, started),
             RunStatus::Done { .. } => break,
             RunStatus::Deadlock(msg) => return Err(Error::other(msg)),
         }
     }
-    if !a.quiet {
-        eprint!("\r");
-    }
+    progress.bar.finish();
     let res = sim.result();
     crate::cmd_run_views::finish(&a.views, &mut sim)?;
     let secs = started.elapsed().as_secs_f64();
@@ -235,6 +233,47 @@ pub fn run(a: &RunArgs) -> Result<()> {
         warpweave::outfile::write_file(std::path::Path::new(j), text)?;
     }
     Ok(())
+}
+
+/// `run`'s progress: the fraction of the trace's warp instructions issued (of its CTAs finished
+/// where the trace does not say how many instructions it holds), simulated cycles, warp
+/// instructions per second and the ETA.
+struct RunBar {
+    bar: crate::progress::Progress,
+    by_insts: bool,
+}
+
+impl RunBar {
+    fn new(sim: &warpweave::engine::Simulator<'_>, quiet: bool) -> RunBar {
+        let p = sim.progress();
+        let (total, unit, by_insts) = match p.warp_insts_total {
+            Some(n) => (n, "warp instructions", true),
+            None => (p.ctas_total, "CTAs", false),
+        };
+        RunBar {
+            bar: crate::progress::Progress::new("run", total, unit, quiet),
+            by_insts,
+        }
+    }
+
+    fn update(&self, sim: &warpweave::engine::Simulator<'_>, started: std::time::Instant) {
+        if !self.bar.shown() {
+            return;
+        }
+        let p = sim.progress();
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        let msg = format!(
+            "cycle {}, {} warp inst/s",
+            p.cycle,
+            crate::progress::si(p.warp_insts as f64 / secs)
+        );
+        let pos = if self.by_insts {
+            p.warp_insts
+        } else {
+            p.ctas_done
+        };
+        self.bar.set(pos, &msg);
+    }
 }
 
 /// `--mode memory`: the functional cache pass (`mem::functional::run`), same CLI.

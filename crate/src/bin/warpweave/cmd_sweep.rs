@@ -11,7 +11,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use warpweave::sweep::chunk::{check_chunk, Part};
 use warpweave::sweep::files::{self, load_plan};
 use warpweave::sweep::sim::SimRunner;
@@ -89,10 +88,10 @@ enum SweepCmd {
     },
 }
 
-struct Bar(ProgressBar);
+struct Bar(crate::progress::Progress);
 impl Progress for Bar {
-    fn job_done(&self, _job: &Job) {
-        self.0.inc(1);
+    fn job_done(&self, job: &Job) {
+        self.0.inc(&format!("run {} done", job.id));
     }
 }
 
@@ -210,20 +209,15 @@ fn local(
         })?;
         Ok(m)
     };
-    let bar = ProgressBar::new(jobs.len() as u64);
-    if quiet {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs ({eta} left)",
-        )
-        .map_err(|e| Error::other(e.to_string()))?,
-    );
-    let progress = Bar(bar);
+    let progress = Bar(crate::progress::Progress::new(
+        "sweep",
+        jobs.len() as u64,
+        "runs",
+        quiet,
+    ));
     let new = pool(threads)?
         .install(|| run_jobs(&plan, &jobs, &runner, Executor::Parallel, &progress))?;
-    progress.0.finish_and_clear();
+    progress.0.finish();
     let mut results = done;
     results.extend(new);
     results.sort_by_key(|r| r.id);

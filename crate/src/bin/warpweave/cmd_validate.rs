@@ -35,6 +35,9 @@ pub struct ValidateArgs {
     /// List the metrics and how each is measured, then exit.
     #[arg(long)]
     pub list: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Compare with the hardware counters measured on real GPUs (the ncu tables in DIR,
     /// tests/hardware/results by default): MAPE, mean signed error and correlation per metric,
     /// the rows constants were fitted to (training error) apart from the held-out ones.
@@ -67,10 +70,22 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     };
     let only: Vec<&str> = a.metrics.iter().map(|s| s.trim()).collect();
     let mut rows: Vec<Row> = Vec::new();
+    let mut cfgs = Vec::new();
     for g in &gpus {
-        let cfg = load_config(g, &a.set)?;
-        rows.extend(validate::run(&cfg, scope, &only)?);
+        cfgs.push(load_config(g, &a.set)?);
     }
+    let total: usize = cfgs
+        .iter()
+        .map(|c| validate::planned(c, scope, &only).len())
+        .sum();
+    let progress = crate::progress::Progress::new("validate", total as u64, "metrics", a.quiet);
+    for cfg in &cfgs {
+        let gpu = cfg.gpu.id.clone();
+        rows.extend(validate::run_with(cfg, scope, &only, &mut |id| {
+            progress.inc(&format!("{gpu} {id}"))
+        })?);
+    }
+    progress.finish();
     if a.json {
         let s =
             serde_json::to_string_pretty(&rows).map_err(|e| Error::other(format!("JSON: {e}")))?;

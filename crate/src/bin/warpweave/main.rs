@@ -22,6 +22,7 @@ mod cmd_run_views;
 mod cmd_sweep;
 mod cmd_validate;
 mod host;
+mod progress;
 mod stdout;
 
 #[derive(Parser)]

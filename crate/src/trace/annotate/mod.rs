@@ -243,6 +243,9 @@ impl TraceSource for Annotated {
     fn trace_hash(&self) -> String {
         self.inner.trace_hash()
     }
+    fn warp_insts_total(&self) -> Option<u64> {
+        self.inner.warp_insts_total()
+    }
 }
 
 /// One kernel's stream with its instructions' control bits set. CTAs are annotated as they

@@ -592,6 +592,13 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
     fn name(&self) -> &str {
         &self.name
     }
+    fn warp_insts_total(&self) -> Option<u64> {
+        Some(
+            (0..self.kernels.len())
+                .map(|k| self.kernel_warp_insts(k))
+                .sum(),
+        )
+    }
     fn commands(&self) -> &[Command] {
         &self.commands
     }
