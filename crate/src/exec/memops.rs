@@ -36,7 +36,10 @@ impl Cta<'_, '_> {
             }
         }
         if let Some(u) = ureg {
-            let v = if u.wide {
+            // Beside a 64-bit register (or in a 64-bit address), the uniform register is a
+            // 64-bit base too: `[R6.64+UR4]` adds the pointer UR4:UR5.
+            let wide = u.wide || wide_addr || reg.is_some_and(|r| r.wide);
+            let v = if wide {
                 w.upair(u.n)
             } else if u.n >= 63 {
                 0

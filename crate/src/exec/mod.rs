@@ -70,8 +70,17 @@ impl Program {
         })
     }
 
-    /// The kernel `name`, or an error listing the kernels there are.
+    /// The kernel `name` (a C++ kernel also by its unmangled name, `vecmul` for
+    /// `_Z6vecmulPfS_`, when one function alone has it), or an error listing the kernels.
     pub fn kernel(&self, name: &str) -> Result<&Kernel> {
+        if let Some(k) = self.kernels.get(name) {
+            return Ok(k);
+        }
+        let prefix = format!("_Z{}{name}", name.len());
+        let mut mangled = self.kernels.iter().filter(|(n, _)| n.starts_with(&prefix));
+        if let (Some((_, k)), None) = (mangled.next(), mangled.next()) {
+            return Ok(k);
+        }
         self.kernels.get(name).ok_or_else(|| {
             let mut names: Vec<&str> = self.kernels.keys().map(String::as_str).collect();
             names.sort_unstable();

@@ -234,8 +234,9 @@ impl Cta<'_, '_> {
                 w.write(&ops[0], m, &d);
             }
             Opc::Lop3 => {
-                let pd = matches!(op(inst, 1)?.kind, Kind::Pred(_) | Kind::UPred(_));
-                let s = if pd { 2 } else { 1 };
+                // LOP3.LUT [Pd,] Rd, a, b, c, lut, Pin
+                let pd = matches!(op(inst, 0)?.kind, Kind::Pred(_) | Kind::UPred(_));
+                let (d_at, s) = if pd { (1, 2) } else { (0, 1) };
                 let a = self.src(w, op(inst, s)?, Ctx::Int)?;
                 let b = self.src(w, op(inst, s + 1)?, Ctx::Int)?;
                 let c = self.src(w, op(inst, s + 2)?, Ctx::Int)?;
@@ -249,9 +250,9 @@ impl Cta<'_, '_> {
                     d[l] = lop3(a[l], b[l], c[l], lut);
                     nz |= ((d[l] != 0) as u32) << l;
                 }
-                w.write(&ops[0], m, &d);
+                w.write(&ops[d_at], m, &d);
                 if pd {
-                    w.set_pred(&ops[1], m, nz);
+                    w.set_pred(&ops[0], m, nz);
                 }
             }
             Opc::Isetp {

@@ -18,6 +18,7 @@ mod cmd_gen;
 mod cmd_import;
 mod cmd_info;
 mod cmd_run;
+mod cmd_run_exec;
 mod cmd_run_views;
 mod cmd_sweep;
 mod cmd_validate;
