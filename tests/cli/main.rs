@@ -16,6 +16,9 @@ mod annotate;
 /// Traces checked (CTAs, warps, opcodes, copies), inputs bounded, messages (issue 37).
 mod checked_inputs;
 
+/// Execution from SASS: `run --launch` (issue 31).
+mod exec;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpweave"))
 }

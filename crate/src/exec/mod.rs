@@ -15,7 +15,7 @@
 //! barrier in turn: a deterministic order, so the same inputs always give the same stream.
 //! The executed stream is held in memory (about 60 bytes per warp instruction).
 //!
-//! The launch spec's format: [`launch`]. What each instruction does: [`decode`] (which
+//! The launch spec's format: [`launch`] and `LAUNCH.md` beside this file (the user's guide). What each instruction does: [`decode`] (which
 //! opcodes and modifiers), [`ops`], [`memops`], [`warp`] (divergence). Anything the executor
 //! cannot execute stops the run with an error naming the listing line, kernel, PC and
 //! opcode.

@@ -22,7 +22,7 @@ use warpweave::{Error, Result};
 #[derive(Args, Debug, Clone, Default)]
 pub struct ExecArgs {
     /// Execute a kernel from its SASS with this launch spec (TOML: grid, block, shared,
-    /// buffers, args; see docs/exec.md) instead of reading a trace: the program is --sass
+    /// buffers, args; see crate/src/exec/LAUNCH.md) instead of reading a trace: the program is --sass
     /// LISTING or --cuda FILE.cu.
     #[arg(long, value_name = "SPEC.toml")]
     pub launch: Option<PathBuf>,
