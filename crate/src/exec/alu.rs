@@ -400,7 +400,7 @@ mod tests {
         for v in [0.0f32, 1.0, -2.5, 65504.0, 6.1035156e-5, 5.9604645e-8] {
             assert_eq!(h2f(f2h(v)), v);
         }
-        assert_eq!(f2h(2.384185791015625e-07), 4);
+        assert_eq!(f2h(2.384_185_8e-7), 4);
         assert_eq!(lop3(0xf0, 0xcc, 0xaa, 0x33), !0xcc);
         assert_eq!(lop3(0xf0, 0xcc, 0xaa, 0x96), 0xf0 ^ 0xcc ^ 0xaa);
         assert_eq!(lop3(0xf0, 0xcc, 0xaa, 0xc0) & 0xff, 0xf0 & 0xcc);

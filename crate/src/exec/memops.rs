@@ -290,7 +290,7 @@ fn write_word(w: &mut Warp, inst: &Inst, k: usize, m: u32, v: &[u32; 32]) -> R<(
 }
 
 fn check_align(a: u64, n: usize) -> R<()> {
-    if a % n as u64 != 0 {
+    if !a.is_multiple_of(n as u64) {
         return Err(format!("misaligned {n}-byte access at 0x{a:x}"));
     }
     Ok(())

@@ -253,7 +253,7 @@ fn transposes_compute_and_count_as_measured() {
                 Dim3::new(cols.div_ceil(32) as u32, (rows as u32).div_ceil(by), 1),
                 Dim3::new(32, 8, 1),
                 0,
-                bufs_of(&[inp.clone()], &[rows * cols]),
+                bufs_of(std::slice::from_ref(&inp), &[rows * cols]),
                 vec![
                     Arg::Buffer(0),
                     Arg::Buffer(1),
@@ -339,7 +339,7 @@ fn reduction_computes_and_counts_as_measured() {
                 Dim3::new(grid as u32, 1, 1),
                 Dim3::new(256, 1, 1),
                 1024,
-                bufs_of(&[inp.clone()], &[grid]),
+                bufs_of(std::slice::from_ref(&inp), &[grid]),
                 vec![Arg::Buffer(0), Arg::Buffer(1), i32a(n as i32)],
             );
             let mut want = Vec::new();
@@ -411,8 +411,8 @@ fn bfs_step_computes_and_counts_as_measured() {
         let mut g = Lcg(12345);
         let row: Vec<i32> = (0..=n).map(|v| (v * deg) as i32).collect();
         let col: Vec<i32> = (0..n * deg).map(|_| (g.next() % n as u32) as i32).collect();
-        let fr: Vec<i32> = (0..n).map(|_| (g.next() % 10 == 0) as i32).collect();
-        let vis: Vec<i32> = (0..n).map(|_| (g.next() % 5 == 0) as i32).collect();
+        let fr: Vec<i32> = (0..n).map(|_| g.next().is_multiple_of(10) as i32).collect();
+        let vis: Vec<i32> = (0..n).map(|_| g.next().is_multiple_of(5) as i32).collect();
         let ex = run(
             p,
             "bfs_step",

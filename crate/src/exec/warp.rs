@@ -178,10 +178,8 @@ impl Warp {
     pub fn write(&mut self, o: &Operand, mask: u32, v: &[u32; 32]) {
         match o.kind {
             Kind::Reg(n) => self.write_row(n, mask, v),
-            Kind::UReg(n) => {
-                if n < 63 && mask != 0 {
-                    self.ur[n as usize] = v[mask.trailing_zeros() as usize];
-                }
+            Kind::UReg(n) if n < 63 && mask != 0 => {
+                self.ur[n as usize] = v[mask.trailing_zeros() as usize];
             }
             _ => {}
         }

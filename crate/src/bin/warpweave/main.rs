@@ -36,6 +36,8 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// Parsed once per process: the size of `run`'s many options does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Cmd {
     /// Simulate a trace on a GPU (`--mode cycle|hybrid|fast|memory`, `--model m=x`).
