@@ -13,6 +13,7 @@ pub mod config;
 pub mod core;
 pub mod engine;
 pub mod error;
+pub mod exec;
 pub mod fuzz;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod infile;

@@ -13,11 +13,14 @@ mod safe_outputs;
 /// Control bits joined from a SASS listing: `annotate`, `run --sass`.
 mod annotate;
 
-/// Traces checked (CTAs, warps, opcodes, copies), inputs bounded, messages (issue 37).
+/// Traces checked (CTAs, warps, opcodes, copies), inputs bounded, messages.
 mod checked_inputs;
 
 /// Progress, suggestions, option and key names, notes after a result.
 mod researcher;
+
+/// Execution from SASS: `run --launch`.
+mod exec;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_warpweave"))

@@ -21,9 +21,9 @@ pub struct RunArgs {
     #[arg(long, default_value = "rtx2080ti")]
     pub gpu: String,
     /// Accel-Sim trace folder or kernelslist.g, a .traceg file, a compact trace, or
-    /// builtin:NAME[:key=value,...] for a built-in workload.
-    #[arg(long)]
-    pub trace: String,
+    /// builtin:NAME[:key=value,...] for a built-in workload (or --launch: execute SASS).
+    #[arg(long, required_unless_present = "launch")]
+    pub trace: Option<String>,
     /// Config overrides, e.g. --set sm.subcores=2 --set features.war_check=false.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -51,7 +51,8 @@ pub struct RunArgs {
     pub threads: usize,
     /// Compiler control bits for the trace from this `cuobjdump -sass` listing of the binary it
     /// was recorded from (plain, .gz, .zst or .xz), joined by kernel name and PC as CTAs are
-    /// decoded (as `annotate` does, without writing a file).
+    /// decoded (as `annotate` does, without writing a file). With --launch: the listing whose
+    /// kernel is executed.
     #[arg(long, value_name = "FILE")]
     pub sass: Option<std::path::PathBuf>,
     /// Stop after this many cycles (0: run to the end).
@@ -66,6 +67,9 @@ pub struct RunArgs {
     /// Timeline views (--show-pipeline, --cycles, --animate, --timeline).
     #[command(flatten)]
     pub views: crate::cmd_run_views::ViewArgs,
+    /// Execution from SASS (--launch, --kernel, --cuda, --emit-trace, --out-buffers, --check).
+    #[command(flatten)]
+    pub exec: crate::cmd_run_exec::ExecArgs,
 }
 
 /// How strictly the commands that simulate read their traces (`trace::check::Policy`).
@@ -150,26 +154,55 @@ pub fn load_config(gpu: &str, sets: &[String]) -> Result<GpuConfig> {
 pub fn run(a: &RunArgs) -> Result<()> {
     let mut files = vec![a.gpu.clone()];
     files.extend(a.sass.iter().map(|p| p.display().to_string()));
+    let e = &a.exec;
+    let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    files.extend(shown(&e.launch));
+    files.extend(shown(&e.cuda));
     refuse_outputs_over_inputs(
-        std::slice::from_ref(&a.trace),
+        a.trace.as_slice(),
         &files,
         &[
             ("--json", a.json.as_ref()),
             ("--timeline", a.views.timeline.as_ref()),
             ("--animate", a.views.animate.as_ref()),
+            ("--emit-trace", e.emit_trace.as_ref()),
         ],
     )?;
     let cfg = load_config(&a.gpu, &a.set)?;
     let policy = a.checks.policy()?;
+    let executed = if e.launch.is_some() {
+        if a.trace.is_some() {
+            return Err(Error::other("--launch executes SASS: it takes no --trace"));
+        }
+        crate::cmd_run_exec::prepare(e, a.sass.as_deref(), &cfg, a.quiet)?
+    } else {
+        None
+    };
+    let trace = a.trace.clone().unwrap_or_default();
+    let a = &RunArgs {
+        trace: Some(trace),
+        sass: if executed.is_some() {
+            None
+        } else {
+            a.sass.clone()
+        },
+        ..a.clone()
+    };
     let sass = match &a.sass {
         Some(p) => Some(crate::cmd_annotate::read_sass(p)?),
         None => None,
     };
     let sass = sass.as_ref();
+    let open = |cfg: &GpuConfig, sass: Option<&SassCtrl>| -> Result<Box<dyn TraceSource + Send>> {
+        match &executed {
+            Some(t) => Ok(Box::new(t.clone())),
+            None => open_joined(a.trace.as_deref().unwrap_or_default(), cfg, sass, policy),
+        }
+    };
     let mut model = ModelChoice::named("cycle")?;
     if let Some(name) = &a.mode {
         match Mode::parse(name)? {
-            Mode::Memory => return run_memory(a, &cfg, sass, policy),
+            Mode::Memory => return run_memory(a, open(&cfg, sass)?),
             Mode::Timing(m) => model = m,
         }
     }
@@ -182,12 +215,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         Some(d) => warpweave::analytic::PrepassCache::with_dir(d),
         None => warpweave::analytic::PrepassCache::new(),
     };
-    let (mut sim, _) = prepared_simulator(
-        &cfg,
-        model,
-        &mut || open_joined(&a.trace, &cfg, sass, policy),
-        &mut cache,
-    )?;
+    let (mut sim, _) = prepared_simulator(&cfg, model, &mut || open(&cfg, sass), &mut cache)?;
     let threads = if a.parallel { 0 } else { a.threads };
     sim.set_threads(crate::host::cap_threads(threads, "--threads"))?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
@@ -277,8 +305,8 @@ impl RunBar {
 }
 
 /// `--mode memory`: the functional cache pass (`mem::functional::run`), same CLI.
-fn run_memory(a: &RunArgs, cfg: &GpuConfig, sass: Option<&SassCtrl>, policy: Policy) -> Result<()> {
-    let mut src = open_joined(&a.trace, cfg, sass, policy)?;
+fn run_memory(a: &RunArgs, mut src: Box<dyn TraceSource + Send>) -> Result<()> {
+    let cfg = &load_config(&a.gpu, &a.set)?;
     let started = std::time::Instant::now();
     let rep = warpweave::mem::functional::run(cfg, &mut *src)?;
     let secs = started.elapsed().as_secs_f64();

@@ -18,6 +18,7 @@ mod cmd_gen;
 mod cmd_import;
 mod cmd_info;
 mod cmd_run;
+mod cmd_run_exec;
 mod cmd_run_views;
 mod cmd_sweep;
 mod cmd_validate;
@@ -36,6 +37,8 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// Parsed once per process: the size of `run`'s many options does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Cmd {
     /// Simulate a trace on a GPU (`--mode cycle|hybrid|fast|memory`, `--model m=x`).

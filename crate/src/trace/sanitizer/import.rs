@@ -185,7 +185,7 @@ fn low_lanes(n: u32) -> u32 {
 }
 
 /// Registers per thread: the highest register named + 2 (64-bit pairs), rounded up to 8.
-fn nregs(f: &SassFunction) -> u32 {
+pub(crate) fn nregs(f: &SassFunction) -> u32 {
     let top = f
         .insts
         .iter()

@@ -50,6 +50,12 @@ pub struct SassInst {
     pub line: u64,
     /// Compiler control bits ([`Ctrl::NONE`] when the listing has no Volta+ encodings).
     pub ctrl: Ctrl,
+    /// The guard predicate as written (`P0`, `!P1`, `UP0`), empty when there is none or it is
+    /// `PT` (`@!PT` sets [`SassInst::never`]).
+    pub guard: String,
+    /// The operands as written, comma-separated in the listing (`R4.reuse`, `c[0x0][0x210]`,
+    /// `desc[UR4][R2.64+0x4]`), for the functional executor (`crate::exec`).
+    pub operands: Vec<String>,
 }
 
 impl SassInst {
@@ -253,13 +259,17 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<(SassInst, 
         return Err(format!("pc 0x{pc:x}: no instruction text"));
     }
     let (mut predicated, mut never) = (false, false);
+    let mut guard_text = String::new();
     let mut text = stmt;
     if let Some(p) = text.strip_prefix('@') {
         let (guard, tail) = p.split_once(char::is_whitespace).unwrap_or((p, ""));
         match guard {
             "PT" | "UPT" => {}
             "!PT" | "!UPT" => never = true,
-            _ => predicated = true,
+            _ => {
+                predicated = true;
+                guard_text = guard.to_string();
+            }
         }
         text = tail.trim();
     }
@@ -335,6 +345,8 @@ fn parse_inst(pc: u32, rest: &str, line: u64) -> std::result::Result<(SassInst, 
         target,
         line,
         ctrl: Ctrl::NONE,
+        guard: guard_text,
+        operands: operands.iter().map(|o| o.to_string()).collect(),
     };
     Ok((inst, reuse))
 }

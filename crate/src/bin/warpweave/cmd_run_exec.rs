@@ -1,0 +1,183 @@
+//! `warpweave run --launch SPEC.toml (--sass LISTING | --cuda FILE.cu) [--kernel NAME]`: a
+//! kernel executed functionally from its SASS (`warpweave::exec`), its executed instruction
+//! stream simulated as a trace.
+//!
+//! ```text
+//!  --cuda FILE.cu ─nvcc -O3 -cubin -arch=sm_<preset>─> cubin ─cuobjdump -sass─> listing ┐
+//!  --sass LISTING (plain, .gz, .zst, .xz) ──────────────────────────────────────────────┤
+//!  --launch SPEC.toml ─> LaunchSpec ──────────────────────────────────── exec::execute ─┴─>
+//!      MemTrace ─> the run's simulator (and --emit-trace FILE.wwt); final buffers ─>
+//!      --out-buffers DIR (NAME.bin), --check DIR (compared with DIR/NAME.bin)
+//! ```
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use warpweave::config::GpuConfig;
+use warpweave::exec::{self, LaunchSpec, Program};
+use warpweave::trace::model::MemTrace;
+use warpweave::{Error, Result};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExecArgs {
+    /// Execute a kernel from its SASS with this launch spec (TOML: grid, block, shared,
+    /// buffers, args; see crate/src/exec/LAUNCH.md) instead of reading a trace: the program is --sass
+    /// LISTING or --cuda FILE.cu.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub launch: Option<PathBuf>,
+    /// The kernel to launch (when the launch spec names none).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Compile this CUDA file with nvcc for the preset's architecture and execute its SASS
+    /// (nvcc from $WW_NVCC or PATH, cuobjdump beside it or from $WW_CUOBJDUMP).
+    #[arg(long, value_name = "FILE.cu", requires = "launch")]
+    pub cuda: Option<PathBuf>,
+    /// Write the executed instruction stream as a compact trace.
+    #[arg(long, value_name = "FILE.wwt", requires = "launch")]
+    pub emit_trace: Option<String>,
+    /// Write each output buffer as DIR/NAME.bin (raw little-endian elements).
+    #[arg(long, value_name = "DIR", requires = "launch")]
+    pub out_buffers: Option<PathBuf>,
+    /// Compare each output buffer with DIR/NAME.bin: integers exactly, reals within a
+    /// relative 1e-5 plus an absolute 1e-6.
+    #[arg(long, value_name = "DIR", requires = "launch")]
+    pub check: Option<PathBuf>,
+}
+
+/// Executes the launch spec when one is given; the trace to simulate.
+pub fn prepare(
+    a: &ExecArgs,
+    sass: Option<&Path>,
+    cfg: &GpuConfig,
+    quiet: bool,
+) -> Result<Option<MemTrace>> {
+    let Some(spec_path) = &a.launch else {
+        return Ok(None);
+    };
+    let arch = warpweave::trace::open::default_arch(cfg);
+    let (text, name) = match (&a.cuda, sass) {
+        (Some(_), Some(_)) => {
+            return Err(Error::other(
+                "--cuda and --sass both name the program: give one",
+            ))
+        }
+        (Some(cu), None) => (compile(cu, cfg)?, cu.display().to_string()),
+        (None, Some(s)) => {
+            let shown = s.display().to_string();
+            let mut text = String::new();
+            warpweave::trace::io::open_file(s)?
+                .read_to_string(&mut text)
+                .map_err(|e| Error::io(&shown, e))?;
+            (text, shown)
+        }
+        (None, None) => {
+            return Err(Error::other(
+                "--launch needs the program: --sass LISTING or --cuda FILE.cu",
+            ))
+        }
+    };
+    let spec = LaunchSpec::load(spec_path, a.kernel.as_deref())?;
+    let prog = Program::from_listing(&text, &name, arch)?;
+    let started = std::time::Instant::now();
+    let ex = exec::execute(&prog, &spec, &name)?;
+    let secs = started.elapsed().as_secs_f64();
+    if !quiet {
+        eprintln!(
+            "executed {} warp instructions of {} launch(es) in {secs:.3} s ({:.1} M warp instructions per second)",
+            ex.warp_insts(),
+            spec.launches.len(),
+            ex.warp_insts() as f64 / secs.max(1e-9) / 1e6
+        );
+    }
+    if let Some(dir) = &a.out_buffers {
+        for p in exec::write_outputs(&ex, dir)? {
+            crate::outln!("wrote {}", p.display());
+        }
+    }
+    if let Some(dir) = &a.check {
+        for line in exec::check_outputs(&ex, dir)? {
+            crate::outln!("check: {line}");
+        }
+    }
+    let mut trace = ex.trace;
+    if let Some(out) = &a.emit_trace {
+        let opts = warpweave::trace::compact::WriteOptions::default();
+        let bytes = warpweave::trace::compact::to_compact_bytes(&mut trace, &opts)?;
+        warpweave::outfile::write_file(Path::new(out), bytes)?;
+        crate::outln!("wrote {out}");
+    }
+    Ok(Some(trace))
+}
+
+/// Finds a CUDA tool: `$env`, else beside nvcc, else on PATH.
+fn tool(env: &str, name: &str, beside: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(dir) = beside.and_then(Path::parent) {
+        let p = dir.join(name);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// `nvcc -O3 -cubin -arch=sm_XX FILE.cu`, then `cuobjdump -sass` of the cubin.
+pub fn compile(cu: &Path, cfg: &GpuConfig) -> Result<String> {
+    let sm = cfg.gpu.compute_capability;
+    if sm < 70 {
+        return Err(Error::other(format!(
+            "--cuda: the preset {} has compute capability {sm}; execution from SASS needs sm_70 or later",
+            cfg.gpu.id
+        )));
+    }
+    let missing = |what: &str, env: &str| {
+        Error::other(format!(
+            "--cuda: no {what} found (set ${env} or put it on PATH; tests/hardware/setup-cuda.sh installs a GPU-free CUDA toolchain and prints the variables)"
+        ))
+    };
+    let nvcc = tool("WW_NVCC", "nvcc", None).ok_or_else(|| missing("nvcc", "WW_NVCC"))?;
+    let cuobjdump = tool("WW_CUOBJDUMP", "cuobjdump", Some(&nvcc))
+        .ok_or_else(|| missing("cuobjdump", "WW_CUOBJDUMP"))?;
+    if !cu.is_file() {
+        return Err(Error::other(format!("{}: no such file", cu.display())));
+    }
+    let dir = std::env::temp_dir().join(format!("warpweave-cuda-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+    let cubin = dir.join("kernel.cubin");
+    let arch = format!("-arch=sm_{sm}");
+    let out = std::process::Command::new(&nvcc)
+        .args(["-O3", "-cubin", &arch, "-o"])
+        .arg(&cubin)
+        .arg(cu)
+        .output()
+        .map_err(|e| Error::io(nvcc.display().to_string(), e))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(Error::other(format!(
+            "{}: nvcc {arch} failed:\n{}",
+            cu.display(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        )));
+    }
+    let dump = std::process::Command::new(&cuobjdump)
+        .arg("-sass")
+        .arg(&cubin)
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let dump = dump.map_err(|e| Error::io(cuobjdump.display().to_string(), e))?;
+    if !dump.status.success() {
+        return Err(Error::other(format!(
+            "cuobjdump -sass failed: {}",
+            String::from_utf8_lossy(&dump.stderr).trim_end()
+        )));
+    }
+    String::from_utf8(dump.stdout)
+        .map_err(|_| Error::other("cuobjdump -sass printed something that is not UTF-8"))
+}

@@ -1,0 +1,618 @@
+//! The launch spec: what to run a kernel on. TOML, read once and validated with errors that
+//! name the key (`buffer[1].len`, `launch[0].args[2]`).
+//!
+//! ```toml
+//! kernel = "vecadd"            # optional: the command line's --kernel names it otherwise
+//! grid = 512                   # x, [x, y] or [x, y, z]
+//! block = [128, 1, 1]
+//! shared = 0                   # dynamic shared memory per CTA in bytes (default 0)
+//! args = ["a", "b", "c", 65536]
+//!
+//! [[buffer]]                   # global buffers, laid out in this order
+//! name = "a"
+//! type = "f32"                 # u8 i8 u16 i16 u32 i32 u64 i64 f32 f64
+//! len = 65536                  # elements
+//! init = "iota"                # "zeros" (default) | "iota" | { fill = 1.5 }
+//!                              # | { random = 7, min = 0, max = 1 } | { file = "a.bin" }
+//! output = false               # written by --out-buffers, compared by --check
+//! ```
+//!
+//! Arguments, in the kernel's parameter order: a string names a buffer (its device address is
+//! passed), a bare integer is an `i32`, a bare real an `f32`, and a one-key table gives the
+//! type: `{ u32 = 7 }`, `{ i64 = -1 }`, `{ u64 = 1 }`, `{ f32 = 2.0 }`, `{ f64 = 0.5 }`. Each
+//! takes its natural alignment in the parameter block, as the CUDA ABI lays it out.
+//!
+//! Several launches sharing the buffers, run in order: `[[launch]]` tables with the keys
+//! `kernel`, `grid`, `block`, `shared`, `args` (a launch's missing key takes the top-level
+//! one). `random` draws from [min, max) (defaults: [0, 1) for reals, [0, 1000) for
+//! integers) with a fixed generator, so a seed gives the same data everywhere. `file` is raw
+//! little-endian elements, relative to the spec's folder; without `len` the file's size gives
+//! it. Buffers not all zero are copied to the device before the first launch (a host-to-device
+//! copy in the trace, which warms the L2 as the hardware runs do).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::trace::model::Dim3;
+use crate::{Error, Result};
+
+/// Element type of a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+}
+
+impl Elem {
+    pub const NAMES: [(&'static str, Elem); 10] = [
+        ("u8", Elem::U8),
+        ("i8", Elem::I8),
+        ("u16", Elem::U16),
+        ("i16", Elem::I16),
+        ("u32", Elem::U32),
+        ("i32", Elem::I32),
+        ("u64", Elem::U64),
+        ("i64", Elem::I64),
+        ("f32", Elem::F32),
+        ("f64", Elem::F64),
+    ];
+    pub fn bytes(self) -> usize {
+        match self {
+            Elem::U8 | Elem::I8 => 1,
+            Elem::U16 | Elem::I16 => 2,
+            Elem::U32 | Elem::I32 | Elem::F32 => 4,
+            Elem::U64 | Elem::I64 | Elem::F64 => 8,
+        }
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Elem::F32 | Elem::F64)
+    }
+    pub fn name(self) -> &'static str {
+        Elem::NAMES
+            .iter()
+            .find(|(_, e)| *e == self)
+            .map_or("?", |(n, _)| n)
+    }
+    /// Little-endian bytes of `v` (integers from their `i128` value, reals rounded).
+    pub fn encode(self, v: f64, int: i128, out: &mut Vec<u8>) {
+        match self {
+            Elem::U8 | Elem::I8 => out.push(int as u8),
+            Elem::U16 | Elem::I16 => out.extend_from_slice(&(int as u16).to_le_bytes()),
+            Elem::U32 | Elem::I32 => out.extend_from_slice(&(int as u32).to_le_bytes()),
+            Elem::U64 | Elem::I64 => out.extend_from_slice(&(int as u64).to_le_bytes()),
+            Elem::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+            Elem::F64 => out.extend_from_slice(&v.to_le_bytes()),
+        }
+    }
+}
+
+/// How a buffer starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    Zeros,
+    Iota,
+    Fill(f64),
+    Random {
+        seed: u64,
+        min: f64,
+        max: f64,
+    },
+    File(PathBuf),
+    /// Given bytes (the library's callers: tests, the browser).
+    Bytes(Vec<u8>),
+}
+
+/// One global buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferDef {
+    pub name: String,
+    pub elem: Elem,
+    pub len: u64,
+    pub init: Init,
+    pub output: bool,
+}
+
+/// One kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// The device address of buffer `i`.
+    Buffer(usize),
+    /// A scalar's little-endian bytes (its size is its alignment).
+    Scalar(Vec<u8>),
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub kernel: String,
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared: u32,
+    pub args: Vec<Arg>,
+}
+
+/// A validated launch spec.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchSpec {
+    pub buffers: Vec<BufferDef>,
+    pub launches: Vec<Launch>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpec {
+    kernel: Option<String>,
+    grid: Option<toml::Value>,
+    block: Option<toml::Value>,
+    shared: Option<u32>,
+    args: Option<Vec<toml::Value>>,
+    #[serde(default)]
+    buffer: Vec<FileBuffer>,
+    #[serde(default)]
+    launch: Vec<FileLaunch>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileBuffer {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    len: Option<u64>,
+    init: Option<toml::Value>,
+    #[serde(default)]
+    output: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLaunch {
+    kernel: Option<String>,
+    grid: Option<toml::Value>,
+    block: Option<toml::Value>,
+    shared: Option<u32>,
+    args: Option<Vec<toml::Value>>,
+}
+
+/// Most bytes one buffer may hold (4 GiB).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 32;
+
+impl LaunchSpec {
+    /// Reads a spec file; `file` inits are relative to its folder.
+    pub fn load(path: &Path, kernel: Option<&str>) -> Result<LaunchSpec> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        LaunchSpec::parse(&text, &path.display().to_string(), dir, kernel)
+    }
+
+    /// Parses spec text named `file` in errors; `kernel` is the launch's kernel when the spec
+    /// names none.
+    pub fn parse(text: &str, file: &str, dir: &Path, kernel: Option<&str>) -> Result<LaunchSpec> {
+        let f: FileSpec = toml::from_str(text).map_err(|e| {
+            Error::parse(
+                file,
+                0,
+                "launch spec",
+                e.to_string().trim_end().replace('\n', " "),
+            )
+        })?;
+        let key = |k: &str| format!("{file}: {k}");
+        let mut buffers = Vec::new();
+        for (i, b) in f.buffer.iter().enumerate() {
+            buffers.push(
+                buffer(b, dir)
+                    .map_err(|(k, m)| Error::config(key(&format!("buffer[{i}].{k}")), m))?,
+            );
+            if buffers[..i].iter().any(|x: &BufferDef| x.name == b.name) {
+                return Err(Error::config(
+                    key(&format!("buffer[{i}].name")),
+                    format!("\"{}\" is named twice", b.name),
+                ));
+            }
+        }
+        let top = FileLaunch {
+            kernel: f.kernel.clone(),
+            grid: f.grid.clone(),
+            block: f.block.clone(),
+            shared: f.shared,
+            args: f.args.clone(),
+        };
+        let mut launches = Vec::new();
+        if f.launch.is_empty() {
+            launches.push(
+                launch(&top, &top, kernel, &buffers).map_err(|(k, m)| Error::config(key(&k), m))?,
+            );
+        } else {
+            for (i, l) in f.launch.iter().enumerate() {
+                launches.push(
+                    launch(l, &top, kernel, &buffers)
+                        .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?,
+                );
+            }
+        }
+        Ok(LaunchSpec { buffers, launches })
+    }
+}
+
+type KeyErr = (String, String);
+
+fn buffer(b: &FileBuffer, dir: &Path) -> std::result::Result<BufferDef, KeyErr> {
+    let err = |k: &str, m: String| (k.to_string(), m);
+    let elem = Elem::NAMES
+        .iter()
+        .find(|(n, _)| *n == b.ty)
+        .map(|(_, e)| *e)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Elem::NAMES.iter().map(|(n, _)| *n).collect();
+            err(
+                "type",
+                format!("\"{}\": expected one of {}", b.ty, names.join(", ")),
+            )
+        })?;
+    if b.name.is_empty()
+        || !b
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(err(
+            "name",
+            format!("\"{}\": expected letters, digits, _ or -", b.name),
+        ));
+    }
+    let init = match &b.init {
+        None => Init::Zeros,
+        Some(toml::Value::String(s)) => match s.as_str() {
+            "zeros" => Init::Zeros,
+            "iota" => Init::Iota,
+            _ => return Err(err("init", format!("\"{s}\": expected \"zeros\", \"iota\" or a table {{ fill | random | file = ... }}"))),
+        },
+        Some(toml::Value::Table(t)) => init_table(t, elem, dir).map_err(|m| err("init", m))?,
+        Some(v) => return Err(err("init", format!("{v}: expected a string or a table"))),
+    };
+    let len = match (b.len, &init) {
+        (Some(n), _) => n,
+        (None, Init::File(p)) => {
+            let size = std::fs::metadata(p)
+                .map_err(|e| err("init", format!("{}: {e}", p.display())))?
+                .len();
+            size / elem.bytes() as u64
+        }
+        (None, _) => return Err(err("len", "missing: the number of elements".to_string())),
+    };
+    if len == 0 || len.saturating_mul(elem.bytes() as u64) > MAX_BUFFER_BYTES {
+        return Err(err(
+            "len",
+            format!(
+                "{len}: expected 1 to {} elements",
+                MAX_BUFFER_BYTES / elem.bytes() as u64
+            ),
+        ));
+    }
+    Ok(BufferDef {
+        name: b.name.clone(),
+        elem,
+        len,
+        init,
+        output: b.output,
+    })
+}
+
+fn num(v: &toml::Value) -> Option<f64> {
+    match v {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+fn init_table(t: &toml::Table, elem: Elem, dir: &Path) -> std::result::Result<Init, String> {
+    if let Some(v) = t.get("fill") {
+        if t.len() > 1 {
+            return Err("{ fill = x } takes no other key".into());
+        }
+        return num(v)
+            .map(Init::Fill)
+            .ok_or_else(|| format!("fill = {v}: expected a number"));
+    }
+    if let Some(v) = t.get("file") {
+        if t.len() > 1 {
+            return Err("{ file = \"...\" } takes no other key".into());
+        }
+        let s = v
+            .as_str()
+            .ok_or_else(|| format!("file = {v}: expected a path"))?;
+        return Ok(Init::File(dir.join(s)));
+    }
+    if let Some(v) = t.get("random") {
+        let seed = v
+            .as_integer()
+            .filter(|s| *s >= 0)
+            .ok_or_else(|| format!("random = {v}: expected a seed (a non-negative integer)"))?;
+        let (dmin, dmax) = if elem.is_float() {
+            (0.0, 1.0)
+        } else {
+            (0.0, 1000.0)
+        };
+        let bound = |k: &str, d: f64| -> std::result::Result<f64, String> {
+            t.get(k).map_or(Ok(d), |v| {
+                num(v).ok_or_else(|| format!("{k} = {v}: expected a number"))
+            })
+        };
+        let (min, max) = (bound("min", dmin)?, bound("max", dmax)?);
+        if let Some(k) = t
+            .keys()
+            .find(|k| !["random", "min", "max"].contains(&k.as_str()))
+        {
+            return Err(format!("unknown key {k} (random takes min and max)"));
+        }
+        if max <= min {
+            return Err(format!("random: max {max} must be above min {min}"));
+        }
+        return Ok(Init::Random {
+            seed: seed as u64,
+            min,
+            max,
+        });
+    }
+    Err("expected { fill = x }, { random = seed } or { file = \"path\" }".into())
+}
+
+fn dim(v: &toml::Value) -> std::result::Result<Dim3, String> {
+    let side = |v: &toml::Value| {
+        v.as_integer()
+            .filter(|&n| (1..=i32::MAX as i64).contains(&n))
+            .map(|n| n as u32)
+    };
+    let bad = || format!("{v}: expected a positive integer or a list of 1 to 3 of them");
+    match v {
+        toml::Value::Integer(_) => Ok(Dim3::new(side(v).ok_or_else(bad)?, 1, 1)),
+        toml::Value::Array(a) if (1..=3).contains(&a.len()) => {
+            let mut d = [1u32; 3];
+            for (i, x) in a.iter().enumerate() {
+                d[i] = side(x).ok_or_else(bad)?;
+            }
+            Ok(Dim3::new(d[0], d[1], d[2]))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn launch(
+    l: &FileLaunch,
+    top: &FileLaunch,
+    kernel: Option<&str>,
+    buffers: &[BufferDef],
+) -> std::result::Result<Launch, KeyErr> {
+    let err = |k: &str, m: String| (k.to_string(), m);
+    let kernel = l
+        .kernel
+        .clone()
+        .or_else(|| top.kernel.clone())
+        .or_else(|| kernel.map(str::to_string))
+        .ok_or_else(|| {
+            err(
+                "kernel",
+                "missing: name the kernel here or with --kernel".into(),
+            )
+        })?;
+    let grid = l
+        .grid
+        .as_ref()
+        .or(top.grid.as_ref())
+        .ok_or_else(|| err("grid", "missing".into()))?;
+    let grid = dim(grid).map_err(|m| err("grid", m))?;
+    let block = l
+        .block
+        .as_ref()
+        .or(top.block.as_ref())
+        .ok_or_else(|| err("block", "missing".into()))?;
+    let block = dim(block).map_err(|m| err("block", m))?;
+    if block.count() > 1024 {
+        return Err(err(
+            "block",
+            format!("{} threads: at most 1024 per block", block.count()),
+        ));
+    }
+    if grid.count() > 1 << 31 {
+        return Err(err("grid", format!("{} blocks: too many", grid.count())));
+    }
+    let shared = l.shared.or(top.shared).unwrap_or(0);
+    if shared > 227 * 1024 {
+        return Err(err("shared", format!("{shared} bytes: at most 232448")));
+    }
+    let empty = Vec::new();
+    let args = l.args.as_ref().or(top.args.as_ref()).unwrap_or(&empty);
+    let mut out = Vec::with_capacity(args.len());
+    for (i, a) in args.iter().enumerate() {
+        out.push(arg(a, buffers).map_err(|m| err(&format!("args[{i}]"), m))?);
+    }
+    Ok(Launch {
+        kernel,
+        grid,
+        block,
+        shared,
+        args: out,
+    })
+}
+
+fn arg(a: &toml::Value, buffers: &[BufferDef]) -> std::result::Result<Arg, String> {
+    let scalar_of = |ty: &str, v: &toml::Value| -> std::result::Result<Vec<u8>, String> {
+        let bad = || format!("{ty} = {v}: not a {ty}");
+        Ok(match ty {
+            "i32" => i32::try_from(v.as_integer().ok_or_else(bad)?)
+                .map_err(|_| bad())?
+                .to_le_bytes()
+                .to_vec(),
+            "u32" => u32::try_from(v.as_integer().ok_or_else(bad)?)
+                .map_err(|_| bad())?
+                .to_le_bytes()
+                .to_vec(),
+            "i64" => v.as_integer().ok_or_else(bad)?.to_le_bytes().to_vec(),
+            "u64" => u64::try_from(v.as_integer().ok_or_else(bad)?)
+                .map_err(|_| bad())?
+                .to_le_bytes()
+                .to_vec(),
+            "f32" => (num(v).ok_or_else(bad)? as f32).to_le_bytes().to_vec(),
+            "f64" => num(v).ok_or_else(bad)?.to_le_bytes().to_vec(),
+            _ => {
+                return Err(format!(
+                    "unknown scalar type {ty}: expected i32, u32, i64, u64, f32 or f64"
+                ))
+            }
+        })
+    };
+    match a {
+        toml::Value::String(name) => buffers
+            .iter()
+            .position(|b| &b.name == name)
+            .map(Arg::Buffer)
+            .ok_or_else(|| format!("\"{name}\": no buffer of that name")),
+        toml::Value::Integer(_) => scalar_of("i32", a).map(Arg::Scalar),
+        toml::Value::Float(_) => scalar_of("f32", a).map(Arg::Scalar),
+        toml::Value::Table(t) if t.len() == 1 => {
+            let (k, v) = t.iter().next().expect("one key");
+            if k == "buffer" {
+                return arg(v, buffers);
+            }
+            scalar_of(k, v).map(Arg::Scalar)
+        }
+        _ => Err(format!(
+            "{a}: expected a buffer name, a number or {{ TYPE = value }}"
+        )),
+    }
+}
+
+/// The initial bytes of a buffer.
+pub fn initial_bytes(b: &BufferDef) -> Result<Vec<u8>> {
+    let n = b.len as usize;
+    let mut out = Vec::with_capacity(n * b.elem.bytes());
+    match &b.init {
+        Init::Zeros => out.resize(n * b.elem.bytes(), 0),
+        Init::Iota => (0..n).for_each(|i| b.elem.encode(i as f64, i as i128, &mut out)),
+        Init::Fill(v) => (0..n).for_each(|_| b.elem.encode(*v, *v as i128, &mut out)),
+        Init::Random { seed, min, max } => {
+            let mut s = *seed;
+            for _ in 0..n {
+                let r = splitmix64(&mut s);
+                if b.elem.is_float() {
+                    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+                    b.elem.encode(min + (max - min) * u, 0, &mut out);
+                } else {
+                    let (lo, hi) = (min.ceil() as i128, max.ceil() as i128);
+                    let span = (hi - lo).max(1) as u128;
+                    let v = lo + (r as u128 % span) as i128;
+                    b.elem.encode(v as f64, v, &mut out);
+                }
+            }
+        }
+        Init::File(p) => {
+            let data = std::fs::read(p).map_err(|e| Error::io(p.display().to_string(), e))?;
+            let want = n * b.elem.bytes();
+            if data.len() != want {
+                return Err(Error::config(
+                    format!("buffer {}.init", b.name),
+                    format!(
+                        "{}: {} bytes, expected {want} ({n} {} elements)",
+                        p.display(),
+                        data.len(),
+                        b.elem.name()
+                    ),
+                ));
+            }
+            out = data;
+        }
+        Init::Bytes(d) => {
+            out = d.clone();
+            out.resize(n * b.elem.bytes(), 0);
+        }
+    }
+    Ok(out)
+}
+
+/// SplitMix64: the seeded generator of `random` inits.
+pub fn splitmix64(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(t: &str) -> Result<LaunchSpec> {
+        LaunchSpec::parse(t, "spec.toml", Path::new("."), Some("k"))
+    }
+
+    #[test]
+    fn a_spec_reads_and_bad_keys_are_named() {
+        let s = parse(
+            r#"grid = [4, 2]
+block = 128
+args = ["a", 7, { f32 = 2.5 }, { u64 = 9 }]
+[[buffer]]
+name = "a"
+type = "f32"
+len = 10
+init = { random = 3 }
+output = true
+"#,
+        )
+        .unwrap();
+        let l = &s.launches[0];
+        assert_eq!(
+            (l.kernel.as_str(), l.grid, l.block.x),
+            ("k", Dim3::new(4, 2, 1), 128)
+        );
+        assert_eq!(l.args[0], Arg::Buffer(0));
+        assert_eq!(l.args[1], Arg::Scalar(7i32.to_le_bytes().to_vec()));
+        assert_eq!(l.args[3], Arg::Scalar(9u64.to_le_bytes().to_vec()));
+        let bytes = initial_bytes(&s.buffers[0]).unwrap();
+        assert_eq!(
+            bytes,
+            initial_bytes(&s.buffers[0]).unwrap(),
+            "seeded: the same twice"
+        );
+        for (text, key) in [
+            ("grid = 0\nblock = 1", "grid"),
+            ("grid = 1\nblock = 2048", "block"),
+            ("grid = 1\nblock = 1\nargs = [\"nope\"]", "args[0]"),
+            (
+                "grid = 1\nblock = 1\n[[buffer]]\nname = \"a\"\ntype = \"f17\"\nlen = 1",
+                "buffer[0].type",
+            ),
+            (
+                "grid = 1\nblock = 1\n[[buffer]]\nname = \"a\"\ntype = \"f32\"",
+                "buffer[0].len",
+            ),
+            (
+                "grid = 1\nblock = 1\n[[launch]]\ngrid = [0]",
+                "launch[0].grid",
+            ),
+            (
+                "grid = 1\nblock = 1\nargs = [{ i32 = 5000000000 }]",
+                "args[0]",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("spec.toml"), "{text}: {e}");
+        }
+        assert!(parse("grid = 1\nblock = 1\nbogus = 2")
+            .unwrap_err()
+            .to_string()
+            .contains("bogus"));
+    }
+}
