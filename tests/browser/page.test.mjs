@@ -293,3 +293,38 @@ test('SASS tab: a teaching kernel from the gallery runs and equals the native li
   await page.close();
   await page2.close();
 });
+
+test('a bad link lists every problem and a later run does not replace it', { skip: SKIP }, async () => {
+  const page = await openPage(app.browser, app.server.url + '#v=1&gpu=rtx9999&mode=memory&w=vecadd');
+  await waitDone(page);
+  assert.match(await page.textContent('#error'), /rtx9999/);
+  await page.click('.card[data-workload="saxpy"] button.run-workload');
+  await waitDone(page);
+  assert.match(await page.textContent('#error'), /rtx9999/);
+  await page.close();
+});
+
+test('on a phone (390x844) the page does not scroll sideways after a run', { skip: SKIP }, async () => {
+  const page = await app.browser.newPage({ viewport: { width: 390, height: 844 } });
+  page.log = [];
+  await page.goto(app.server.url);
+  await ready(page);
+  await page.selectOption('#mode', 'cycle');
+  await page.fill('#rec-to', '100');
+  await page.click('.card[data-workload="vecadd"] button.run-workload');
+  await waitDone(page);
+  const over = await page.evaluate(() => {
+    const w = document.documentElement.clientWidth;
+    const bad = [...document.querySelectorAll('#results *, #config *, #views *')].filter((e) => {
+      if (!e.checkVisibility()) return false;
+      // Inside a box that scrolls sideways on its own is fine.
+      for (let p = e.parentElement; p; p = p.parentElement) if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX) && p.getBoundingClientRect().right <= w + 1) return false;
+      return e.getBoundingClientRect().right > w + 1;
+    });
+    return { scroll: document.documentElement.scrollWidth, w, bad: bad.slice(0, 5).map((e) => `${e.tagName}#${e.id}.${e.className}`) };
+  });
+  assert.deepEqual(over.bad, [], `cut at the right: ${over.bad.join(', ')}`);
+  assert.ok(over.scroll <= over.w, `page is ${over.scroll} px wide in a ${over.w} px viewport`);
+  await screenshot(page, 'phone');
+  await page.close();
+});

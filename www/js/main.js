@@ -350,8 +350,9 @@ async function startRun() {
   $('run-btn').disabled = true;
   $('cancel-btn').disabled = false;
   $('progress-box').hidden = false;
-  $('progress').value = 0;
-  $('progress-text').textContent = 'starting…';
+  $('progress').removeAttribute('value'); // indeterminate until the first slice reports
+  $('progress-text').textContent =
+    s.kind === 'sass' ? 'executing the SASS (every warp, functionally)…' : s.kind === 'workload' ? 'generating the workload (a few seconds for large sizes)…' : 'reading the trace…';
   setStatus('Running…', 'running');
   const t0 = performance.now();
   const run = sim.run(request, (p) => {
@@ -471,11 +472,15 @@ $('share').addEventListener('click', async () => {
 async function applyUrlState(autorun) {
   const st = decodeState(location.hash);
   if (!st) return;
-  if (st.error) showError(st.error);
+  // Every problem with the link is listed (none replaces another).
+  const linkErrors = st.error ? [st.error] : [];
   if (app.presets.includes(st.preset)) {
     app.preset = st.preset;
     $('preset').value = st.preset;
-  } else showError(`This link names GPU preset "${st.preset}", which this version does not have; using ${app.preset}.`);
+  } else linkErrors.push(`This link names GPU preset "${st.preset}", which this version does not have; using ${app.preset}.`);
+  if (st.workload && !app.workloads.some((w) => w.name === st.workload)) linkErrors.push(`This link names workload "${st.workload}", which this version does not have.`);
+  if (st.sass && !app.sassSamples.some((x) => x.name === st.sass)) linkErrors.push(`This link names SASS example "${st.sass}", which this version does not have.`);
+  showError(linkErrors.join('\n'));
   const known = [...$('mode').options].map((o) => o.value);
   if (known.includes(st.mode) && st.mode !== 'mix') $('mode').value = st.mode;
   else {

@@ -79,7 +79,7 @@ export function showViews(data, ctx = {}) {
       .filter((s) => s[0])
       .map((s) => `${s[0]} = ${s[2]}`)
       .join(', ') +
-    '. Unit and collector rows: the number of instructions in them. Memory rows: D dispatch, A address/coalesce, number of buffered requests, W write-back. L1D row: H = all hits, M = a miss (count when several). The outlined column is the current cycle.';
+    `.${view.dropped ? ` ${view.dropped} unit, collector or memory rows held nothing in this window and are not drawn (in hybrid and fast modes those modules are analytical and have no per-cycle state).` : ''} Unit and collector rows: the number of instructions in them. Memory rows: D dispatch, A address/coalesce, number of buffered requests, W write-back. L1D row: H = all hits, M = a miss (count when several). The outlined column is the current cycle.`;
   $('cacheview').hidden = !sm.frames[0].l1;
   drawPipeline();
   go(0);
@@ -106,7 +106,10 @@ function layoutRows(sm) {
   const pipes = sm.frames[0].mem.length;
   for (let p = 0; p < pipes; p++) rows.push({ kind: 'mem', p, label: `mem pipe ${p}` });
   if (sm.frames[0].l1) rows.push({ kind: 'l1', label: 'L1D accesses' });
-  return rows;
+  // Rows with nothing in the whole window (a module the mode makes analytical) are left out.
+  const kept = rows.filter((row) => row.kind === 'slot' || sm.frames.some((f) => cellOf(row, f)[0] !== ''));
+  view.dropped = rows.length - kept.length;
+  return kept;
 }
 
 function cellOf(row, f) {
