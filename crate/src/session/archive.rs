@@ -44,12 +44,13 @@ pub fn unpack(name: &str, bytes: &[u8]) -> Result<Option<Vec<Entry>>> {
     let open = |b: &[u8]| decompress(Box::new(std::io::Cursor::new(b.to_vec())), name);
     let mut head = Vec::with_capacity(512);
     let prefix = &bytes[..bytes.len().min(64 << 10)];
-    if open(prefix).and_then(|r| {
-        r.take(512)
-            .read_to_end(&mut head)
-            .map_err(|e| Error::io(name, e))
-    })
-    .is_err()
+    if open(prefix)
+        .and_then(|r| {
+            r.take(512)
+                .read_to_end(&mut head)
+                .map_err(|e| Error::io(name, e))
+        })
+        .is_err()
         || !is_tar(&head)
     {
         return Ok(None);
@@ -146,7 +147,9 @@ fn unzip(name: &str, b: &[u8]) -> Result<Vec<Entry>> {
             m => {
                 return Err(bad(
                     name,
-                    format!("{path}: zip compression method {m} (only stored and deflate are read)"),
+                    format!(
+                        "{path}: zip compression method {m} (only stored and deflate are read)"
+                    ),
                 ))
             }
         };
@@ -170,7 +173,9 @@ fn untar(name: &str, b: &[u8]) -> Result<Vec<Entry>> {
         if h.iter().all(|&c| c == 0) {
             break;
         }
-        let size_txt = String::from_utf8_lossy(field(&h[124..136])).trim().to_string();
+        let size_txt = String::from_utf8_lossy(field(&h[124..136]))
+            .trim()
+            .to_string();
         let size = usize::from_str_radix(if size_txt.is_empty() { "0" } else { &size_txt }, 8)
             .map_err(|_| bad(name, format!("a tar header with size `{size_txt}`")))?;
         let data = b

@@ -164,5 +164,8 @@ fn sass_sample_vecmul_memory() {
         super::arch_of(&cfg),
     )
     .unwrap();
-    check("sass-vecmul-memory", Session::new(src, cfg, "memory").unwrap());
+    check(
+        "sass-vecmul-memory",
+        Session::new(src, cfg, "memory").unwrap(),
+    );
 }

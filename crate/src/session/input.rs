@@ -160,7 +160,9 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
 /// when a kernels list is there, only the list and the kernel files. Also the upload's name:
 /// the archive's name without its suffixes, else the folder that holds every file (uploads of
 /// a folder carry `folder/kernelslist.g`), else `None`.
-fn expand_archives(files: Vec<(String, Vec<u8>)>) -> Result<(Vec<(String, Vec<u8>)>, Option<String>)> {
+fn expand_archives(
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<(Vec<(String, Vec<u8>)>, Option<String>)> {
     let mut out = Vec::with_capacity(files.len());
     let mut title = None;
     for (name, bytes) in files {
@@ -327,7 +329,9 @@ mod tests {
 
     fn insts(mut src: Source) -> u64 {
         let mut k = src.open_kernel(0).unwrap();
-        crate::trace::KernelTrace::collect(&mut *k).unwrap().warp_insts()
+        crate::trace::KernelTrace::collect(&mut *k)
+            .unwrap()
+            .warp_insts()
     }
 
     #[test]
