@@ -373,6 +373,7 @@ async function startRun() {
     setStatus(`Done in ${(elapsedMs / 1000).toFixed(2)} s.`, 'done');
     writeUrlState();
   } catch (e) {
+    $('progress-box').hidden = true;
     if (e.kind === 'cancelled') setStatus('Cancelled.', 'cancelled');
     else {
       setStatus('Failed.', 'error');

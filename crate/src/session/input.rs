@@ -156,13 +156,14 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
     Ok(Box::new(t))
 }
 
+/// An uploaded file: its (relative) name and bytes.
+type Upload = (String, Vec<u8>);
+
 /// Unpacks every archive among `files` (zip, tar, compressed tar) into its entries, keeping,
 /// when a kernels list is there, only the list and the kernel files. Also the upload's name:
 /// the archive's name without its suffixes, else the folder that holds every file (uploads of
 /// a folder carry `folder/kernelslist.g`), else `None`.
-fn expand_archives(
-    files: Vec<(String, Vec<u8>)>,
-) -> Result<(Vec<(String, Vec<u8>)>, Option<String>)> {
+fn expand_archives(files: Vec<Upload>) -> Result<(Vec<Upload>, Option<String>)> {
     let mut out = Vec::with_capacity(files.len());
     let mut title = None;
     for (name, bytes) in files {
