@@ -1,6 +1,8 @@
 // The module Web Worker that owns the wasm. The page talks to it only with plain messages:
 //
 //   page -> worker: {type:'hello'} | {type:'run', id, source, config, mode, record?} | {type:'cancel', id}
+//                   source: {kind:'workload', name, params} | {kind:'files', files}
+//                           | {kind:'sass', listing, listingName, spec}
 //                   record: {sm, from, to} asks for the pipeline/cache views' window
 //   worker -> page: {type:'ready', version, api} | {type:'progress', id, phase, cycles, ctasDone, ctasTotal}
 //                   {type:'result', id, result, timeline?} | {type:'error', id, kind, message}
@@ -125,6 +127,9 @@ function openHandle(msg) {
   const { source, config, mode } = msg;
   if (source.kind === 'workload') {
     return ww.SimHandle.fromWorkload(source.name, JSON.stringify(source.params || {}), config, mode);
+  }
+  if (source.kind === 'sass') {
+    return ww.SimHandle.fromSass(source.listing, source.listingName, source.spec, config, mode);
   }
   // Uploaded files: [{name, bytes: Uint8Array}]
   const names = source.files.map((f) => f.name);

@@ -11,6 +11,7 @@
 //!  page (main.js) ──postMessage──> worker.js ──calls──> SimHandle / catalog functions
 //!        ^                            │   SimHandle.fromWorkload(name, paramsJson, configToml, mode)
 //!        │                            │   SimHandle.fromFiles(names, datas, configToml, mode)
+//!        │                            │   SimHandle.fromSass(listing, name, specToml, configToml, mode)
 //!        │                            │   handle.record(sm, from, to)   (optional, before runFor)
 //!        │                            │   handle.runFor(cycles) -> {phase, cycles, ctasDone, ...}
 //!        └── progress/result/error ───┘   handle.resultJson() / handle.timelineJson() -> String
@@ -167,6 +168,13 @@ pub fn detect_format(head: &[u8]) -> String {
     input::kind_name(head).to_string()
 }
 
+/// The SASS gallery: `[{name, summary, listingName, listing, spec}]` (the teaching kernels as
+/// nvcc compiled them, each with its launch spec).
+#[wasm_bindgen(js_name = sassSamples)]
+pub fn sass_samples() -> Result<JsValue, JsError> {
+    to_js(&input::sass_samples())
+}
+
 /// One run, owned by the Worker and stepped with `runFor`.
 #[wasm_bindgen]
 pub struct SimHandle {
@@ -210,6 +218,31 @@ impl SimHandle {
             .map(|(n, d)| (n, js_sys::Uint8Array::new(&d).to_vec()))
             .collect();
         let src = input::open_files(files, session::arch_of(&cfg)).map_err(js_err)?;
+        Ok(SimHandle {
+            s: Session::new(src, cfg, mode).map_err(js_err)?,
+        })
+    }
+
+    /// A run of a SASS listing (`cuobjdump -sass` text named `listingName`) executed with the
+    /// launch spec `specToml` (the CLI's `--launch` file; `crate/src/exec/LAUNCH.md`): every
+    /// warp executed functionally, the executed instructions simulated as a trace.
+    #[wasm_bindgen(js_name = fromSass)]
+    pub fn from_sass(
+        listing: &str,
+        listing_name: &str,
+        spec_toml: &str,
+        config_toml: &str,
+        mode: &str,
+    ) -> Result<SimHandle, JsError> {
+        let cfg = sconf::from_toml(config_toml).map_err(js_err)?;
+        let src = input::open_sass(
+            listing,
+            listing_name,
+            spec_toml,
+            "launch spec",
+            session::arch_of(&cfg),
+        )
+        .map_err(js_err)?;
         Ok(SimHandle {
             s: Session::new(src, cfg, mode).map_err(js_err)?,
         })

@@ -104,3 +104,29 @@ fn recorded_window_text_equals_the_cli_picture() {
         40
     );
 }
+
+#[wasm_bindgen_test]
+fn sass_example_executes_and_equals_the_native_golden() {
+    let cfg = warpweave::config::preset_text("teaching").unwrap();
+    let s = warpweave::session::input::sass_samples()
+        .into_iter()
+        .find(|s| s.name == "vecmul")
+        .unwrap();
+    let mut h = SimHandle::from_sass(s.listing, s.listing_name, s.spec, cfg, "memory")
+        .map_err(message)
+        .unwrap();
+    let p = h.run_for(f64::MAX).map_err(message).unwrap();
+    assert!(js_sys::Reflect::get(&p, &"done".into())
+        .unwrap()
+        .as_bool()
+        .unwrap());
+    assert_eq!(
+        h.result_json().map_err(message).unwrap(),
+        include_str!("../../tests/browser/fixtures/golden/sass-vecmul-memory.json")
+    );
+    let e = SimHandle::from_sass(s.listing, s.listing_name, "grid = 1", cfg, "memory")
+        .err()
+        .map(message)
+        .unwrap();
+    assert!(e.contains("launch spec"), "{e}");
+}

@@ -7,7 +7,7 @@ import { detectFormat, cliCommand } from '../../www/js/upload.js';
 import { csvRows, toCsv, chromeTrace } from '../../www/js/export.js';
 
 test('URL state round-trips and carries only what differs', () => {
-  const s = { preset: 'a100', mode: 'hybrid', workload: 'matmul_tiled', params: { n: '256' }, overrides: { 'l1d.cache.size_kb': '64' }, upload: false };
+  const s = { preset: 'a100', mode: 'hybrid', workload: 'matmul_tiled', params: { n: '256' }, overrides: { 'l1d.cache.size_kb': '64' }, upload: false, sass: null };
   const frag = encodeState(s);
   assert.equal(frag, '#v=1&gpu=a100&mode=hybrid&w=matmul_tiled&p.n=256&c.l1d.cache.size_kb=64');
   assert.deepEqual(decodeState(frag), s);
@@ -18,6 +18,10 @@ test('URL state round-trips and carries only what differs', () => {
   assert.equal(up.workload, null);
   assert.equal(up.mode, 'alu=cycle,memory=analytical');
   assert.match(decodeState('#v=9&gpu=x').error, /newer version/);
+  // An unedited example of the SASS tab travels by name.
+  const sa = decodeState(encodeState({ preset: 'teaching', mode: 'memory', sass: 'vecmul', params: {}, overrides: {} }));
+  assert.equal(sa.sass, 'vecmul');
+  assert.equal(sa.workload, null);
 });
 
 test('a single-preset edit of every key stays under 2000 characters', () => {

@@ -37,8 +37,18 @@ export function unitOf(key) {
 
 /** Renders the form. keys: [[key, value]] of the effective config; base: Map key->preset value;
  *  docs: Map key->KeyDoc from config::schema_doc (unit, range, kind, doc). */
+/** Keys whose value the model overrides under another key's setting: a one-line hint shown
+ *  beside the key while that setting holds (values: the effective config as a Map). */
+export const HIDDEN_BY = {
+  'l1d.cache.size_kb': (vals) =>
+    vals.get('l1d.adaptive_carveout') === 'true'
+      ? `While l1d.adaptive_carveout is on, the L1 size is chosen per kernel from l1d.unified_kb (${vals.get('l1d.unified_kb') ?? '?'} KiB) minus the shared-memory carve-out, so this value alone changes nothing: turn l1d.adaptive_carveout off to fix the size.`
+      : '',
+};
+
 export function renderForm(form, keys, base, onEdit, docs = new Map()) {
   form.replaceChildren();
+  const vals = new Map(keys);
   const groups = new Map();
   for (const [k, v] of keys) {
     const g = k.split('.')[0];
@@ -74,6 +84,12 @@ export function renderForm(form, keys, base, onEdit, docs = new Map()) {
         h('span', { class: 'unit', text: unit, title: range ? `allowed ${range}` : '' }),
         edited ? h('span', { class: 'edited-mark', text: `edited (preset: ${b})` }) : null,
       );
+      const hint = HIDDEN_BY[k]?.(vals);
+      if (hint) {
+        const hid = `${id}-hint`;
+        row.append(h('p', { class: 'cfg-hint', id: hid, text: hint }));
+        input.setAttribute('aria-describedby', hid);
+      }
       input.addEventListener('change', () => onEdit(k, input.type === 'checkbox' ? String(input.checked) : input.value.trim()));
       fs.append(row);
     }

@@ -25,10 +25,27 @@ const app = {
 };
 window.warpweave = app; // for tests and the curious
 
-export function showError(message) {
-  const el = $('error');
+// Errors appear next to what caused them: 'top' (loading, links), 'run' (under the Run
+// button), 'config' (the configuration section, or under the key edited: `row`), 'upload'
+// (under the upload buttons) and 'sass' (under the SASS editors). A shown error is scrolled
+// into view.
+const ERROR_BOX = { top: 'error', run: 'run-error', config: 'config-error', upload: 'upload-error', sass: 'sass-error' };
+
+export function showError(message, where = 'top', row = null) {
+  document.querySelectorAll('.cfg-row .error').forEach((e) => where === 'config' && e.remove());
+  let el = $(ERROR_BOX[where] || 'error');
+  if (row && message) {
+    el.hidden = true;
+    el = h('div', { class: 'error', role: 'alert' });
+    row.append(el);
+  }
   el.textContent = message || '';
   el.hidden = !message;
+  if (message) el.scrollIntoView({ block: 'center', behavior: 'instant' });
+}
+
+function clearErrors(...where) {
+  for (const w of where) showError('', w);
 }
 
 function setStatus(text, state) {
@@ -64,9 +81,11 @@ async function loadCatalog() {
   app.presets = await sim.call('presetIds');
   app.workloads = await sim.call('workloads');
   app.docs = new Map((await sim.call('schemaDoc')).map((d) => [d.key, d]));
+  app.sassSamples = await sim.call('sassSamples');
   app.preset = app.presets[0];
   $('preset').replaceChildren(...app.presets.map((p) => h('option', { value: p, text: p })));
   renderGallery();
+  renderSassGallery();
   await refreshConfig();
   $('run-btn').disabled = false;
 }
@@ -94,6 +113,81 @@ function renderGallery() {
     g.append(card);
   }
 }
+
+// ---- the SASS tab ----
+function selectTab(which) {
+  for (const t of ['workloads', 'sass']) {
+    const on = t === which;
+    $(`tab-${t}`).setAttribute('aria-selected', String(on));
+    $(`tab-${t}`).tabIndex = on ? 0 : -1;
+    $(`panel-${t}`).hidden = !on;
+  }
+}
+$('tab-workloads').addEventListener('click', () => selectTab('workloads'));
+$('tab-sass').addEventListener('click', () => selectTab('sass'));
+for (const t of ['tab-workloads', 'tab-sass']) {
+  $(t).addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+    const next = t === 'tab-sass' ? 'workloads' : 'sass';
+    selectTab(next);
+    $(`tab-${next}`).focus();
+  });
+}
+
+function renderSassGallery() {
+  $('sass-gallery').replaceChildren(
+    ...(app.sassSamples || []).map((x) =>
+      h(
+        'article',
+        { class: 'card', dataset: { sass: x.name } },
+        h('h3', { text: x.name }),
+        h('p', { class: 'summary', text: `${x.summary} (${x.listingName})` }),
+        h('div', { class: 'row' },
+          h('button', { type: 'button', class: 'load-sass', onclick: () => loadSassSample(x.name) }, 'Edit'),
+          h('button', { type: 'button', class: 'run-sass', onclick: () => (loadSassSample(x.name), runSass()) }, `Run ${x.name}`)),
+      ),
+    ),
+  );
+}
+
+function loadSassSample(name) {
+  const x = app.sassSamples.find((y) => y.name === name);
+  if (!x) return false;
+  $('sass-listing').value = x.listing;
+  $('sass-spec').value = x.spec;
+  $('sass-name').textContent = x.listingName;
+  app.sassLoaded = { name, listingName: x.listingName };
+  return true;
+}
+
+function runSass() {
+  const listing = $('sass-listing').value;
+  const spec = $('sass-spec').value;
+  if (!listing.trim() || !spec.trim()) {
+    showError(!listing.trim() ? 'Paste or load a SASS listing first (what cuobjdump -sass prints).' : 'Write the launch spec first (grid, block, buffers, args).', 'sass');
+    return;
+  }
+  const x = app.sassLoaded && app.sassSamples.find((y) => y.name === app.sassLoaded.name);
+  const sample = x && x.listing === listing && x.spec === spec ? x.name : null;
+  const listingName = $('sass-name').textContent || 'listing.sass';
+  app.selection = { kind: 'sass', listing, spec, listingName, sample };
+  return startRun();
+}
+$('sass-run').addEventListener('click', () => runSass());
+$('sass-file').addEventListener('change', async (e) => {
+  const f = e.target.files[0];
+  if (!f) return;
+  $('sass-listing').value = await f.text();
+  $('sass-name').textContent = f.name;
+  app.sassLoaded = null;
+  e.target.value = '';
+});
+$('sass-spec-file').addEventListener('change', async (e) => {
+  const f = e.target.files[0];
+  if (!f) return;
+  $('sass-spec').value = await f.text();
+  e.target.value = '';
+});
 
 function workloadParams(name) {
   const card = document.querySelector(`.card[data-workload="${CSS.escape(name)}"]`);
@@ -124,9 +218,10 @@ async function refreshConfig() {
   try {
     keys = await sim.call('configKeys', app.preset, JSON.stringify(app.overrides));
   } catch (e) {
-    showError(e.message);
+    showError(e.message, 'config');
     keys = baseKeys;
   }
+  app.effective = new Map(keys);
   renderForm($('config-form'), keys, app.base, onConfigEdit, app.docs);
   $('config-form').dataset.preset = app.preset;
   $('preset').value = app.preset;
@@ -137,14 +232,16 @@ async function onConfigEdit(key, value) {
   const next = { ...app.overrides };
   if (app.base.get(key) === value) delete next[key];
   else next[key] = value;
+  let err = null;
   try {
     await sim.call('configKeys', app.preset, JSON.stringify(next));
     app.overrides = next;
-    showError('');
   } catch (e) {
-    showError(e.message);
+    err = e.message;
   }
   await refreshConfig();
+  const row = document.querySelector(`.cfg-row[data-key="${CSS.escape(key)}"]`);
+  showError(err || '', 'config', err ? row : null);
 }
 
 $('preset').addEventListener('change', async () => {
@@ -166,7 +263,7 @@ $('config-download').addEventListener('click', async () => {
     const { download } = await import('./dom.js');
     download(`warpweave-${app.preset}.toml`, toml, 'text/plain');
   } catch (e) {
-    showError(e.message);
+    showError(e.message, 'config');
   }
 });
 $('config-import').addEventListener('change', async (ev) => {
@@ -184,10 +281,10 @@ $('config-import').addEventListener('change', async (ev) => {
       pairs = await sim.call('configDiff', app.preset, text);
     }
     app.overrides = Object.fromEntries(pairs);
-    showError('');
+    showError('', 'config');
     await refreshConfig();
   } catch (e) {
-    showError(e.message);
+    showError(e.message, 'config');
   }
   ev.target.value = '';
 });
@@ -199,6 +296,7 @@ function runWorkload(name) {
 }
 
 $('run-btn').addEventListener('click', () => {
+  if (!$('panel-sass').hidden && app.selection?.kind !== 'sass') return runSass();
   if (!app.selection) {
     const first = app.workloads[0]?.name;
     if (first) return runWorkload(first);
@@ -213,6 +311,7 @@ function describeSelection(s) {
     const p = Object.entries(s.params).map(([k, v]) => `${k}=${v}`).join(', ');
     return `workload ${s.name}${p ? ` (${p})` : ''}`;
   }
+  if (s.kind === 'sass') return `SASS ${s.listingName}`;
   return s.label;
 }
 
@@ -224,30 +323,36 @@ async function startRun() {
     prev.cancel();
     await prev.promise.catch(() => {});
   }
-  showError('');
+  clearErrors('run', 'upload', 'sass');
+  // The previous run's results go at once: a failed run must not leave them on screen.
+  app.last = null;
+  $('results').hidden = true;
+  $('results-body').replaceChildren();
+  clearViews();
   const mode = modeValue();
+  const s = app.selection;
+  const errAt = s.kind === 'sass' ? 'sass' : 'run';
   let config;
   try {
     config = await sim.call('configToml', app.preset, JSON.stringify(app.overrides));
   } catch (e) {
-    showError(e.message);
+    setStatus('Failed.', 'error');
+    showError(e.message, 'config');
     return;
   }
-  const s = app.selection;
-  const request =
-    s.kind === 'workload'
-      ? { source: { kind: 'workload', name: s.name, params: s.params }, config, mode }
-      : { source: { kind: 'files', files: s.files.map((f) => ({ name: f.name, bytes: f.bytes.slice() })) }, config, mode };
-  if ($('rec-on').checked && mode !== 'memory') {
-    request.record = { sm: Number($('rec-sm').value) || 0, from: Number($('rec-from').value) || 0, to: Number($('rec-to').value) || 0 };
-  }
-  clearViews();
+  let source;
+  if (s.kind === 'workload') source = { kind: 'workload', name: s.name, params: s.params };
+  else if (s.kind === 'sass') source = { kind: 'sass', listing: s.listing, listingName: s.listingName, spec: s.spec };
+  else source = { kind: 'files', files: s.files.map((f) => ({ name: f.name, bytes: f.bytes.slice() })) };
+  const request = { source, config, mode };
+  if ($('rec-on').checked && mode !== 'memory') request.record = recordWindow();
   $('selected').textContent = describeSelection(s);
   $('run-btn').disabled = true;
   $('cancel-btn').disabled = false;
   $('progress-box').hidden = false;
-  $('progress').value = 0;
-  $('progress-text').textContent = 'starting…';
+  $('progress').removeAttribute('value'); // indeterminate until the first slice reports
+  $('progress-text').textContent =
+    s.kind === 'sass' ? 'executing the SASS (every warp, functionally)…' : s.kind === 'workload' ? 'generating the workload (a few seconds for large sizes)…' : 'reading the trace…';
   setStatus('Running…', 'running');
   const t0 = performance.now();
   const run = sim.run(request, (p) => {
@@ -264,20 +369,38 @@ async function startRun() {
     $('results').hidden = false;
     app.lastTimeline = timeline ? JSON.parse(timeline) : null;
     app.last.view = app.lastTimeline;
-    if (app.lastTimeline) showViews(app.lastTimeline);
+    if (app.lastTimeline) showViews(app.lastTimeline, { env, launchLatency: launchLatency(), auto: request.record?.auto });
     setStatus(`Done in ${(elapsedMs / 1000).toFixed(2)} s.`, 'done');
     writeUrlState();
   } catch (e) {
+    $('progress-box').hidden = true;
     if (e.kind === 'cancelled') setStatus('Cancelled.', 'cancelled');
     else {
       setStatus('Failed.', 'error');
-      showError(e.message);
+      showError(e.message, errAt);
     }
   } finally {
     if (app.current === run) app.current = null;
     $('run-btn').disabled = false;
     $('cancel-btn').disabled = true;
   }
+}
+
+/** Cycles from the start of the run to the first kernel's first CTA issue: the launch
+ *  latencies of the effective config. */
+function launchLatency() {
+  const v = (k) => Number(app.effective?.get(k)) || 0;
+  return v('sm.kernel_launch_latency') + v('sm.cta_launch_latency');
+}
+
+/** The recorded window: the fields, or (left empty) 200 cycles from the first CTA issue. */
+function recordWindow() {
+  const fromText = $('rec-from').value.trim();
+  const toText = $('rec-to').value.trim();
+  const auto = fromText === '';
+  const from = auto ? launchLatency() : Number(fromText) || 0;
+  const to = toText === '' ? from + 200 : Number(toText) || 0;
+  return { sm: Number($('rec-sm').value) || 0, from, to, auto };
 }
 
 // ---- uploads ----
@@ -289,8 +412,8 @@ async function onFiles(fileList) {
     app.selection = { kind: 'files', files: up.files, label };
     await startRun();
   } catch (e) {
-    showError(e.message);
     setStatus('Upload refused.', 'error');
+    showError(e.message, 'upload');
   }
 }
 $('file-input').addEventListener('change', (e) => onFiles(e.target.files).finally(() => (e.target.value = '')));
@@ -322,9 +445,10 @@ function currentState() {
     preset: app.preset,
     mode: modeValue(),
     workload: s?.kind === 'workload' ? s.name : null,
+    sass: s?.kind === 'sass' ? s.sample : null,
     params: s?.kind === 'workload' ? s.params : {},
     overrides: app.overrides,
-    upload: s?.kind === 'files',
+    upload: s?.kind === 'files' || (s?.kind === 'sass' && !s.sample),
   };
 }
 
@@ -349,11 +473,15 @@ $('share').addEventListener('click', async () => {
 async function applyUrlState(autorun) {
   const st = decodeState(location.hash);
   if (!st) return;
-  if (st.error) showError(st.error);
+  // Every problem with the link is listed (none replaces another).
+  const linkErrors = st.error ? [st.error] : [];
   if (app.presets.includes(st.preset)) {
     app.preset = st.preset;
     $('preset').value = st.preset;
-  } else showError(`This link names GPU preset "${st.preset}", which this version does not have; using ${app.preset}.`);
+  } else linkErrors.push(`This link names GPU preset "${st.preset}", which this version does not have; using ${app.preset}.`);
+  if (st.workload && !app.workloads.some((w) => w.name === st.workload)) linkErrors.push(`This link names workload "${st.workload}", which this version does not have.`);
+  if (st.sass && !app.sassSamples.some((x) => x.name === st.sass)) linkErrors.push(`This link names SASS example "${st.sass}", which this version does not have.`);
+  showError(linkErrors.join('\n'));
   const known = [...$('mode').options].map((o) => o.value);
   if (known.includes(st.mode) && st.mode !== 'mix') $('mode').value = st.mode;
   else {
@@ -365,6 +493,14 @@ async function applyUrlState(autorun) {
   await refreshConfig();
   if (st.upload) {
     setStatus('This link was made with an uploaded trace: load the same trace to reproduce the run (traces never travel in links).', 'idle');
+    return;
+  }
+  if (st.sass && loadSassSample(st.sass)) {
+    selectTab('sass');
+    const x = app.sassSamples.find((y) => y.name === st.sass);
+    app.selection = { kind: 'sass', listing: x.listing, spec: x.spec, listingName: x.listingName, sample: x.name };
+    $('selected').textContent = describeSelection(app.selection);
+    if (autorun) await startRun();
     return;
   }
   if (st.workload && app.workloads.some((w) => w.name === st.workload)) {

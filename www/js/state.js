@@ -1,5 +1,6 @@
 // The shareable state in the URL fragment, versioned:
 //   #v=1&gpu=<preset>&mode=<mode>&w=<workload>&p.<param>=<value>...&c.<config key>=<value>...
+//   (sass=<example> instead of w= for an unedited example of the SASS tab)
 // Only config keys that differ from the preset are written, so a one-key edit stays short.
 // Traces never go into URLs: an uploaded trace is written as src=upload (the visitor re-uploads).
 // Parsing is lenient (unknown fields are ignored); Rust validates what is run.
@@ -14,6 +15,7 @@ export function encodeState(s) {
   q.set('gpu', s.preset || 'default');
   q.set('mode', s.mode || 'cycle');
   if (s.upload) q.set('src', 'upload');
+  else if (s.sass) q.set('sass', s.sass);
   else if (s.workload) q.set('w', s.workload);
   for (const [k, v] of Object.entries(s.params || {})) q.set('p.' + k, String(v));
   for (const [k, v] of Object.entries(s.overrides || {})) q.set('c.' + k, String(v));
@@ -34,7 +36,7 @@ export function decodeState(hash) {
 }
 
 function decodeV1(q) {
-  const s = { preset: q.get('gpu') || 'default', mode: q.get('mode') || 'cycle', workload: q.get('w') || null, upload: q.get('src') === 'upload', params: {}, overrides: {} };
+  const s = { preset: q.get('gpu') || 'default', mode: q.get('mode') || 'cycle', workload: q.get('w') || null, sass: q.get('sass') || null, upload: q.get('src') === 'upload', params: {}, overrides: {} };
   for (const [k, v] of q) {
     if (k.startsWith('p.')) s.params[k.slice(2)] = v;
     else if (k.startsWith('c.')) s.overrides[k.slice(2)] = v;

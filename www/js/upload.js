@@ -20,6 +20,8 @@ const MAGICS = [
 ];
 
 export function detectFormat(head) {
+  if (head.length >= 262 && String.fromCharCode(...head.subarray(257, 262)) === 'ustar') return 'tar';
+  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 3 && head[3] === 4) return 'zip';
   for (const [name, m] of MAGICS) {
     if (head.length >= m.length && m.every((b, i) => head[i] === b)) return name;
   }

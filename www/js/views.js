@@ -18,7 +18,7 @@ const SLOT = {
   empty: ['', '#ffffff', 'no warp'],
 };
 // Stall reasons as the text picture names them (StallKind::name).
-const STALL_NAME = { mem_structural: 'mem_struct', comp_structural: 'comp_struct' };
+const STALL_NAME = { mem_structural: 'mem_struct', comp_structural: 'comp_struct', i_fetch: 'ifetch' };
 const CELL_W = 12;
 const CELL_H = 14;
 const LABEL_W = 110;
@@ -31,14 +31,28 @@ export function clearViews() {
   $('views').hidden = true;
 }
 
-/** Shows a recorded window (the parsed timelineJson). */
-export function showViews(data) {
+/** Why a window shows no warp: the run ended first, or the window lies inside the launch
+ *  latency (before the first CTA issues) or after the SM's last CTA. */
+function emptyReason(tl, sm, ctx) {
+  const k0 = ctx?.env?.result?.kernels?.[0];
+  const cycles = ctx?.env?.result?.cycles;
+  const launch = typeof k0?.launch_cycles === 'number' ? k0.launch_cycles : ctx?.launchLatency;
+  if (typeof cycles === 'number' && tl.from >= cycles) return `the run ended at cycle ${cycles.toLocaleString('en-US')}, before the window starts.`;
+  if (launch && tl.to <= launch)
+    return `the window (cycles ${tl.from}..${tl.to}) lies inside the kernel launch latency: the first CTA is issued at cycle ${launch.toLocaleString('en-US')} (sm.kernel_launch_latency and sm.cta_launch_latency). Leave "cycles from" empty to start at the first issue, or set it to ${launch}.`;
+  return `SM ${sm} held no warp in these cycles (its CTAs had not arrived or had finished); try another SM or window.`;
+}
+
+/** Shows a recorded window (the parsed timelineJson); ctx: {env, launchLatency, auto} to
+ *  explain an empty window. */
+export function showViews(data, ctx = {}) {
   stop();
   const tl = data.timeline;
   const sm = tl.sms[0];
+  const busy = sm && sm.frames.some((f) => f.subcores.some((sc) => sc.slots.some((x) => x.state !== 'empty')));
   if (!sm || !sm.frames.length) {
     $('views').hidden = false;
-    $('views-info').textContent = `Nothing was recorded: the run ended before cycle ${tl.from}, or SM ${tl.sms[0]?.sm ?? ''} had no frames in the window.`;
+    $('views-info').textContent = `Nothing was recorded: ${emptyReason(tl, tl.sms[0]?.sm ?? 0, ctx)}`;
     $('pipe-controls').hidden = true;
     $('pipeline').hidden = true;
     $('cacheview').hidden = true;
@@ -53,7 +67,9 @@ export function showViews(data) {
   $('pipeline').hidden = false;
   const first = sm.frames[0].cycle;
   const last = sm.frames[sm.frames.length - 1].cycle;
-  $('views-info').textContent = `SM ${sm.sm}, cycles ${first} to ${last} (${sm.frames.length} frames${sm.truncated ? ', truncated' : ''}).`;
+  const start = ctx.auto && ctx.launchLatency ? ' The window starts where the first CTA is issued, after the kernel launch latency.' : '';
+  $('views-info').textContent = `SM ${sm.sm}, cycles ${first} to ${last} (${sm.frames.length} frames${sm.truncated ? ', truncated' : ''}).${start}${busy ? '' : ` No warp in this window: ${emptyReason(tl, sm.sm, ctx)}`}`;
+  $('views-info').dataset.empty = busy ? '0' : '1';
   $('pipe-slider').max = String(sm.frames.length - 1);
   $('pipe-jump').min = String(first);
   $('pipe-jump').max = String(last);
@@ -63,7 +79,7 @@ export function showViews(data) {
       .filter((s) => s[0])
       .map((s) => `${s[0]} = ${s[2]}`)
       .join(', ') +
-    '. Unit and collector rows: the number of instructions in them. Memory rows: D dispatch, A address/coalesce, number of buffered requests, W write-back. L1D row: H = all hits, M = a miss (count when several). The outlined column is the current cycle.';
+    `.${view.dropped ? ` ${view.dropped} unit, collector or memory rows held nothing in this window and are not drawn (in hybrid and fast modes those modules are analytical and have no per-cycle state).` : ''} Unit and collector rows: the number of instructions in them. Memory rows: D dispatch, A address/coalesce, number of buffered requests, W write-back. L1D row: H = all hits, M = a miss (count when several). The outlined column is the current cycle.`;
   $('cacheview').hidden = !sm.frames[0].l1;
   drawPipeline();
   go(0);
@@ -90,7 +106,10 @@ function layoutRows(sm) {
   const pipes = sm.frames[0].mem.length;
   for (let p = 0; p < pipes; p++) rows.push({ kind: 'mem', p, label: `mem pipe ${p}` });
   if (sm.frames[0].l1) rows.push({ kind: 'l1', label: 'L1D accesses' });
-  return rows;
+  // Rows with nothing in the whole window (a module the mode makes analytical) are left out.
+  const kept = rows.filter((row) => row.kind === 'slot' || sm.frames.some((f) => cellOf(row, f)[0] !== ''));
+  view.dropped = rows.length - kept.length;
+  return kept;
 }
 
 function cellOf(row, f) {
@@ -128,11 +147,28 @@ function cellOf(row, f) {
   }
 }
 
+// The row labels live on their own canvas, sticky at the left of the scrolled box, so they stay
+// in view while the cycles scroll.
+function drawLabels(H) {
+  const c = $('pipe-labels');
+  c.width = LABEL_W;
+  c.height = H;
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, LABEL_W, H);
+  g.font = '10px ui-monospace, monospace';
+  g.textBaseline = 'middle';
+  g.fillStyle = '#000';
+  g.fillText('cycle', 2, CELL_H / 2);
+  view.rows.forEach((row, r) => g.fillText(row.label, 2, (r + 1) * CELL_H + CELL_H / 2));
+}
+
 function drawPipeline() {
   const sm = view.data.timeline.sms[view.si];
   const c = $('pipe-canvas');
-  const W = LABEL_W + sm.frames.length * CELL_W;
+  const W = sm.frames.length * CELL_W;
   const H = (view.rows.length + 1) * CELL_H + 4;
+  drawLabels(H);
   c.width = W;
   c.height = H;
   const g = c.getContext('2d');
@@ -143,16 +179,13 @@ function drawPipeline() {
   // Cycle ruler every 10 cycles.
   g.fillStyle = '#000';
   sm.frames.forEach((f, i) => {
-    if (f.cycle % 10 === 0) g.fillText(String(f.cycle), LABEL_W + i * CELL_W, CELL_H / 2);
+    if (f.cycle % 10 === 0) g.fillText(String(f.cycle), i * CELL_W, CELL_H / 2);
   });
   view.rows.forEach((row, r) => {
     const y = (r + 1) * CELL_H;
-    g.fillStyle = '#000';
-    g.textAlign = 'left';
-    g.fillText(row.label, 2, y + CELL_H / 2);
     sm.frames.forEach((f, i) => {
       const [txt, fill] = cellOf(row, f);
-      const x = LABEL_W + i * CELL_W;
+      const x = i * CELL_W;
       g.fillStyle = fill;
       g.fillRect(x, y, CELL_W - 1, CELL_H - 1);
       if (txt) {
@@ -169,13 +202,14 @@ function drawCursor() {
   const c = $('pipe-canvas');
   const g = c.getContext('2d');
   g.putImageData(view.base, 0, 0);
-  const x = LABEL_W + view.fi * CELL_W;
+  const x = view.fi * CELL_W;
   g.strokeStyle = '#000';
   g.lineWidth = 2;
-  g.strokeRect(x - 1, CELL_H - 1, CELL_W + 1, view.rows.length * CELL_H + 2);
-  // Keep the cursor in view.
+  g.strokeRect(x + 1, CELL_H - 1, CELL_W - 1, view.rows.length * CELL_H + 2);
+  // Keep the cursor in view (the scrolled box starts with the sticky labels).
   const sc = c.parentElement;
-  if (x < sc.scrollLeft || x > sc.scrollLeft + sc.clientWidth - CELL_W) sc.scrollLeft = Math.max(0, x - sc.clientWidth / 2);
+  const sx = LABEL_W + x;
+  if (sx < sc.scrollLeft + LABEL_W || sx > sc.scrollLeft + sc.clientWidth - CELL_W) sc.scrollLeft = Math.max(0, x - (sc.clientWidth - LABEL_W) / 2);
 }
 
 // ---- the current cycle ----
@@ -288,7 +322,7 @@ function renderCache(sm, fi) {
   $('cache-legend').textContent = `${geom.sets} sets × ${geom.assoc} ways, ${geom.line_bytes} B lines of ${nsec} sectors. Each way shows its sectors: light = valid, dark = valid and dirty, blank = invalid. This cycle's accesses: square outline = hit, X = miss (listed in the table).`;
   const acc = f.l1.accesses.map((a) => [a.set, a.way === null ? '-' : a.way, hex(a.line), bits(a.sectors, nsec), a.write ? 'write' : 'read', a.outcome.replace('_', ' ')]);
   const valid = [...ways.entries()].sort((x, y) => x[0] - y[0]).map(([, w]) => [w.set, w.way, hex(w.line), bits(w.valid, nsec), bits(w.dirty, nsec)]);
-  $('cache-table').replaceChildren(
+  $('cache-view-table').replaceChildren(
     table(`L1D accesses in cycle ${f.cycle}`, ['set', 'way', 'line', 'sectors (0 first)', 'kind', 'outcome'], acc, { id: 'cache-accesses' }),
     h('details', {}, h('summary', { text: `Valid lines at the end of cycle ${f.cycle} (${valid.length})` }), table('Valid L1D lines', ['set', 'way', 'line', 'valid sectors', 'dirty sectors'], valid, { id: 'cache-lines' })),
   );

@@ -148,3 +148,24 @@ fn record_refuses_what_the_page_cannot_show() {
     let e = m.record(0, 0, 10).unwrap_err().to_string();
     assert!(e.contains("needs a timing mode"), "{e}");
 }
+
+#[test]
+fn sass_sample_vecmul_memory() {
+    let s = input::sass_samples()
+        .into_iter()
+        .find(|s| s.name == "vecmul")
+        .unwrap();
+    let cfg = config::preset("teaching").unwrap();
+    let src = input::open_sass(
+        s.listing,
+        s.listing_name,
+        s.spec,
+        "vecmul.toml",
+        super::arch_of(&cfg),
+    )
+    .unwrap();
+    check(
+        "sass-vecmul-memory",
+        Session::new(src, cfg, "memory").unwrap(),
+    );
+}

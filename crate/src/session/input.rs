@@ -83,6 +83,7 @@ fn base_name(name: &str) -> &str {
 /// Opens uploaded files as one trace source. `default_arch` classifies opcodes of kernels whose
 /// binary version is 0 (the GPU preset's architecture).
 pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<Source> {
+    let (files, title) = expand_archives(files)?;
     if files.is_empty() {
         return Err(Error::other("no file was given: choose a compact trace, or Accel-Sim .traceg files with kernelslist.g"));
     }
@@ -136,10 +137,13 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
         };
         text[0].0 = format!("kernel-1.traceg{suffix}");
     }
-    let name = if text.len() == 1 {
-        text[0].0.clone()
-    } else {
-        "upload".to_string()
+    let name = match title {
+        Some(t) => t,
+        None if text.len() == 1 => text[0].0.clone(),
+        None => text
+            .iter()
+            .find(|(n, _)| is_kernel(n))
+            .map_or_else(|| "upload".to_string(), |(n, _)| n.clone()),
     };
     let t = AccelSimTrace::from_files(
         name,
@@ -150,6 +154,110 @@ pub fn open_files(files: Vec<(String, Vec<u8>)>, default_arch: Arch) -> Result<S
         },
     )?;
     Ok(Box::new(t))
+}
+
+/// An uploaded file: its (relative) name and bytes.
+type Upload = (String, Vec<u8>);
+
+/// Unpacks every archive among `files` (zip, tar, compressed tar) into its entries, keeping,
+/// when a kernels list is there, only the list and the kernel files. Also the upload's name:
+/// the archive's name without its suffixes, else the folder that holds every file (uploads of
+/// a folder carry `folder/kernelslist.g`), else `None`.
+fn expand_archives(files: Vec<Upload>) -> Result<(Vec<Upload>, Option<String>)> {
+    let mut out = Vec::with_capacity(files.len());
+    let mut title = None;
+    for (name, bytes) in files {
+        match super::archive::unpack(base_name(&name), &bytes)? {
+            Some(entries) => {
+                if entries.is_empty() {
+                    return Err(Error::parse(
+                        base_name(&name),
+                        0,
+                        "archive",
+                        "the archive holds no file",
+                    ));
+                }
+                title.get_or_insert_with(|| super::archive::stem(&name).to_string());
+                out.extend(entries);
+            }
+            None => out.push((name, bytes)),
+        }
+    }
+    let list = |n: &str| matches!(base_name(n), "kernelslist.g" | "kernelslist");
+    if out.len() > 1 && out.iter().any(|(n, _)| list(n)) {
+        out.retain(|(n, _)| {
+            let b = strip_compression_suffix(base_name(n));
+            list(n) || b.ends_with(".traceg") || b.ends_with(".trace")
+        });
+    }
+    if title.is_none() {
+        let folder = |n: &str| n.split_once(['/', '\\']).map(|(d, _)| d.to_string());
+        let first = out.first().and_then(|(n, _)| folder(n));
+        if first.is_some() && out.iter().all(|(n, _)| folder(n) == first) {
+            title = first;
+        }
+    }
+    Ok((out, title))
+}
+
+/// Executes a SASS listing (`cuobjdump -sass` text named `listing_name`) with a launch spec
+/// (TOML text named `spec_name`; a `file` initialiser is read relative to the working folder,
+/// which a browser does not have) and returns the executed instruction stream as a trace source, named after the listing.
+pub fn open_sass(
+    listing: &str,
+    listing_name: &str,
+    spec: &str,
+    spec_name: &str,
+    default_arch: Arch,
+) -> Result<Source> {
+    use crate::exec::{self, LaunchSpec, Program};
+    let spec = LaunchSpec::parse(spec, spec_name, std::path::Path::new("."), None)?;
+    let prog = Program::from_listing(listing, listing_name, default_arch)?;
+    let ex = exec::execute(&prog, &spec, listing_name)?;
+    Ok(Box::new(ex.trace))
+}
+
+/// A SASS listing with a launch spec, built into the page's gallery.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SassSample {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The listing's file name.
+    pub listing_name: &'static str,
+    pub listing: &'static str,
+    pub spec: &'static str,
+}
+
+const TEACHING_SM90: &str = include_str!("../../../tests/exec/teaching.sm_90.sass");
+
+/// The teaching kernels (vector multiply, matrix multiply, matrix transpose) as `nvcc -O3
+/// -arch=sm_90` compiled them (`tests/exec/teaching.cu`), each with its launch spec.
+pub fn sass_samples() -> Vec<SassSample> {
+    let s = |name, summary, spec| SassSample {
+        name,
+        summary,
+        listing_name: "teaching.sm_90.sass",
+        listing: TEACHING_SM90,
+        spec,
+    };
+    vec![
+        s(
+            "vecmul",
+            "Vector multiply, buf1[i] *= buf2[i] on 8,192 floats: one load pair and one store per thread.",
+            include_str!("../../../tests/exec/vecmul.toml"),
+        ),
+        s(
+            "matmul",
+            "64x64 matrix multiply, one thread per output element: a loop of loads along a row and down a column.",
+            include_str!("../../../tests/exec/matmul.toml"),
+        ),
+        s(
+            "mattranspose",
+            "64x64 matrix transpose, one thread per element: coalesced reads, strided writes.",
+            include_str!("../../../tests/exec/mattranspose.toml"),
+        ),
+    ]
 }
 
 /// Generates a built-in workload from `key=value` parameters.
@@ -212,5 +320,74 @@ mod tests {
         let back = crate::trace::KernelTrace::collect(&mut *s).unwrap();
         assert_eq!(back.warp_insts(), kt.warp_insts());
         assert_eq!(back.ctas.len(), kt.ctas.len());
+    }
+
+    fn sample(n: &str) -> Vec<u8> {
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../sample-traces/text/vecadd-100");
+        std::fs::read(dir.join(n)).unwrap()
+    }
+
+    fn insts(mut src: Source) -> u64 {
+        let mut k = src.open_kernel(0).unwrap();
+        crate::trace::KernelTrace::collect(&mut *k)
+            .unwrap()
+            .warp_insts()
+    }
+
+    #[test]
+    fn archives_of_a_trace_folder_open_like_the_folder_and_are_named_after_it() {
+        use super::super::archive::tests::{gzip, tar, zip};
+        let (list, kernel) = (sample("kernelslist.g"), sample("kernel-1.traceg"));
+        let files: [(&str, &[u8]); 3] = [
+            ("vecadd-100/kernelslist.g", &list),
+            ("vecadd-100/kernel-1.traceg", &kernel),
+            ("vecadd-100/log.txt", b"not a trace"),
+        ];
+        let folder: Vec<(String, Vec<u8>)> = files
+            .iter()
+            .map(|(n, d)| (n.to_string(), d.to_vec()))
+            .collect();
+        let want = insts(open_files(folder.clone(), Arch::Turing).unwrap());
+        for (name, bytes) in [
+            ("vecadd-100.zip", zip(&files)),
+            ("vecadd-100.tar", tar(&files)),
+            ("vecadd-100.tar.gz", gzip(&tar(&files))),
+        ] {
+            let src = open_files(vec![(name.into(), bytes)], Arch::Turing).unwrap();
+            assert_eq!(src.name(), "vecadd-100", "{name}");
+            assert_eq!(insts(src), want, "{name}");
+        }
+        let src = open_files(folder, Arch::Turing).unwrap();
+        assert_eq!(src.name(), "vecadd-100");
+    }
+
+    #[test]
+    fn a_kernels_list_with_a_gzipped_kernel_file_beside_it() {
+        use super::super::archive::tests::gzip;
+        let files = vec![
+            ("kernelslist.g".to_string(), sample("kernelslist.g")),
+            (
+                "kernel-1.traceg.gz".to_string(),
+                gzip(&sample("kernel-1.traceg")),
+            ),
+        ];
+        let src = open_files(files, Arch::Turing).unwrap();
+        assert_eq!(src.name(), "kernel-1.traceg.gz");
+        let plain = open_files(
+            vec![("kernel-1.traceg".into(), sample("kernel-1.traceg"))],
+            Arch::Turing,
+        )
+        .unwrap();
+        assert_eq!(insts(src), insts(plain));
+    }
+
+    #[test]
+    fn every_sass_sample_executes() {
+        for s in sass_samples() {
+            let src = open_sass(s.listing, s.listing_name, s.spec, "spec.toml", Arch::Hopper)
+                .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+            assert!(insts(src) > 0, "{}", s.name);
+        }
     }
 }

@@ -14,6 +14,7 @@
 //! `ModelChoice::validate` rejects what this build cannot simulate yet (with the key named);
 //! `memory` runs the functional memory model (seed 004, `mem::functional`).
 
+pub mod archive;
 pub mod config;
 pub mod input;
 
