@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the wasm module for the browser app into www/pkg (git-ignored) and copies the npm
-# front-end libraries (uPlot) into www/vendor (git-ignored).
+# front-end libraries (uPlot) into www/vendor (git-ignored), and writes gzip copies of what the page
+# loads (FILE.gz beside FILE, git-ignored).
 #
 #   cargo build --lib --release --target wasm32-unknown-unknown -p warpweave
 #   wasm-bindgen --target web --out-dir www/pkg target/wasm32-unknown-unknown/release/warpweave.wasm
@@ -33,4 +34,11 @@ if [ -d node_modules/uplot/dist ]; then
 else
   echo "build-wasm: node_modules/uplot missing (run npm ci); charts will fall back to tables" >&2
 fi
-ls -l www/pkg/warpweave_bg.wasm
+# Precompressed copies beside the files a page load fetches (the wasm, the JS modules, the CSS):
+# scripts/serve.sh sends FILE.gz with Content-Encoding: gzip to a client that accepts gzip, and
+# any static host that serves precompressed files (nginx gzip_static, Caddy precompressed) can
+# do the same. Git ignores them.
+find www -name '*.gz' -delete
+find www/pkg www/js www/vendor www/css www/worker.js www/index.html -type f \
+  \( -name '*.wasm' -o -name '*.js' -o -name '*.css' -o -name '*.html' \) -exec gzip -9 -k -n -f {} +
+ls -l www/pkg/warpweave_bg.wasm www/pkg/warpweave_bg.wasm.gz

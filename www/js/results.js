@@ -52,27 +52,93 @@ export function summaryRows(env, elapsedMs) {
   return rows.filter((r) => r[1] !== undefined);
 }
 
+/** Hit rate of a cache level's counters, or undefined without accesses. */
+const rate = (l) => (l && l.accesses ? l.hits / l.accesses : undefined);
+const pct = (v) => (typeof v === 'number' ? `${(100 * v).toFixed(1)} %` : undefined);
+
+/** Bytes with a binary unit. */
+function bytes(n) {
+  if (typeof n !== 'number') return undefined;
+  const u = ['B', 'KiB', 'MiB', 'GiB'];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${i ? n.toFixed(1) : n} ${u[i]}`;
+}
+
+/** The one-screen overview of a result: [key, label, value, detail] tiles, in reading order. */
+export function overviewTiles(env) {
+  const r = env.result || {};
+  const tiles = [];
+  const add = (key, label, value, detail) => value !== undefined && value !== null && value !== '' && tiles.push([key, label, value, detail]);
+  const n = (v) => (typeof v === 'number' ? v.toLocaleString('en-US') : undefined);
+  if (typeof r.cycles === 'number') {
+    const durs = (r.kernels || []).map((k) => k.duration_cycles).filter((v) => typeof v === 'number');
+    add('cycles', 'Cycles', n(r.cycles), durs.length ? `duration ${durs.length > 1 ? `${n(durs.reduce((a, b) => a + b, 0))} over ${durs.length} kernels` : n(durs[0])} (kernel start to end, comparable with a measured duration)` : undefined);
+    add('ipc', 'IPC', typeof r.ipc === 'number' ? r.ipc.toFixed(3) : undefined, `${n(r.warp_insts)} warp instructions`);
+    if (typeof r.seconds === 'number') add('time', 'Simulated time', `${(r.seconds * 1e6).toFixed(2)} µs`, undefined);
+    if (r.stall_stack) {
+      const all = Object.entries(r.stall_stack);
+      const tot = all.reduce((a, [, v]) => a + v, 0) || 1;
+      const top = all.filter(([k, v]) => k !== 'issued' && v > 0).sort((a, b) => b[1] - a[1]).slice(0, 3);
+      add('stalls', 'Largest stall reasons', top.length ? top.map(([k, v]) => `${k.replace(/_/g, ' ')} ${((100 * v) / tot).toFixed(1)} %`).join(', ') : 'none', 'share of scheduler cycles without an issue');
+    }
+    const m = r.memory || {};
+    add('l1', 'L1D hit rate', pct(rate(m.sm?.l1)), m.sm?.l1 ? `${n(m.sm.l1.accesses)} accesses` : undefined);
+    add('l2', 'L2 hit rate', pct(rate(m.partitions?.l2)), m.partitions?.l2 ? `${n(m.partitions.l2.accesses)} accesses` : undefined);
+    const d = m.partitions?.dram;
+    if (d) add('dram', 'DRAM traffic', bytes(d.read_bytes + d.write_bytes), `${bytes(d.read_bytes)} read, ${bytes(d.write_bytes)} written`);
+  } else if (env.mode === 'memory' && Array.isArray(r.kernels)) {
+    const sum = (f) => r.kernels.reduce((a, k) => a + f(k), 0);
+    add('l1', 'L1D hit rate', pct(rate({ accesses: sum((k) => k.l1.accesses), hits: sum((k) => k.l1.hits) })), `${n(sum((k) => k.l1.accesses))} requests`);
+    add('l2', 'L2 hit rate', pct(rate({ accesses: sum((k) => k.l2.accesses), hits: sum((k) => k.l2.hits) })), `${n(sum((k) => k.l2.accesses))} requests`);
+    const rd = sum((k) => k.dram_read_sectors) * 32;
+    const wr = sum((k) => k.dram_write_sectors) * 32;
+    add('dram', 'DRAM traffic', bytes(rd + wr), `${bytes(rd)} read, ${bytes(wr)} written`);
+  }
+  add('mode', 'Mode and core model', [env.mode, r.core].filter(Boolean).join(', '), r.model ? Object.entries(r.model).map(([k, v]) => `${k}=${v}`).join(' ') : undefined);
+  add('gpu', 'GPU and trace', `${env.gpu} · ${env.trace?.name ?? ''}`, `${env.trace?.kernels?.length ?? 0} kernels`);
+  add('accuracy', 'Error against hardware', env.held_out ?? 'not measured for this preset', env.held_out ? undefined : 'only presets fitted to a real GPU carry a measured error');
+  return tiles;
+}
+
+function overview(env, elapsedMs) {
+  const r = env.result || {};
+  const dl = h(
+    'dl',
+    { class: 'tiles', id: 'overview-tiles' },
+    overviewTiles(env).map(([key, label, value, detail]) => h('div', { class: `tile tile-${key}`, dataset: { key } }, h('dt', { text: label }), h('dd', { class: 'tile-value', text: value }), detail ? h('dd', { class: 'tile-detail', text: detail }) : null)),
+  );
+  const sec = h('section', { class: 'res', id: 'res-overview', 'aria-labelledby': 'overview-h' }, h('h3', { id: 'overview-h', text: 'At a glance' }), dl);
+  // What dominates the result and is easy to misread (the CLI prints the same notes).
+  if (Array.isArray(r.notes) && r.notes.length) sec.append(h('div', { id: 'res-notes' }, h('h4', { text: 'Notes' }), h('ul', { id: 'notes-list' }, r.notes.map((x) => h('li', { text: x })))));
+  if (elapsedMs !== undefined) sec.append(h('p', { class: 'hint', text: `Simulated in this browser in ${Math.round(elapsedMs).toLocaleString('en-US')} ms.` }));
+  return sec;
+}
+
 export function renderResults(container, env, elapsedMs) {
   container.replaceChildren();
-  container.append(h('section', { class: 'res', id: 'res-summary' }, table('Summary', ['metric', 'value'], summaryRows(env, elapsedMs), { id: 'summary-table' })));
+  container.append(overview(env, elapsedMs));
+  // The long tables, collapsed under the overview.
+  const more = h('details', { id: 'res-tables', class: 'res-tables' }, h('summary', { text: 'All tables and charts' }));
+  container.append(more);
+  more.append(h('section', { class: 'res', id: 'res-summary' }, table('Summary', ['metric', 'value'], summaryRows(env, elapsedMs), { id: 'summary-table' })));
   const r = env.result || {};
-  // What dominates the result and is easy to misread (the CLI prints the same notes).
-  if (Array.isArray(r.notes) && r.notes.length) {
-    container.append(h('section', { class: 'res', id: 'res-notes' }, h('h3', { text: 'Notes' }), h('ul', { id: 'notes-list' }, r.notes.map((n) => h('li', { text: n })))));
-  }
-  if (env.mode === 'memory' && Array.isArray(r.kernels)) renderMemory(container, r);
+  if (env.mode === 'memory' && Array.isArray(r.kernels)) renderMemory(more, r);
   else if (typeof r.cycles === 'number' && r.stall_stack) {
-    renderTiming(container, r);
+    renderTiming(more, r);
     const t = env.ipc_over_time;
     if (t && t.cycle.length) {
-      container.append(
+      more.append(
         h('section', { class: 'res', id: 'res-ipc-time' }, h('h3', { text: 'IPC over time' }),
           chart({ id: 'chart-ipc-time', title: `IPC over time (samples every ${t.interval} cycles)`, xLabel: 'cycle', x: t.cycle, series: [{ label: 'IPC (whole GPU)', values: t.ipc, dash: [] }] })),
       );
       const l1 = t.l1_hit_rate || [];
       const l2 = t.l2_hit_rate || [];
       if (l1.some((v) => v !== null) || l2.some((v) => v !== null)) {
-        container.append(
+        more.append(
           h('section', { class: 'res', id: 'res-hit-time' }, h('h3', { text: 'Cache hit rates over time' }),
             h('p', { class: 'hint', text: 'Hits / accesses in each interval; an empty cell is an interval without accesses to that level.' }),
             chart({
@@ -89,7 +155,7 @@ export function renderResults(container, env, elapsedMs) {
       }
     }
   }
-  container.append(h('section', { class: 'res' }, h('details', {}, h('summary', { text: 'Full report (every field)' }), generic(r, 'result'))));
+  more.append(h('section', { class: 'res' }, h('details', {}, h('summary', { text: 'Full report (every field)' }), generic(r, 'result'))));
 }
 
 const LEVELS = [

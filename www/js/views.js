@@ -6,6 +6,7 @@
 // Data: the wasm's timelineJson() = {timeline: {from, to, units, kernels, sms: [...]}, text}.
 import { h, table } from './dom.js';
 import { cacheState } from './cache-state.js';
+import { smLayout, drawSm } from './sm-view.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -55,6 +56,7 @@ export function showViews(data, ctx = {}) {
     $('views-info').textContent = `Nothing was recorded: ${emptyReason(tl, tl.sms[0]?.sm ?? 0, ctx)}`;
     $('pipe-controls').hidden = true;
     $('pipeline').hidden = true;
+    $('smview').hidden = true;
     $('cacheview').hidden = true;
     return;
   }
@@ -62,7 +64,9 @@ export function showViews(data, ctx = {}) {
   view.si = 0;
   view.fi = 0;
   view.rows = layoutRows(sm);
+  view.sm = smLayout(tl, sm);
   $('views').hidden = false;
+  $('smview').hidden = false;
   $('pipe-controls').hidden = false;
   $('pipeline').hidden = false;
   const first = sm.frames[0].cycle;
@@ -224,6 +228,8 @@ function go(fi) {
   $('pipe-back').disabled = view.fi === 0;
   $('pipe-fwd').disabled = view.fi === sm.frames.length - 1;
   drawCursor();
+  drawSm($('sm-svg'), view.data.timeline, sm, view.sm, f);
+  $('sm-svg').setAttribute('aria-label', `SM ${sm.sm} in cycle ${f.cycle}: sub-cores, memory pipelines and caches; the text picture below gives the same content`);
   renderSlotTable(f);
   if (f.l1) renderCache(sm, view.fi);
 }
