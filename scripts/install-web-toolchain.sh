@@ -6,7 +6,7 @@
 #   1. rustup target wasm32-unknown-unknown
 #   2. Debian chromium + chromium-driver (for playwright-core and wasm-bindgen-test)
 #   3. wasm-bindgen-cli at exactly the wasm-bindgen version locked in Cargo.lock
-#   4. npm ci (playwright-core, uPlot) from the committed package-lock.json
+#   4. npm ci (playwright-core, axe-core, uPlot) from the committed package-lock.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -99,7 +99,8 @@ export function overviewTiles(env) {
     add('dram', 'DRAM traffic', bytes(rd + wr), `${bytes(rd)} read, ${bytes(wr)} written`);
   }
   add('mode', 'Mode and core model', [env.mode, r.core].filter(Boolean).join(', '), r.model ? Object.entries(r.model).map(([k, v]) => `${k}=${v}`).join(' ') : undefined);
-  add('gpu', 'GPU and trace', `${env.gpu} · ${env.trace?.name ?? ''}`, `${env.trace?.kernels?.length ?? 0} kernels`);
+  const nk = env.trace?.kernels?.length ?? 0;
+  add('gpu', 'GPU and trace', env.gpu, `${env.trace?.name ?? ''} (${nk} kernel${nk === 1 ? '' : 's'})`);
   add('accuracy', 'Error against hardware', env.held_out ?? 'not measured for this preset', env.held_out ? undefined : 'only presets fitted to a real GPU carry a measured error');
   return tiles;
 }
