@@ -136,17 +136,33 @@ test('the drawn SM shows what each block holds in the current cycle and steps wi
   const next = await page.evaluate((c) => {
     const tl = window.warpweave.lastTimeline.timeline;
     const f = tl.sms[0].frames.find((x) => x.cycle === c + 1);
-    return f.subcores.map((sc) => sc.issued.map((o) => `w${o.warp} ${tl.kernels[o.kernel].ops[o.op]}`));
+    return f.subcores.map((sc) => ({ issued: sc.issued.map((o) => `w${o.warp} ${tl.kernels[o.kernel].ops[o.op]}`), warps: sc.slots.some((x) => x.state !== 'empty') }));
   }, want.cycle);
   for (let s = 0; s < next.length; s++) {
     const txt = await page.$eval(`#sm-sc${s}-issue`, (g) => g.textContent);
-    for (const x of next[s]) assert.ok(txt.includes(x), `sub-core ${s} cycle ${want.cycle + 1}: ${txt} lacks ${x}`);
-    if (!next[s].length) assert.ok(txt.endsWith('–'), `sub-core ${s} issues nothing: ${txt}`);
+    for (const x of next[s].issued) assert.ok(txt.includes(x), `sub-core ${s} cycle ${want.cycle + 1}: ${txt} lacks ${x}`);
+    if (!next[s].issued.length) assert.ok(next[s].warps ? txt.includes('nothing issued') : txt.endsWith('–'), `sub-core ${s} issues nothing: ${txt}`);
   }
   assert.match(await page.$eval('#sm-svg title', (e) => e.textContent), new RegExp(`cycle ${want.cycle + 1}$`));
   // The grid and the text picture stay beside it.
   assert.ok(await page.isVisible('#pipe-canvas'));
   assert.match(await page.$eval('#pipe-text', (e) => e.textContent), new RegExp(`cycle ${want.cycle + 1}`));
+  // A cycle where a sub-core's warps are all stalled: its issue block says why nothing issued.
+  const idle = await page.evaluate(() => {
+    const names = { mem_structural: 'mem_struct', comp_structural: 'comp_struct', i_fetch: 'ifetch' };
+    for (const f of window.warpweave.lastTimeline.timeline.sms[0].frames) {
+      const s = f.subcores.findIndex((sc) => !sc.issued.length && sc.slots.some((x) => x.state === 'stalled'));
+      if (s >= 0) return { cycle: f.cycle, s, why: f.subcores[s].slots.filter((x) => x.state === 'stalled').map((x) => names[x.why] ?? x.why) };
+    }
+    return null;
+  });
+  if (idle) {
+    await page.fill('#pipe-jump', String(idle.cycle));
+    await page.click('#pipe-go');
+    const txt = await page.$eval(`#sm-sc${idle.s}-issue`, (g) => g.textContent);
+    assert.ok(txt.includes('nothing issued'), txt);
+    for (const w of new Set(idle.why)) assert.ok(txt.includes(`${idle.why.filter((x) => x === w).length} ${w}`), `${txt} lacks ${w}`);
+  }
   await (await page.$('#smview')).screenshot({ path: path.join(ARTIFACTS, 'sm-view-section.png') });
   await page.close();
 });

@@ -14,6 +14,23 @@ const MAX_LINES = 8;
 
 const STALL_NAME = { mem_structural: 'mem_struct', comp_structural: 'comp_struct', i_fetch: 'ifetch' };
 const STATE = { issued: 'issued', ready: 'ready', stalled: 'stalled', draining: 'draining' };
+const CHAR_W = 6.7; // 11px monospace
+
+/** Breaks a line at spaces into pieces that fit a block of width w. */
+function wrap(t, w) {
+  const max = Math.max(8, Math.floor((w - 2 * PAD) / CHAR_W));
+  const out = [];
+  let cur = '';
+  for (const word of t.split(' ')) {
+    if (cur && cur.length + 1 + word.length > max) {
+      out.push(cur);
+      cur = '  ' + word;
+    } else cur = cur ? `${cur} ${word}` : word;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
 const hex = (pc) => '0x' + pc.toString(16).padStart(4, '0');
 
 /** What each block holds in frame f: {id: lines[]}. Ids: sc{s}-fetch, sc{s}-slots, sc{s}-issue,
@@ -43,6 +60,14 @@ export function smContents(tl, f, keptSlots) {
     out[`sc${s}-fetch`] = fetch;
     out[`sc${s}-slots`] = slots;
     out[`sc${s}-issue`] = sf.issued.map((o) => `w${o.warp} ${op(o)} @${hex(o.pc)}`);
+    if (!sf.issued.length) {
+      // Why the scheduler issued nothing: its warps' stall reasons, most frequent first.
+      const why = {};
+      for (const st of sf.slots) if (st.state === 'stalled') why[STALL_NAME[st.why] ?? st.why] = (why[STALL_NAME[st.why] ?? st.why] ?? 0) + 1;
+      const ws = Object.entries(why).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      const busy = sf.slots.some((st) => st.state !== 'empty');
+      if (busy) out[`sc${s}-issue`] = [`nothing issued${ws.length ? `: ${ws.map(([k, v]) => `${v} ${k}`).join(', ')}` : ''}`];
+    }
     out[`sc${s}-regs`] = sf.collectors.map((c, i) => (c ? `collector ${i}: w${c.warp} ${op(c)}` : null)).filter(Boolean);
     out[`sc${s}-units`] = sf.units.map((u) => `${tl.units[u.unit]}: w${u.inst.warp} ${op(u.inst)} (${f.cycle - u.start + 1}/${u.end - u.start})`);
   });
@@ -75,14 +100,17 @@ const TITLES = { fetch: 'Fetch / L0I', slots: 'Warp slots', issue: 'Issue', regs
 /** Builds the block layout of an SM's window: {blocks: [{id, title, x, y, w, lines}], width, height}. */
 export function smLayout(tl, sm) {
   const kept = keptSlots(sm);
+  const W = sm.subcores * COL_W + (sm.subcores - 1) * GAP;
+  const pipes = sm.frames[0].mem.length;
+  const pw = (W - (pipes - 1) * GAP) / Math.max(1, pipes);
+  const widthOf = (id) => (id.startsWith('sc') ? COL_W - 2 * PAD : id.startsWith('mem') ? pw : W);
   const most = {};
   for (const f of sm.frames) {
     const c = smContents(tl, f, kept);
-    for (const [id, l] of Object.entries(c)) most[id] = Math.max(most[id] ?? 0, l.length);
+    for (const [id, l] of Object.entries(c)) most[id] = Math.max(most[id] ?? 0, l.flatMap((t) => wrap(t, widthOf(id))).length);
   }
   const lines = (id) => Math.max(1, Math.min(MAX_LINES, most[id] ?? 1));
   const blocks = [];
-  const W = sm.subcores * COL_W + (sm.subcores - 1) * GAP;
   blocks.push({ id: 'l1i', title: 'L1 instruction cache (shared)', x: 0, y: 0, w: W, lines: 1 });
   let top = HEAD + LINE + 2 * PAD + GAP;
   let bottom = top;
@@ -90,7 +118,7 @@ export function smLayout(tl, sm) {
     let y = top + HEAD;
     for (const part of ['fetch', 'slots', 'issue', 'regs', 'units']) {
       const id = `sc${s}-${part}`;
-      const n = part === 'slots' ? Math.max(1, kept[s].length) : lines(id);
+      const n = part === 'slots' ? Math.max(1, Math.min(3 * MAX_LINES, most[id] ?? 1)) : lines(id);
       blocks.push({ id, title: TITLES[part], x: s * (COL_W + GAP) + PAD, y, w: COL_W - 2 * PAD, lines: n });
       y += HEAD + n * LINE + 2 * PAD + 4;
     }
@@ -98,8 +126,6 @@ export function smLayout(tl, sm) {
   }
   const cores = { top, bottom };
   let y = bottom + GAP;
-  const pipes = sm.frames[0].mem.length;
-  const pw = (W - (pipes - 1) * GAP) / Math.max(1, pipes);
   let rowH = 0;
   for (let p = 0; p < pipes; p++) {
     const n = lines(`mem${p}`);
@@ -136,16 +162,18 @@ export function drawSm(svg, tl, sm, layout, f) {
     svg.append(el('text', { x: x + PAD + 2, y: layout.cores.top + 12, class: 'sm-core' }, `Sub-core ${s}`));
   }
   for (const b of layout.blocks) {
-    const lines = c[b.id] || [];
+    const lines = (c[b.id] || []).flatMap((t) => wrap(t, b.w));
     const busy = lines.length > 0 && b.id !== 'l2' ? true : b.id === 'l2' && (f.mem_outstanding ?? 0) > 0;
     const g = el('g', { id: `sm-${b.id}`, 'data-block': b.id, class: busy ? 'sm-block busy' : 'sm-block' });
+    // The block's full contents as its tooltip (lines drawn below may be wrapped or cut).
+    g.append(el('title', {}, `${b.title}: ${(c[b.id] || []).join('; ') || 'nothing'}`));
     const hgt = HEAD + b.lines * LINE + 2 * PAD;
     g.append(el('rect', { x: b.x + 0.5, y: b.y + 0.5, width: b.w - 1, height: hgt - 1, rx: 4, fill: busy ? '#fff' : '#fbfbfb', stroke: busy ? '#2457a6' : '#b4bbc4', 'stroke-width': busy ? 1.5 : 1 }));
     g.append(el('text', { x: b.x + PAD, y: b.y + PAD + 10, class: 'sm-title' }, b.title));
     const shown = lines.length > b.lines ? [...lines.slice(0, b.lines - 1), `+${lines.length - b.lines + 1} more`] : lines;
     if (!shown.length) g.append(el('text', { x: b.x + PAD, y: b.y + HEAD + PAD + 9, class: 'sm-empty' }, '–'));
     shown.forEach((t, i) => {
-      const cls = /stalled/.test(t) ? 'sm-line stalled' : /issued/.test(t) ? 'sm-line issued' : 'sm-line';
+      const cls = /stalled|nothing issued/.test(t) ? 'sm-line stalled' : /issued/.test(t) ? 'sm-line issued' : 'sm-line';
       g.append(el('text', { x: b.x + PAD, y: b.y + HEAD + PAD + 9 + i * LINE, class: cls }, t));
     });
     svg.append(g);
