@@ -1,4 +1,4 @@
-// The pipeline and cache views (seed 003 picture; issue #8 cache state) in Chromium: the gallery's
+// The pipeline and cache views (the text picture; the L1D state per cycle) in Chromium: the gallery's
 // vecadd on the teaching GPU in cycle mode, cycles 20..60 of SM 0 recorded. Stepping forward and
 // back, jumping and the keyboard move the current cycle; the page's text for a cycle equals, byte
 // for byte, the block `warpweave run --mode cycle --show-pipeline --cycles 20..60 --color never`

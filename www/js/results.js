@@ -227,7 +227,7 @@ function renderMemory(container, r) {
   // SDCM baseline.
   const sd = r.kernels.map((k, i) => [`${i}: ${k.name}`, ...Object.values(k.sdcm || {}).filter((v) => typeof v === 'number')]);
   const sdHead = ['kernel', ...Object.entries(r.kernels[0]?.sdcm || {}).filter(([, v]) => typeof v === 'number').map(([k]) => k.replace(/_/g, ' '))];
-  if (sdHead.length > 1) container.append(h('section', { class: 'res' }, h('h3', { text: 'Reuse-distance (SDCM) baseline' }), table('SDCM prediction per kernel (seed 004, Equations 1-2)', sdHead, sd)));
+  if (sdHead.length > 1) container.append(h('section', { class: 'res' }, h('h3', { text: 'Reuse-distance (SDCM) baseline' }), table('SDCM prediction per kernel (stack-distance cache model)', sdHead, sd)));
 }
 
 /** A table whose last column is a bar drawn with text, so the value never relies on colour. */
