@@ -1,7 +1,7 @@
 // The pipeline view (warp slots and units x cycles, one column per cycle) and the cache
 // view (the recorded SM's L1D, sets x ways, with this cycle's hits and misses), with the drawn
-// SM (sm-view.js). All step together: back, forward, play at a chosen speed, jump to a cycle; keyboard on the pipeline
-// canvas (arrows, Home/End, Space). Colour never carries meaning alone: every cell has a letter
+// SM (sm-view.js). All step together: back, forward, play at a chosen speed, jump to a cycle;
+// keyboard on the pipeline canvas (arrows, Home/End, Space). Colour never carries meaning alone: every cell has a letter
 // or a shape, and the text picture and tables below give the same content for the current cycle.
 // Data: the wasm's timelineJson() = {timeline: {from, to, units, kernels, sms: [...]}, text}.
 import { h, table } from './dom.js';
