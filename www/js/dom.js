@@ -28,11 +28,12 @@ export function fmt(v) {
   return String(v);
 }
 
-/** A table with a caption; rows are arrays of cells; numeric cells are right-aligned. */
+/** A table with a caption; rows are arrays of cells; numeric cells are right-aligned. Focusable,
+ *  so that a keyboard can scroll it where a narrow screen makes it scroll sideways. */
 export function table(caption, head, rows, attrs = {}) {
   return h(
     'table',
-    { class: 'data', ...attrs },
+    { class: 'data', tabindex: '0', ...attrs },
     h('caption', { text: caption }),
     h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col', text: c })))),
     h(
