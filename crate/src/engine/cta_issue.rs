@@ -426,7 +426,7 @@ mod tests {
                 );
                 match want {
                     // Start it, or end the oldest unfinished run every third step.
-                    Some(i) if step % 3 != 0 => {
+                    Some(i) if !step.is_multiple_of(3) => {
                         let (_, stream) = s.dequeue(i).unwrap();
                         let l = s.runs.len() as u32;
                         s.start_run(run(l, stream));
