@@ -469,6 +469,22 @@ fn devices_and_oversized_files_are_refused_unread() {
         },
         &[],
     );
+    // A sweep plan that is a device, or 50 MB.
+    let plan = d.join("plan.toml");
+    sparse(&plan, 50_000_000);
+    let out = d.join("sweep-out");
+    for p in ["/dev/zero", s(&plan)] {
+        case(
+            &d,
+            &format!("the sweep plan {p}"),
+            &["sweep", p, "--out", s(&out)],
+            Expect::Refused {
+                file: p,
+                needles: &[],
+            },
+            &[],
+        );
+    }
     // Thousands of threads: capped at the cores, with a note, same result.
     let j = d.join("r.json");
     let err = case(
