@@ -828,3 +828,55 @@ fn gpu_files_and_accel_sim_configs_that_say_nothing_or_nonsense_are_refused_nami
         &[],
     );
 }
+
+#[test]
+fn an_edited_prepass_file_is_recomputed_not_trusted() {
+    let d = tmp("prepass");
+    let (t, _) = traces(&d);
+    let cache = d.join("cache");
+    let j = d.join("r.json");
+    let cycles = |j: &Path| {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(j).unwrap()).unwrap();
+        v["cycles"].as_u64().unwrap()
+    };
+    let args = [
+        "run",
+        "-q",
+        "--mode",
+        "fast",
+        "--prepass-cache",
+        s(&cache),
+        "--trace",
+        s(&t),
+        "--json",
+        s(&j),
+    ];
+    let run = |name: &str, outputs: &[&Path]| case(&d, name, &args, Expect::Accepted, outputs);
+    let file = |c: &Path| {
+        std::fs::read_dir(c)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .unwrap()
+    };
+    // (The first run writes the cache file; its name is its key.)
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_warpweave"));
+    assert!(cmd.args(args).status().unwrap().success());
+    let f = file(&cache);
+    let fresh = cycles(&j);
+    // Every rate edited to another value in range: the run recomputes and gives the same cycles.
+    let text = std::fs::read_to_string(&f).unwrap();
+    let edited = text
+        .replace("\"l1_hit_rate\":0.0", "\"l1_hit_rate\":1.0")
+        .replace("\"l2_hit_rate\":1.0", "\"l2_hit_rate\":0.0");
+    assert_ne!(edited, text, "the pre-pass has rates to edit: {text}");
+    std::fs::write(&f, &edited).unwrap();
+    run("an edited pre-pass file", &[&j, &f]);
+    assert_eq!(cycles(&j), fresh);
+    assert_eq!(
+        std::fs::read_to_string(&f).unwrap(),
+        text,
+        "rewritten as computed"
+    );
+}
