@@ -4,7 +4,8 @@
 //! ```text
 //!  bytes ──peek 6──> 1f 8b        gzip  (flate2, multi-member)
 //!                    28 b5 2f fd  zstd  (ruzstd streaming decoder)
-//!                    fd 37 7a 58 5a 00  xz (lzma-rust2, streaming)
+//!                    fd 37 7a 58 5a 00  xz (lzma-rust2, streaming; natively on a helper
+//!                                          thread a few buffers ahead)
 //!                    otherwise    plain
 //! ```
 //! Memory is bounded whatever the input claims: a zstd window above [`MAX_ZSTD_WINDOW`] and an
@@ -89,7 +90,7 @@ pub fn decompress(raw: Box<dyn Read + Send>, name: &str) -> Result<Input> {
             })?;
             Box::new(BufReader::with_capacity(BUF, d))
         }
-        Compression::Xz => xz_reader(br),
+        Compression::Xz => xz_reader(br, name)?,
     })
 }
 
@@ -108,16 +109,103 @@ fn peek<R: Read>(br: &mut BufReader<R>, n: usize) -> io::Result<Vec<u8>> {
 const MAX_XZ_MEMORY_KIB: u32 = 96 << 10;
 
 /// An xz stream (several concatenated ones too), decoded as it is read: memory is the
-/// dictionary the stream declares, never a whole block.
-fn xz_reader(br: BufReader<Box<dyn Read + Send>>) -> Input {
-    Box::new(BufReader::with_capacity(
+/// dictionary the stream declares, never a whole block. Natively the decoder runs on a helper
+/// thread, a few buffers ahead of the reader (a bounded channel), so decoding and parsing
+/// overlap; in the browser it runs inline.
+fn xz_reader(br: BufReader<Box<dyn Read + Send>>, name: &str) -> Result<Input> {
+    let dec = XzRead(lzma_rust2::XzReader::new_mem_limit(
+        br,
+        true,
+        MAX_XZ_MEMORY_KIB,
+    ));
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        ahead(dec, name)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = name;
+        Ok(Box::new(BufReader::with_capacity(BUF, dec)))
+    }
+}
+
+/// `r` read on a helper thread into buffers of [`BUF`] bytes, at most four ahead of the reader;
+/// the thread stops at the end of `r`, at its first error (passed on), or when the reader is
+/// dropped.
+#[cfg(not(target_arch = "wasm32"))]
+fn ahead(mut r: impl Read + Send + 'static, name: &str) -> Result<Input> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
+    std::thread::Builder::new()
+        .name("xz-decode".into())
+        .spawn(move || loop {
+            let mut buf = vec![0u8; BUF];
+            let mut n = 0;
+            // Fill the buffer (short reads are common in a decoder) or reach the end.
+            let r = loop {
+                match r.read(&mut buf[n..]) {
+                    Ok(0) => break Ok(true),
+                    Ok(k) => {
+                        n += k;
+                        if n == BUF {
+                            break Ok(false);
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            buf.truncate(n);
+            let end = match r {
+                Ok(end) => end,
+                Err(e) => {
+                    if n > 0 {
+                        let _ = tx.send(Ok(buf));
+                    }
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            };
+            if (n > 0 && tx.send(Ok(buf)).is_err()) || end {
+                return;
+            }
+        })
+        .map_err(|e| Error::io(name, e))?;
+    Ok(Box::new(BufReader::with_capacity(
         BUF,
-        XzRead(lzma_rust2::XzReader::new_mem_limit(
-            br,
-            true,
-            MAX_XZ_MEMORY_KIB,
-        )),
-    ))
+        ChunkReader {
+            rx,
+            cur: Vec::new(),
+            pos: 0,
+        },
+    )))
+}
+
+/// The reading end of [`ahead`].
+#[cfg(not(target_arch = "wasm32"))]
+struct ChunkReader {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    cur: Vec<u8>,
+    pos: usize,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Read for ChunkReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.cur.len() {
+            match self.rx.recv() {
+                Ok(Ok(chunk)) => {
+                    self.cur = chunk;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(0), // the decoder finished: end of stream
+            }
+        }
+        let n = out.len().min(self.cur.len() - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
 }
 
 /// The xz decoder with its errors said in words.
@@ -240,8 +328,8 @@ mod tests {
     }
 
     #[test]
-    fn large_xz_streams_decode_in_order() {
-        // More than a few buffers' worth, so ordering and end-of-stream are exercised.
+    fn large_xz_streams_through_the_channel_in_order() {
+        // More than a few channel buffers, so ordering and end-of-stream are exercised.
         let data: Vec<u8> = (0..400_000u32)
             .flat_map(|i| format!("{i}\n").into_bytes())
             .collect();
