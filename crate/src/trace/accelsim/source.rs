@@ -353,14 +353,23 @@ impl AccelSimTrace {
                  or a compact .wwt trace)",
             ));
         }
-        let mut entries = Vec::with_capacity(names.len());
+        let mut entries: Vec<KernelEntry> = Vec::with_capacity(names.len());
+        // A file listed again (one kernel launched many times) is opened once: its entry is
+        // the first one's.
+        let mut first: std::collections::HashMap<String, usize> = Default::default();
         for n in names {
+            if let Some(&i) = first.get(&n) {
+                entries.push(entries[i].clone());
+                continue;
+            }
+            let listed = n.clone();
             let n = resolve_kernel_file(&*store, n);
             store.confined(&n)?;
             let shown = store.display(&n);
             let input = io::decompress(store.open(&n)?, &shown)?;
             let mut lines = Lines::new(input, shown);
             let (info, _) = read_header(&mut lines)?;
+            first.insert(listed, entries.len());
             entries.push(KernelEntry {
                 raw: is_raw(&n),
                 file: n,
