@@ -43,6 +43,8 @@ if [ -n "$real" ]; then
 else
   echo "skipped the tests that need the real traces (shared/real-traces not found above the clone; WARPWEAVE_SHARED names its folder)"
 fi
+step "fuzz targets: the stable mutation loop, ${FUZZ_SECS:-10} s per target"
+FUZZ_SECS="${FUZZ_SECS:-10}" cargo test --features cli --lib fuzz_mutation_loop -- --ignored --nocapture 2>&1 | tee -a "$log"
 grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
 
 step "sweep on a real single-node SLURM (sbatch job array, collected CSV = local CSV)"

@@ -46,6 +46,11 @@ pub static TARGETS: &[Target] = &[
         run: crate::config::fuzz_config,
         seeds: crate::config::fuzz_seeds,
     },
+    Target {
+        name: "sweep_plan",
+        run: crate::sweep::plan::fuzz_plan,
+        seeds: crate::sweep::plan::fuzz_seeds,
+    },
 ];
 
 /// Runs the target called `name` on `data` (what the cargo-fuzz binaries call).
@@ -212,23 +217,31 @@ mod tests {
         }
     }
 
-    /// The long run: `FUZZ_ITERS=200000 cargo test -p warpweave --lib fuzz_mutation_loop -- --ignored`.
+    /// The long run: `FUZZ_ITERS=200000 cargo test -p warpweave --lib fuzz_mutation_loop -- --ignored`,
+    /// or `FUZZ_SECS=60` for a time per target instead (rounds of 1000 inputs, each round's
+    /// seed the next one, so a failure names the seed that reproduces it).
     #[test]
     #[ignore]
     fn fuzz_mutation_loop() {
-        let iters = std::env::var("FUZZ_ITERS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20_000);
-        let seed = std::env::var("FUZZ_SEED")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1);
+        let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        let iters = env("FUZZ_ITERS").unwrap_or(20_000);
+        let seed = env("FUZZ_SEED").unwrap_or(1);
         for t in TARGETS {
             let start = std::time::Instant::now();
-            mutation_loop(t, iters, seed);
+            let n = match env("FUZZ_SECS") {
+                Some(secs) => {
+                    let mut n = 0;
+                    let mut round = seed;
+                    while start.elapsed().as_secs() < secs {
+                        n += mutation_loop(t, 1000, round);
+                        round += 1;
+                    }
+                    n
+                }
+                None => mutation_loop(t, iters, seed),
+            };
             eprintln!(
-                "{}: {iters} inputs in {:.1} s",
+                "{}: {n} inputs in {:.1} s",
                 t.name,
                 start.elapsed().as_secs_f64()
             );

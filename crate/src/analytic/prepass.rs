@@ -12,8 +12,9 @@
 //! ```
 //! A config change in any of those sections gives another key, so a stale entry is never
 //! used; a change elsewhere (latencies, scheduler, NoC, DRAM) keeps the entry, since the
-//! functional pass does not read them. The file is JSON and carries its key, so a renamed or
-//! corrupt file is refused (and recomputed), never trusted.
+//! functional pass does not read them. The file is JSON and carries its key (the checksum of
+//! its inputs) and a checksum of its whole content, so a renamed, corrupt or edited file (even
+//! one whose rates are all in range) is refused and recomputed, never trusted.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ use crate::trace::{Fnv64, TraceSource};
 use crate::Result;
 
 /// Bumped whenever the functional pass or this file's format changes meaning.
-pub const PREPASS_VERSION: u64 = 2;
+pub const PREPASS_VERSION: u64 = 3;
 
 /// What a timing mode with an analytical memory path needs from the functional pass.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,6 +41,8 @@ pub struct Prepass {
     /// DRAM sectors read and written (L2 write-backs) by the whole trace.
     pub dram_read_sectors: u64,
     pub dram_write_sectors: u64,
+    /// FNV-64 of this pre-pass as JSON with this field empty ([`Prepass::content_sum`]).
+    pub checksum: String,
 }
 
 impl Prepass {
@@ -56,7 +59,7 @@ impl Prepass {
         let (l1, l2, d) = totals(rep);
         let reads = rep.kernels.iter().map(|k| k.dram_read_sectors).sum();
         let writes = rep.kernels.iter().map(|k| k.dram_write_sectors).sum();
-        Prepass {
+        let mut p = Prepass {
             key: key_hex(key),
             rates: pc_rates(rep),
             l1_hit_rate: l1,
@@ -64,7 +67,20 @@ impl Prepass {
             dram_sectors: d,
             dram_read_sectors: reads,
             dram_write_sectors: writes,
-        }
+            checksum: String::new(),
+        };
+        p.checksum = p.content_sum();
+        p
+    }
+
+    /// The checksum of everything but `checksum`: FNV-64 of the JSON with that field empty
+    /// (floats are written so that they read back to the same bits).
+    pub fn content_sum(&self) -> String {
+        let mut bare = self.clone();
+        bare.checksum.clear();
+        let mut h = Fnv64::new();
+        h.write(serde_json::to_string(&bare).unwrap_or_default().as_bytes());
+        key_hex(h.finish())
     }
 }
 
@@ -132,6 +148,11 @@ pub fn totals(rep: &FunctionalReport) -> (f64, f64, u64) {
     (r(h1, a1), r(h2, a2), d)
 }
 
+/// The largest pre-pass file read: one line of rates per memory PC of the trace, far below
+/// this for any real one.
+#[cfg(not(target_arch = "wasm32"))]
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
 /// Where a pre-pass came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -195,12 +216,14 @@ impl PrepassCache {
             .map(|d| d.join(format!("prepass-{}.json", key_hex(k))))
     }
 
-    /// A stored pre-pass with the right key, or None (missing, unreadable, or not ours).
+    /// A stored pre-pass with the right key and an intact checksum, or None (missing,
+    /// unreadable, oversized, edited, or not ours).
     #[cfg(not(target_arch = "wasm32"))]
     fn load(&self, k: u64) -> Option<Prepass> {
-        let text = std::fs::read_to_string(self.path(k)?).ok()?;
+        let text =
+            crate::infile::read_text_bounded(&self.path(k)?, MAX_FILE_BYTES, "pre-pass").ok()?;
         let p: Prepass = serde_json::from_str(&text).ok()?;
-        (p.key == key_hex(k)).then_some(p)
+        (p.key == key_hex(k) && p.checksum == p.content_sum()).then_some(p)
     }
     #[cfg(target_arch = "wasm32")]
     fn load(&self, _k: u64) -> Option<Prepass> {
@@ -301,6 +324,25 @@ mod tests {
         std::fs::write(&path, "{ not json").unwrap();
         let (_, o) = PrepassCache::with_dir(&dir).get(&cfg, &mut open).unwrap();
         assert_eq!(o, Origin::Computed);
+        // An edited file whose values are all in range: its checksum no longer matches.
+        let mut edited = (*a).clone();
+        edited.l1_hit_rate = (edited.l1_hit_rate + 0.25).min(1.0) / 2.0;
+        if let Some(r) = edited.rates.first_mut() {
+            r.l2_hit_rate = 1.0 - r.l2_hit_rate;
+        }
+        assert_ne!(edited, *a);
+        std::fs::write(&path, serde_json::to_string(&edited).unwrap()).unwrap();
+        let (e, o) = PrepassCache::with_dir(&dir).get(&cfg, &mut open).unwrap();
+        assert_eq!((o, &*e), (Origin::Computed, &*a));
+        // ... also with its checksum recomputed, but the key of other inputs.
+        edited.key = "0123456789abcdef".into();
+        edited.checksum = edited.content_sum();
+        std::fs::write(&path, serde_json::to_string(&edited).unwrap()).unwrap();
+        let (_, o) = PrepassCache::with_dir(&dir).get(&cfg, &mut open).unwrap();
+        assert_eq!(o, Origin::Computed);
+        // The file rewritten by the last computation is used as is.
+        let (_, o) = PrepassCache::with_dir(&dir).get(&cfg, &mut open).unwrap();
+        assert_eq!(o, Origin::File);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

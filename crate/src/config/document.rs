@@ -117,6 +117,11 @@ fn de_error(file: &str, text: &str, e: &toml::de::Error) -> Error {
 /// Parse a GPU TOML (keys left out take the defaults) and validate it.
 pub fn parse_toml(file: &str, text: &str) -> Result<GpuConfig> {
     let cfg = parse_toml_unvalidated(file, text)?;
+    validated(file, text, cfg)
+}
+
+/// `cfg` validated, an error pointing at the line of `text` that sets the key.
+fn validated(file: &str, text: &str, cfg: GpuConfig) -> Result<GpuConfig> {
     cfg.validate().map_err(|e| match e {
         Error::Config { key, msg } => {
             // Point at the line that sets the key, when the file sets it.
@@ -126,6 +131,145 @@ pub fn parse_toml(file: &str, text: &str) -> Result<GpuConfig> {
         other => other,
     })?;
     Ok(cfg)
+}
+
+/// Parse a GPU file a user wrote (`--gpu my.toml`, TOML text) and validate it. It names the
+/// preset it starts from, before its first `[section]`, and changes keys of it:
+///
+/// ```text
+///  base = "rtx2080ti"
+///  [gpu]
+///  num_sms = 34
+/// ```
+///
+/// or, without `base`, sets every key (as `config show` and `config import` write them). A file
+/// that does neither (an empty one too) is an error listing the keys it lacks: no key of a GPU
+/// file silently takes a default. `preset_text` gives the TOML of a preset id.
+pub fn parse_gpu_file(
+    file: &str,
+    text: &str,
+    preset_text: impl Fn(&str) -> Result<&'static str>,
+    validate: bool,
+) -> Result<GpuConfig> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| de_error(file, text, &e))?;
+    let Some(base) = table.get("base") else {
+        let cfg = parse_toml_unvalidated(file, text)?;
+        let root = toml::Value::Table(table);
+        let all = specs();
+        let missing: Vec<&str> = all
+            .iter()
+            .filter(|k| lookup(&root, &k.key).is_none())
+            .map(|k| k.key.as_str())
+            .collect();
+        if !missing.is_empty() {
+            let shown = missing
+                .iter()
+                .take(4)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = match missing.len() {
+                n if n > 4 => format!(" and {} more", n - 4),
+                _ => String::new(),
+            };
+            return Err(Error::parse(
+                file,
+                0,
+                "base",
+                format!(
+                    "a GPU file names the preset it starts from or sets every key; this one \
+                     does neither ({} of {} keys missing: {shown}{more}): add \
+                     `base = \"<preset>\"` before its first [section] (presets: {})",
+                    missing.len(),
+                    all.len(),
+                    super::presets::preset_ids().join(", ")
+                ),
+            ));
+        }
+        return if validate {
+            validated(file, text, cfg)
+        } else {
+            Ok(cfg)
+        };
+    };
+    let line = base_line(text);
+    let Some(id) = base.as_str() else {
+        return Err(Error::parse(
+            file,
+            line,
+            "base",
+            "expected a preset id in quotes, e.g. `base = \"rtx2080ti\"`",
+        ));
+    };
+    let base_text = preset_text(id).map_err(|e| {
+        let msg = match e {
+            Error::Config { msg, .. } => msg,
+            other => other.to_string(),
+        };
+        Error::parse(file, line, "base", msg)
+    })?;
+    if line == 0 {
+        return Err(Error::parse(
+            file,
+            0,
+            "base",
+            "write it as `base = \"<preset>\"` on a line of its own before the first [section]",
+        ));
+    }
+    // The file's own keys checked where they stand (its `base` line blanked: same offsets).
+    let own: String = text
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            if i as u64 + 1 == line {
+                l.chars().map(|c| if c == '\n' { c } else { ' ' }).collect()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    parse_toml_unvalidated(file, &own)?;
+    // Then laid over the preset, key by key.
+    let mut merged: toml::Table =
+        toml::from_str(base_text).map_err(|e| Error::other(format!("preset {id}: {e}")))?;
+    let mut table = table;
+    table.remove("base");
+    merge(&mut merged, table);
+    let cfg = GpuConfig::deserialize(toml::Value::Table(merged))
+        .map_err(|e| Error::parse(file, 0, "toml", e.message().to_string()))?;
+    if validate {
+        validated(file, text, cfg)
+    } else {
+        Ok(cfg)
+    }
+}
+
+/// The line of a top-level `base = ...` (before the first section), 0 when there is none.
+fn base_line(text: &str) -> u64 {
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim_start();
+        if t.starts_with('[') {
+            break;
+        }
+        if let Some(rest) = t.strip_prefix("base") {
+            if rest.trim_start().starts_with('=') {
+                return i as u64 + 1;
+            }
+        }
+    }
+    0
+}
+
+/// `over` laid onto `into`: tables merged key by key, any other value replaced.
+fn merge(into: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (into.get_mut(&k), v) {
+            (Some(toml::Value::Table(a)), toml::Value::Table(b)) => merge(a, b),
+            (_, v) => {
+                into.insert(k, v);
+            }
+        }
+    }
 }
 
 /// Parse without validating (for import and tools that fix the config up afterwards).

@@ -2,12 +2,13 @@
 //! live in `configs/` at the repository root, one per GPU, every key with its unit and source.
 //!
 //! ```text
-//!  load("rtx2080ti")        -> preset, validated
-//!  load("[gpu]\nnum_sms=4") -> TOML text, validated (missing keys take the defaults)
-//!  load("my/gpu.toml")      -> file (native only: load_path)
+//!  load("rtx2080ti")                          -> preset, validated
+//!  load("base = \"h100\"\n[gpu]\nnum_sms=4")     -> TOML text over a preset, validated
+//!  load("my/gpu.toml")                        -> file (native only: load_path)
 //! ```
+//! A file or text names its `base` preset or sets every key ([`parse_gpu_file`]).
 
-use super::document::{parse_toml, parse_toml_unvalidated};
+use super::document::{parse_gpu_file, parse_toml};
 use super::overrides::apply_overrides;
 use super::schema::GpuConfig;
 use crate::{Error, Result};
@@ -98,7 +99,7 @@ pub fn load_str(spec: &str) -> Result<GpuConfig> {
         return preset(s);
     }
     if s.contains('\n') || s.contains('=') || s.starts_with('[') {
-        return parse_toml("<config text>", spec);
+        return parse_gpu_file("<config text>", spec, preset_text, true);
     }
     Err(Error::config(
         "--gpu",
@@ -115,7 +116,7 @@ pub fn load_str(spec: &str) -> Result<GpuConfig> {
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_path(path: &std::path::Path) -> Result<GpuConfig> {
     let text = read_toml(path)?;
-    parse_toml(&path.display().to_string(), &text)
+    parse_gpu_file(&path.display().to_string(), &text, preset_text, true)
 }
 
 /// The text of a GPU TOML file, bounded ([`load_path`]).
@@ -145,7 +146,7 @@ pub fn load_with_overrides<S: AsRef<str>>(spec: &str, sets: &[S]) -> Result<GpuC
     let mut cfg = if PRESETS.iter().any(|p| p.0 == s) {
         preset(s)?
     } else if s.contains('\n') || s.contains('=') || s.starts_with('[') {
-        parse_toml_unvalidated("<config text>", spec)?
+        parse_gpu_file("<config text>", spec, preset_text, false)?
     } else {
         #[cfg(not(target_arch = "wasm32"))]
         {
@@ -161,7 +162,7 @@ pub fn load_with_overrides<S: AsRef<str>>(spec: &str, sets: &[S]) -> Result<GpuC
                 ));
             }
             let text = read_toml(std::path::Path::new(s))?;
-            parse_toml_unvalidated(s, &text)?
+            parse_gpu_file(s, &text, preset_text, false)?
         }
         #[cfg(target_arch = "wasm32")]
         {
@@ -192,7 +193,7 @@ mod tests {
     #[test]
     fn load_accepts_ids_text_and_paths() {
         assert_eq!(load("a100").unwrap().gpu.num_sms, 108);
-        let c = load("[gpu]\nid = \"mine\"\nnum_sms = 4\n").unwrap();
+        let c = load("base = \"teaching\"\n[gpu]\nid = \"mine\"\nnum_sms = 4\n").unwrap();
         assert_eq!((c.gpu.id.as_str(), c.gpu.num_sms), ("mine", 4));
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/teaching.toml");
@@ -216,6 +217,66 @@ mod tests {
             e,
             "config key `l1d.cache.assoc`: 0 is out of range 1..=1024"
         );
+    }
+
+    #[test]
+    fn a_gpu_file_names_its_base_preset_or_sets_every_key() {
+        // Every preset file sets every key, so `--gpu configs/<id>.toml` reads as the preset.
+        for id in preset_ids() {
+            let f = parse_gpu_file(id, preset_text(id).unwrap(), preset_text, true).unwrap();
+            assert_eq!(f, preset(id).unwrap(), "{id}");
+        }
+        // An empty file, or one that changes a few keys of nothing, is refused.
+        let e = parse_gpu_file("empty.toml", "", preset_text, true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("empty.toml: base: a GPU file names"), "{e}");
+        for text in ["\n# nothing\n[gpu]\n", "[gpu]\nnum_sms = 4\n"] {
+            let e = load_str(text).unwrap_err().to_string();
+            assert!(
+                e.starts_with("<config text>: base: a GPU file names the preset it starts from or sets every key"),
+                "{e}"
+            );
+            assert!(e.contains("keys missing: gpu.id, gpu.name,"), "{e}");
+        }
+        // A base preset and the keys changed over it.
+        let c =
+            load("# mine\nbase = \"rtx2080ti\"\n[gpu]\nnum_sms = 34\n[l1d.cache]\nassoc = 64\n")
+                .unwrap();
+        let mut want = preset("rtx2080ti").unwrap();
+        want.gpu.num_sms = 34;
+        want.l1d.cache.assoc = 64;
+        assert_eq!(c, want);
+        assert_eq!(load("base = \"h100\"\n").unwrap(), preset("h100").unwrap());
+        // Errors name the file's own line: an unknown base, a base that is no string, a bad key.
+        let e = load_str("\nbase = \"rtx9999\"\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("<config text>:2: base: unknown GPU preset `rtx9999`; valid: rtx2080ti"),
+            "{e}"
+        );
+        let e = load_str("base = 3\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("<config text>:1: base: expected a preset id"),
+            "{e}"
+        );
+        let e = load_str("base = \"h100\"\n[gpu]\nnum_smz = 4\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("<config text>:3: gpu.num_smz: unknown field"),
+            "{e}"
+        );
+        let e = load_str("base = \"h100\"\n[gpu]\n\nnum_sms = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "<config text>:4: gpu.num_sms: 0 is out of range 1..=1024"
+        );
+        // Overrides still apply after the file, validated once at the end.
+        let c = load_with_overrides("base = \"h100\"\n[gpu]\nnum_sms = 0\n", &["gpu.num_sms=7"])
+            .unwrap();
+        assert_eq!(c.gpu.num_sms, 7);
     }
 
     /// (id, SMs, sub-cores, core MHz, L1+shared KiB, L2 total KiB, L1 latency, L2 latency, source)

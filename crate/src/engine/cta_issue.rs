@@ -13,9 +13,11 @@
 //! Cost: the scheduler remembers per SM the next cycle worth asking (its CTA launch latency,
 //! or never while it is full, until a CTA finishes there: `freed`, called by the engine when
 //! it books finished CTAs), and the least of them, so a cycle in which no SM can take a CTA
-//! costs one comparison and the round robin visits only SMs that may say yes.
+//! costs one comparison and the round robin visits only SMs that may say yes. The unfinished
+//! launches and the queued ones are also counted per stream, so deciding which launch may start
+//! next costs the same whether ten or a hundred thousand launches came before or wait behind.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::Serialize;
 
@@ -49,9 +51,15 @@ impl KernelRun {
 
 #[derive(Debug, Default)]
 pub struct BlockScheduler {
-    /// Kernel launches not yet started: (trace index, stream).
-    pub queue: VecDeque<(usize, u64)>,
+    /// Kernel launches not yet started: (trace index, stream) ([`BlockScheduler::enqueue`],
+    /// [`BlockScheduler::dequeue`]).
+    queue: VecDeque<(usize, u64)>,
+    /// Every launch started, in launch order ([`BlockScheduler::start_run`]); a run ends
+    /// through [`BlockScheduler::end_run`].
     pub runs: Vec<KernelRun>,
+    /// Per stream, the launches queued (`queue`) and the runs started but not ended.
+    queued: BTreeMap<u64, u32>,
+    live: BTreeMap<u64, u32>,
     /// Launch number handing out CTAs now, and its remaining CTAs.
     pub issuing: Option<u32>,
     pub ctas: VecDeque<PackedCta>,
@@ -75,23 +83,68 @@ pub struct BlockScheduler {
 }
 
 impl BlockScheduler {
-    /// The first queued launch that may start now (stream order, concurrency rule).
+    /// Queues a launch of trace kernel `index` on `stream`.
+    pub fn enqueue(&mut self, index: usize, stream: u64) {
+        self.queue.push_back((index, stream));
+        *self.queued.entry(stream).or_default() += 1;
+    }
+
+    /// Takes queued launch `i` (from [`BlockScheduler::next_eligible`]) out of the queue.
+    pub fn dequeue(&mut self, i: usize) -> Option<(usize, u64)> {
+        let (index, stream) = self.queue.remove(i)?;
+        dec(&mut self.queued, stream);
+        Some((index, stream))
+    }
+
+    /// Launches waiting to start.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Records a started launch (its `end_at` unset).
+    pub fn start_run(&mut self, run: KernelRun) {
+        debug_assert!(!run.done());
+        *self.live.entry(run.stream).or_default() += 1;
+        self.runs.push(run);
+    }
+
+    /// Launch `l` ends in cycle `c`.
+    pub fn end_run(&mut self, l: u32, c: Cycle) {
+        let run = &mut self.runs[l as usize];
+        if run.end_at.is_none() {
+            run.end_at = Some(c);
+            let stream = run.stream;
+            dec(&mut self.live, stream);
+        }
+    }
+
+    /// Runs started and not ended.
+    pub fn unfinished(&self) -> u32 {
+        self.live.values().sum()
+    }
+
+    /// The first queued launch that may start now (stream order, concurrency rule): the first
+    /// of its stream in the queue, with no run of its stream unfinished.
     pub fn next_eligible(&self, concurrent: bool) -> Option<usize> {
         if self.issuing.is_some() {
             return None;
         }
-        let running = |s: Option<u64>| {
-            self.runs
-                .iter()
-                .any(|r| !r.done() && s.is_none_or(|s| r.stream == s))
-        };
-        if !concurrent && running(None) {
+        if !concurrent && !self.live.is_empty() {
             return None;
         }
+        // Only the first queued launch of each stream may start: the scan ends once every
+        // queued stream has shown its first one.
+        let mut seen: Vec<u64> = Vec::new();
         for (i, &(_, stream)) in self.queue.iter().enumerate() {
-            let earlier_same = self.queue.iter().take(i).any(|&(_, s)| s == stream);
-            if !earlier_same && !running(Some(stream)) {
+            if seen.contains(&stream) {
+                continue;
+            }
+            if !self.live.contains_key(&stream) {
                 return Some(i);
+            }
+            seen.push(stream);
+            if seen.len() == self.queued.len() {
+                break;
             }
         }
         None
@@ -229,14 +282,9 @@ impl BlockScheduler {
         if !concurrent {
             return true;
         }
-        let mut streams = self
-            .runs
-            .iter()
-            .filter(|r| !r.done())
-            .map(|r| r.stream)
-            .chain(self.queue.iter().map(|q| q.1));
+        let mut streams = self.live.keys().chain(self.queued.keys());
         match streams.next() {
-            Some(s) => streams.all(|t| t == s),
+            Some(&s) => streams.all(|&t| t == s),
             None => true,
         }
     }
@@ -269,7 +317,7 @@ impl BlockScheduler {
             let run = &mut self.runs[kl as usize];
             run.ctas_done += 1;
             if run.ctas_done == run.ctas_total && !(self.more && self.issuing == Some(kl)) {
-                run.end_at = Some(c);
+                self.end_run(kl, c);
                 flushes.push(c);
             }
         }
@@ -286,6 +334,113 @@ impl BlockScheduler {
 
     /// All launches started and finished.
     pub fn all_done(&self) -> bool {
-        self.queue.is_empty() && self.issuing.is_none() && self.runs.iter().all(|r| r.done())
+        self.queue.is_empty() && self.issuing.is_none() && self.live.is_empty()
+    }
+}
+
+/// One fewer of `key` in a count map (the entry goes at zero).
+fn dec(m: &mut BTreeMap<u64, u32>, key: u64) {
+    if let Some(n) = m.get_mut(&key) {
+        *n -= 1;
+        if *n == 0 {
+            m.remove(&key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(launch: u32, stream: u64) -> KernelRun {
+        KernelRun {
+            launch,
+            trace_index: launch as usize,
+            stream,
+            ctas_total: 1,
+            ctas_issued: 0,
+            ctas_done: 0,
+            launched_at: 0,
+            first_cta_at: None,
+            end_at: None,
+            occupancy: Occupancy {
+                ctas_per_sm: 1,
+                limiter: super::super::occupancy::Limiter::Ctas,
+                warps_per_cta: 1,
+                regs_per_warp: 0,
+                shmem_per_cta: 0,
+                limit_ctas: 1,
+                limit_warps: 1,
+                limit_regs: 1,
+                limit_shmem: 1,
+            },
+        }
+    }
+
+    /// The rule written out over every run and every queued launch.
+    fn naive(s: &BlockScheduler, concurrent: bool) -> Option<usize> {
+        if s.issuing.is_some() {
+            return None;
+        }
+        let running = |st: Option<u64>| {
+            s.runs
+                .iter()
+                .any(|r| !r.done() && st.is_none_or(|st| r.stream == st))
+        };
+        if !concurrent && running(None) {
+            return None;
+        }
+        (0..s.queue.len()).find(|&i| {
+            let st = s.queue[i].1;
+            !s.queue.iter().take(i).any(|q| q.1 == st) && !running(Some(st))
+        })
+    }
+
+    #[test]
+    fn launches_start_as_the_stream_rule_says_with_counts_not_scans() {
+        for concurrent in [false, true] {
+            let mut s = BlockScheduler::default();
+            // Launches on three streams, queued in a fixed mixed order.
+            for i in 0..600usize {
+                s.enqueue(i, (i * 7 % 11 % 3) as u64);
+            }
+            let mut step = 0u64;
+            while s.queued() > 0 || s.unfinished() > 0 {
+                step += 1;
+                let want = naive(&s, concurrent);
+                assert_eq!(s.next_eligible(concurrent), want, "step {step}");
+                let streams_same = {
+                    let mut v: Vec<u64> = s
+                        .runs
+                        .iter()
+                        .filter(|r| !r.done())
+                        .map(|r| r.stream)
+                        .chain(s.queue.iter().map(|q| q.1))
+                        .collect();
+                    v.dedup();
+                    v.len() <= 1
+                };
+                assert_eq!(
+                    s.starts_only_when_empty(concurrent),
+                    !concurrent || streams_same
+                );
+                match want {
+                    // Start it, or end the oldest unfinished run every third step.
+                    Some(i) if !step.is_multiple_of(3) => {
+                        let (_, stream) = s.dequeue(i).unwrap();
+                        let l = s.runs.len() as u32;
+                        s.start_run(run(l, stream));
+                    }
+                    _ => {
+                        let l = s.runs.iter().position(|r| !r.done());
+                        if let Some(l) = l {
+                            s.end_run(l as u32, step);
+                        }
+                    }
+                }
+            }
+            assert!(s.all_done());
+            assert_eq!((s.runs.len(), s.queued.len(), s.live.len()), (600, 0, 0));
+        }
     }
 }

@@ -56,7 +56,7 @@ impl Gpu {
         };
         ctx.refresh_ops(ops, &self.cfg);
         self.warn_unknown(&ctx.info.name, ops, 0);
-        self.sched.runs.push(KernelRun {
+        self.sched.start_run(KernelRun {
             launch,
             trace_index,
             stream,
@@ -163,9 +163,8 @@ impl Gpu {
         if !self.sched.more && self.sched.ctas.is_empty() {
             // Every CTA handed out (or none at all): the next kernel may start.
             self.sched.issuing = None;
-            let run = &mut self.sched.runs[l as usize];
-            if run.ctas_total == 0 {
-                run.end_at = Some(self.now);
+            if self.sched.runs[l as usize].ctas_total == 0 {
+                self.sched.end_run(l, self.now);
             }
         }
         Ok(())

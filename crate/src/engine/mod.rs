@@ -638,7 +638,7 @@ impl<'a> Simulator<'a> {
             match *c {
                 Command::Kernel { index } => {
                     let stream = self.src.kernel_info(index).stream_id;
-                    self.gpu.sched.queue.push_back((index, stream));
+                    self.gpu.sched.enqueue(index, stream);
                 }
                 Command::MemcpyHtoD { addr, bytes } => {
                     self.gpu.memcpys += 1;
@@ -654,7 +654,7 @@ impl<'a> Simulator<'a> {
             .sched
             .next_eligible(self.gpu.cfg.sm.concurrent_kernels)
         {
-            let (index, stream) = self.gpu.sched.queue.remove(i).expect("index valid");
+            let (index, stream) = self.gpu.sched.dequeue(i).expect("index valid");
             let mut s = self.src.open_kernel_owned(index)?;
             self.gpu
                 .start_kernel(s.info().clone(), s.ops(), index, stream)?;

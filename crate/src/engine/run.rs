@@ -37,7 +37,7 @@ pub(super) enum Slice {
 /// Whether the next epoch needs `Simulator::admit` beyond feeding CTAs (a kernel may start).
 fn needs_admit(gpu: &Gpu) -> bool {
     gpu.sched.issuing.is_none()
-        && !gpu.sched.queue.is_empty()
+        && gpu.sched.queued() > 0
         && gpu
             .sched
             .next_eligible(gpu.cfg.sm.concurrent_kernels)

@@ -21,6 +21,11 @@ fn read(path: &Path) -> Result<String> {
     fs::read_to_string(path).map_err(|e| Error::io(path.display().to_string(), e))
 }
 
+/// A sweep plan's text: a regular file no larger than any GPU TOML (plans are a few KiB).
+fn read_plan(path: &Path) -> Result<String> {
+    crate::infile::read_text_bounded(path, crate::infile::MAX_CONFIG_BYTES, "sweep plan")
+}
+
 fn write(path: &Path, text: impl AsRef<[u8]>) -> Result<()> {
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() {
@@ -37,7 +42,7 @@ pub fn absolute(p: &Path) -> Result<PathBuf> {
 
 /// Loads and parses a plan file; the second value is its folder (relative paths resolve there).
 pub fn load_plan(path: &Path) -> Result<(Plan, PathBuf)> {
-    let text = read(path)?;
+    let text = read_plan(path)?;
     let plan = Plan::parse(&text, &path.display().to_string())?;
     let dir = absolute(path)?
         .parent()
@@ -237,7 +242,7 @@ pub fn emit_slurm(
     let m = Manifest {
         format: MANIFEST_FORMAT.into(),
         plan_path: absolute(plan_path)?.display().to_string(),
-        plan_text: read(plan_path)?,
+        plan_text: read_plan(plan_path)?,
         plan_hash: plan.hash.clone(),
         runs,
         chunks,

@@ -534,6 +534,49 @@ fn flatten_axes(prefix: &str, v: &toml::Value, out: &mut Vec<Axis>, file: &str) 
     }
 }
 
+/// Fuzz entry point: plan text parsed; an accepted plan expands consistently (every run's
+/// labels match the columns, the first, middle and last run exist) and its overrides apply to
+/// its preset or fail with an error. Never panics, whatever the input.
+pub fn fuzz_plan(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(plan) = Plan::parse(text, "fuzz.toml") else {
+        return;
+    };
+    let n = plan.job_count();
+    assert!(n <= MAX_RUNS, "{n} runs accepted");
+    let columns = plan.label_columns().len();
+    for id in [0, n / 2, n.saturating_sub(1)]
+        .into_iter()
+        .filter(|&i| i < n)
+    {
+        let job = plan.job(id);
+        assert_eq!(job.id, id);
+        assert_eq!(plan.labels(&job).len(), columns);
+        if let Ok(mut cfg) = crate::config::preset(&plan.gpu) {
+            for (k, v) in plan.overrides(&job) {
+                if crate::config::apply_override(&mut cfg, k, v).is_err() {
+                    break;
+                }
+            }
+            let _ = cfg.validate();
+        }
+    }
+}
+
+/// Seed inputs for the fuzz mutation loop: the plans shipped in configs/sweeps/.
+pub fn fuzz_seeds() -> Vec<Vec<u8>> {
+    [
+        include_str!("../../../configs/sweeps/test-2x2.toml"),
+        include_str!("../../../configs/sweeps/seed003-blocks.toml"),
+        include_str!("../../../configs/sweeps/seed003-warps-issue.toml"),
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

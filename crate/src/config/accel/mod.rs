@@ -206,19 +206,49 @@ impl<'a> Importer<'a> {
     }
 }
 
-/// Import `(file name, text)` of a gpgpusim.config and a trace.config (either may be empty).
+/// Import `(file name, text)` of a gpgpusim.config and a trace.config (the trace.config may be
+/// empty; a gpgpusim.config without a single option is refused). Errors name the Accel-Sim file,
+/// line and option, also when a mapped value is out of range for warpweave.
 pub fn import_accel_sim(gpgpusim: (&str, &str), trace: (&str, &str)) -> Result<ImportResult> {
     let mut opts =
         lex(gpgpusim.0, gpgpusim.1).map_err(|(l, m)| Error::parse(gpgpusim.0, l, "option", m))?;
+    let own = opts.len();
     opts.extend(lex(trace.0, trace.1).map_err(|(l, m)| Error::parse(trace.0, l, "option", m))?);
+    let (c, mut warnings, used) = map_all(&opts, gpgpusim.0)?;
+    if own == 0 {
+        return Err(Error::parse(
+            gpgpusim.0,
+            0,
+            "file",
+            "sets no option: an Accel-Sim gpgpusim.config holds `-option value` lines",
+        ));
+    }
+    warnings.sort_by(|a, b| {
+        (a.file != gpgpusim.0, a.line, &a.option).cmp(&(b.file != gpgpusim.0, b.line, &b.option))
+    });
+    if let Err(e) = c.validate() {
+        return Err(blame(e, &c, &opts, &used, gpgpusim.0));
+    }
+    Ok(ImportResult {
+        config: c,
+        warnings,
+    })
+}
+
+/// Every option mapped onto the defaults: the config (not validated), the warnings, and the
+/// indices of the options read.
+fn map_all(
+    opts: &[AccelOption],
+    name: &str,
+) -> Result<(GpuConfig, Vec<ImportWarning>, Vec<usize>)> {
     let mut im = Importer {
-        opts: &opts,
+        opts,
         used: HashSet::new(),
         warnings: Vec::new(),
     };
     let mut c = GpuConfig::default();
     c.gpu.id = "imported".into();
-    c.gpu.name = format!("Imported from Accel-Sim {}", gpgpusim.0);
+    c.gpu.name = format!("Imported from Accel-Sim {name}");
     map_core(&mut im, &mut c)?;
     map_memory(&mut im, &mut c)?;
     map_trace(&mut im, &mut c)?;
@@ -233,15 +263,45 @@ pub fn import_accel_sim(gpgpusim: (&str, &str), trace: (&str, &str)) -> Result<I
         };
         im.warn(o, reason);
     }
-    let mut warnings = im.warnings;
-    warnings.sort_by(|a, b| {
-        (a.file != gpgpusim.0, a.line, &a.option).cmp(&(b.file != gpgpusim.0, b.line, &b.option))
-    });
-    c.validate()?;
-    Ok(ImportResult {
-        config: c,
-        warnings,
-    })
+    let mut used: Vec<usize> = im.used.into_iter().collect();
+    used.sort_unstable();
+    Ok((c, im.warnings, used))
+}
+
+/// A validation error of the imported config `c`, pinned on the Accel-Sim option that set the
+/// key: the first read option without which the key's value changes (the import is small, so
+/// it is simply redone once per option read). Else the gpgpusim.config `name` is named.
+fn blame(e: Error, c: &GpuConfig, opts: &[AccelOption], used: &[usize], name: &str) -> Error {
+    let Error::Config { key, msg } = e else {
+        return e;
+    };
+    let value = |c: &GpuConfig| {
+        let v = super::validate::to_value(c).ok()?;
+        super::validate::lookup(&v, &key).cloned()
+    };
+    let have = value(c);
+    for &i in used {
+        let without: Vec<AccelOption> = opts
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, o)| o.clone())
+            .collect();
+        let changed = match map_all(&without, name) {
+            Ok((d, _, _)) => value(&d) != have,
+            Err(_) => false,
+        };
+        if changed {
+            let o = &opts[i];
+            return Error::parse(
+                &o.file,
+                o.line,
+                format!("-{}", o.name),
+                format!("gives {key}: {msg}"),
+            );
+        }
+    }
+    Error::parse(name, 0, key, msg)
 }
 
 fn map_core(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {

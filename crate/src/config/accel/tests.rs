@@ -303,12 +303,30 @@ fn import_errors_name_file_line_and_option() {
             .starts_with("a:1: -gpgpu_clock_domains: expected"),
         "{e}"
     );
-    // the imported config is validated: 3 schedulers do not divide 32 warps
-    let e = import_accel_sim(("a", "-gpgpu_num_sched_per_core 3\n"), ("t", "")).unwrap_err();
+    // the imported config is validated: 3 schedulers do not divide 32 warps; the error names
+    // the option that set the key
+    let e = import_accel_sim(
+        ("a", "-gpgpu_n_clusters 2\n-gpgpu_num_sched_per_core 3\n"),
+        ("t", ""),
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "config key `sm.subcores`: 3 does not divide sm.max_warps = 32"
+        "a:2: -gpgpu_num_sched_per_core: gives sm.subcores: 3 does not divide sm.max_warps = 32"
     );
+    let e = import_accel_sim(("g.config", "\n-gpgpu_n_clusters 0\n"), ("t", "")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "g.config:2: -gpgpu_n_clusters: gives gpu.num_sms: 0 is out of range 1..=1024"
+    );
+    // a gpgpusim.config without options is no config
+    for text in ["", "# only a comment\n\n"] {
+        let e = import_accel_sim(("e.config", text), ("t.config", "")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "e.config: file: sets no option: an Accel-Sim gpgpusim.config holds `-option value` lines"
+        );
+    }
 }
 
 #[test]

@@ -404,10 +404,14 @@ impl Gpu {
     /// Whether no kernel but the issuing one (which has CTAs to come) is running: then no
     /// booking can end a kernel, whose L2 flush the memory side must see in its cycle.
     fn no_flush_ahead(&self) -> bool {
-        self.sched
-            .runs
-            .iter()
-            .all(|r| r.done() || Some(r.launch) == self.sched.issuing)
+        match self.sched.unfinished() {
+            0 => true,
+            1 => self
+                .sched
+                .issuing
+                .is_some_and(|l| !self.sched.runs[l as usize].done()),
+            _ => false,
+        }
     }
 
     /// The SMs to step in window `[g, h)`: not parked, not ahead of it, and (event front end)

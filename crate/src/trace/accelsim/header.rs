@@ -26,6 +26,11 @@ pub use crate::trace::check::MAX_BLOCK_THREADS;
 /// warp's 32 addresses of mode 0 take about 600 bytes).
 pub const MAX_LINE: usize = 64 << 10;
 
+/// The most lines in a row that carry nothing (empty, blank, or a `#` comment other than the
+/// block markers): real traces have one or two between blocks. Past it the input is refused, so
+/// a stream of newlines (a few MB compressed, gigabytes decompressed) ends in milliseconds.
+pub const MAX_IDLE_LINES: u32 = 4096;
+
 /// Reads a decompressed input line by line into one reused buffer.
 pub struct Lines {
     input: Input,
@@ -34,6 +39,19 @@ pub struct Lines {
     /// 1-based number of the current line.
     pub line: u64,
     pub file: String,
+    /// Lines in a row, up to this one, that carry nothing.
+    idle: u32,
+}
+
+/// Whether a line carries nothing a reader uses: blank, or a comment that is no block marker.
+fn idle(l: &[u8]) -> bool {
+    match l.iter().position(|c| !c.is_ascii_whitespace()) {
+        None => true,
+        Some(i) => {
+            let t = &l[i..];
+            t[0] == b'#' && !t.starts_with(b"#BEGIN_TB") && !t.starts_with(b"#END_TB")
+        }
+    }
 }
 
 impl Lines {
@@ -43,11 +61,13 @@ impl Lines {
             buf: Vec::with_capacity(256),
             line: 0,
             file: file.into(),
+            idle: 0,
         }
     }
 
     /// Advances to the next line; `false` at end of input. A line longer than [`MAX_LINE`]
-    /// is an error naming it, read no further.
+    /// is an error naming it, read no further; so is the line that makes more than
+    /// [`MAX_IDLE_LINES`] in a row that carry nothing.
     #[inline]
     pub fn next_line(&mut self) -> Result<bool> {
         self.buf.clear();
@@ -82,6 +102,23 @@ impl Lines {
             ));
         }
         self.line += 1;
+        if idle(&self.buf) {
+            self.idle += 1;
+            if self.idle > MAX_IDLE_LINES {
+                return Err(Error::parse(
+                    &self.file,
+                    self.line,
+                    "line",
+                    format!(
+                        "{} empty or comment lines in a row: no trace has that many (a corrupt \
+                         file, or not a trace)",
+                        self.idle
+                    ),
+                ));
+            }
+        } else {
+            self.idle = 0;
+        }
         Ok(true)
     }
 
@@ -170,11 +207,16 @@ pub fn parse_header_line(line: &[u8], ctx: &Ctx, k: &mut KernelInfo) -> Result<(
     Ok(())
 }
 
+/// The most bytes of `-key = value` lines a kernel header may hold: real headers are under
+/// 1 KiB (a long C++ kernel name a few KiB). A larger one is refused at the line that passes it.
+pub const MAX_HEADER_BYTES: usize = 1 << 20;
+
 /// Reads the header up to and including the first `#` line.
 pub fn read_header(lines: &mut Lines) -> Result<(KernelInfo, HeaderEnd)> {
     let mut k = KernelInfo::default();
     let mut grid_line = 0;
     let mut block_line = 0;
+    let mut bytes = 0usize;
     let end = loop {
         if !lines.next_line()? {
             break HeaderEnd::Eof;
@@ -184,6 +226,16 @@ pub fn read_header(lines: &mut Lines) -> Result<(KernelInfo, HeaderEnd)> {
             file: &lines.file,
             line: lines.line,
         };
+        bytes += l.len();
+        if bytes > MAX_HEADER_BYTES {
+            return Err(ctx.err(
+                "header",
+                format!(
+                    "more than {MAX_HEADER_BYTES} bytes of header: no kernel header is that \
+                     long (a corrupt file, or not a trace)"
+                ),
+            ));
+        }
         match l.first() {
             None => continue,
             Some(b'#') => {

@@ -35,6 +35,14 @@ pub trait FileStore: Send + Sync {
     fn display(&self, name: &str) -> String;
     /// Whether `name` exists in the store.
     fn exists(&self, name: &str) -> bool;
+    /// The size of `name` in bytes, when the store knows it without reading.
+    fn len(&self, _name: &str) -> Option<u64> {
+        None
+    }
+    /// Refuses a kernel file `name` that resolves outside the trace (a link out of its folder).
+    fn confined(&self, _name: &str) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// The suffixes of the compressed forms a kernels list's file name may stand for.
@@ -101,6 +109,30 @@ impl FileStore for DirStore {
     }
     fn exists(&self, name: &str) -> bool {
         self.dir.join(name).is_file()
+    }
+    fn len(&self, name: &str) -> Option<u64> {
+        std::fs::metadata(self.dir.join(name)).ok().map(|m| m.len())
+    }
+    fn confined(&self, name: &str) -> Result<()> {
+        let path = self.dir.join(name);
+        let (Ok(real), Ok(root)) = (path.canonicalize(), self.dir.canonicalize()) else {
+            // (A missing file is reported by the open that follows.)
+            return Ok(());
+        };
+        // (A device or a FIFO is refused by the open as what it is.)
+        if real.starts_with(&root) || !real.is_file() {
+            return Ok(());
+        }
+        Err(Error::parse(
+            self.display(name),
+            0,
+            "kernel file",
+            format!(
+                "resolves to {}, outside the trace folder {}; refused",
+                real.display(),
+                root.display()
+            ),
+        ))
     }
 }
 
@@ -241,6 +273,22 @@ fn kernel_file_name<'a>(l: &'a [u8], ctx: &Ctx) -> Result<&'a str> {
     Ok(name)
 }
 
+/// At most `max` bytes of `r`, read a buffer at a time (never reserving what a size hint
+/// claims: a sparse file of gigabytes costs one buffer).
+fn read_at_most(r: impl Read, max: u64) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut r = r.take(max);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => return Ok(out),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The kernel number in a file name like `kernel-12.traceg` or `kernel-593-ctx_0x55.traceg`.
 fn kernel_number(name: &str) -> u64 {
     let base = name.rsplit('/').next().unwrap_or(name);
@@ -266,13 +314,14 @@ impl AccelSimTrace {
     ) -> Result<Self> {
         let (commands, names) = match &list {
             Some(l) => {
-                let mut bytes = Vec::new();
-                store
-                    .open(l)?
-                    .take(MAX_KERNELSLIST_BYTES + 1)
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| Error::io(store.display(l), e))?;
-                if bytes.len() as u64 > MAX_KERNELSLIST_BYTES {
+                // A list larger than the bound is refused unread when its size is known.
+                let known = store.len(l).filter(|&n| n > MAX_KERNELSLIST_BYTES);
+                let bytes = match known {
+                    Some(_) => Vec::new(),
+                    None => read_at_most(store.open(l)?, MAX_KERNELSLIST_BYTES + 1)
+                        .map_err(|e| Error::io(store.display(l), e))?,
+                };
+                if known.is_some() || bytes.len() as u64 > MAX_KERNELSLIST_BYTES {
                     return Err(Error::parse(
                         store.display(l),
                         0,
@@ -304,13 +353,23 @@ impl AccelSimTrace {
                  or a compact .wwt trace)",
             ));
         }
-        let mut entries = Vec::with_capacity(names.len());
+        let mut entries: Vec<KernelEntry> = Vec::with_capacity(names.len());
+        // A file listed again (one kernel launched many times) is opened once: its entry is
+        // the first one's.
+        let mut first: std::collections::HashMap<String, usize> = Default::default();
         for n in names {
+            if let Some(&i) = first.get(&n) {
+                entries.push(entries[i].clone());
+                continue;
+            }
+            let listed = n.clone();
             let n = resolve_kernel_file(&*store, n);
+            store.confined(&n)?;
             let shown = store.display(&n);
             let input = io::decompress(store.open(&n)?, &shown)?;
             let mut lines = Lines::new(input, shown);
             let (info, _) = read_header(&mut lines)?;
+            first.insert(listed, entries.len());
             entries.push(KernelEntry {
                 raw: is_raw(&n),
                 file: n,

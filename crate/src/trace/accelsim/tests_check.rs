@@ -141,3 +141,48 @@ fn partial_duplicated_and_unknown_are_refused_naming_file_and_line() {
         read(&max, "k.traceg").unwrap();
     }
 }
+
+#[test]
+fn runs_of_empty_lines_and_oversized_headers_are_refused_at_the_line_that_passes_the_bound() {
+    let t = v4();
+    let idle = super::header::MAX_IDLE_LINES as usize;
+    // Runs of empty or comment lines under the bound, between header and blocks, are read.
+    let at = t.find("#BEGIN_TB").unwrap();
+    let pad = |n: usize, l: &str| format!("{}{}{}", &t[..at], l.repeat(n), &t[at..]);
+    // (The sample already has a few: its `#traces format` line and blank lines.)
+    read(&pad(idle - 16, "\n"), "k.traceg").unwrap();
+    read(&pad(idle - 16, "# note\n"), "k.traceg").unwrap();
+    // More: refused at the line that makes one too many (the run starts after the last
+    // header line), with the file's line number.
+    let head_lines = t[..at]
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .count();
+    let run_start = t[..at]
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with('-'))
+        .last()
+        .unwrap()
+        .0
+        + 2;
+    assert!(head_lines > 5);
+    for l in ["\n", "  \r\n", "#\n"] {
+        let e = err(&pad(idle + 10, l));
+        let want = format!(
+            "kernel-3.traceg:{}: line: {} empty or comment lines in a row: no trace has that many",
+            run_start + idle,
+            idle + 1
+        );
+        assert!(e.starts_with(&want), "{e}\n{want}");
+    }
+    // A header longer than any real one: refused, not kept.
+    let head: String = (0..20_000)
+        .map(|i| format!("-x{i} = {}\n", "v".repeat(60)))
+        .collect();
+    let e = err(&format!("{head}{t}"));
+    assert!(
+        e.contains(": header: more than 1048576 bytes of header"),
+        "{e}"
+    );
+}

@@ -355,6 +355,17 @@ impl Directory {
                         format!("{n_ctas} CTAs in a chunk of {ulen} bytes"),
                     ));
                 }
+                let most = chunk_bytes_at_most(n_ctas, warp_insts);
+                if ulen > most {
+                    return Err(c.err(
+                        "chunk uncompressed length",
+                        format!(
+                            "{ulen} bytes for {n_ctas} CTAs and {warp_insts} warp instructions: \
+                             more than any encoding of them takes (at most {most}); refused \
+                             before decompressing"
+                        ),
+                    ));
+                }
                 chunks.push(ChunkEntry {
                     offset,
                     clen,
@@ -409,4 +420,14 @@ impl Directory {
             kernels,
         })
     }
+}
+
+/// The most bytes an uncompressed chunk of `ctas` CTAs and `insts` warp instructions takes:
+/// 256 for the stream lengths, 2 KiB per CTA (its header with 32 warps), 1 KiB per instruction
+/// (every field at its longest varint, 31 lane deltas and 32 raw addresses come to under 800
+/// bytes). A chunk claiming more (a small zstd frame of gigabytes) is refused unread.
+pub fn chunk_bytes_at_most(ctas: u64, insts: u64) -> u64 {
+    256u64
+        .saturating_add(ctas.saturating_mul(2048))
+        .saturating_add(insts.saturating_mul(1024))
 }

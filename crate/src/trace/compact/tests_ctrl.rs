@@ -156,6 +156,23 @@ fn older_readers_refuse_a_1_2_directory_and_bad_codes_are_errors() {
         e.contains("control-bit source") && e.contains("code 9"),
         "{e}"
     );
+    // A chunk claiming more bytes than its CTAs and instructions can take: refused before
+    // anything is decompressed.
+    let mut big = d.clone();
+    let c = &mut big.kernels[0].chunks[0];
+    let most = dir::chunk_bytes_at_most(c.n_ctas, c.warp_insts);
+    assert!(c.ulen * 10 < most, "{} of at most {most}", c.ulen);
+    c.ulen = most + 1;
+    let e = dir::Directory::decode(&big.encode(), "t.wwt", area, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`chunk uncompressed length` at byte")
+            && e.contains(&format!(": {} bytes for 1 CTAs", most + 1))
+            && e.contains("refused before decompressing"),
+        "{e}"
+    );
+    c_ok(&d, area);
     // A 1.2 chunk handed to a 1.1 decoder (or the reverse) is refused by its stream count.
     let t = with_ctrl();
     let chunk = chunk::ChunkEncoder::new().encode(&t.kernels[0].ctas);
@@ -171,4 +188,16 @@ fn older_readers_refuse_a_1_2_directory_and_bad_codes_are_errors() {
         .to_string();
     assert!(e.contains("expected 11 (format 1.1), found 12"), "{e}");
     assert!(chunk::ChunkDecoder::new().decode(&chunk, &ctx(2)).is_ok());
+}
+
+/// Every chunk of the directory `d` is within its bound (the writer never comes near it).
+fn c_ok(d: &dir::Directory, area: (u64, u64)) {
+    for k in &dir::Directory::decode(&d.encode(), "t.wwt", area, 2)
+        .unwrap()
+        .kernels
+    {
+        for c in &k.chunks {
+            assert!(c.ulen <= dir::chunk_bytes_at_most(c.n_ctas, c.warp_insts));
+        }
+    }
 }
