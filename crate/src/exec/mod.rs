@@ -37,11 +37,13 @@ pub mod warp;
 mod tests;
 #[cfg(test)]
 mod tests_kernels;
+#[cfg(test)]
+mod tests_repeat;
 
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use launch::{Arg, BufferDef, Elem, Init, Launch, LaunchSpec};
+pub use launch::{Arg, BufferDef, Elem, Init, Launch, LaunchSpec, Repeat};
 pub use memory::Device;
 pub use program::Kernel;
 pub use stream::{ExecHandle, ExecSource, Executor};

@@ -33,8 +33,13 @@ pub struct Executor {
     prog: Arc<Program>,
     spec: Arc<LaunchSpec>,
     pub device: Device,
-    /// The launch being executed (`spec.launches.len()` when all are done) and its next CTA.
-    launch: usize,
+    /// The spec's launch of each launch executed or being executed (a repeated launch once
+    /// per repetition).
+    pub plan: Vec<usize>,
+    /// The spec's launch being executed (`spec.launches.len()` when all are done), its
+    /// repetitions so far and its next CTA.
+    cur: usize,
+    iter: u32,
     cta: u64,
     cbank: Vec<u8>,
     /// Highest shared byte + 1 touched by each launch's CTAs so far.
@@ -56,10 +61,12 @@ impl Executor {
         }
         Ok(Executor {
             device: Device::new(&spec)?,
-            shared_hi: vec![0; spec.launches.len()],
+            shared_hi: Vec::new(),
             prog,
             spec,
-            launch: 0,
+            plan: Vec::new(),
+            cur: 0,
+            iter: 0,
             cta: 0,
             cbank: Vec::new(),
             reserve: (0, 0),
@@ -72,7 +79,16 @@ impl Executor {
 
     /// True when every launch has run.
     pub fn done(&self) -> bool {
-        self.launch >= self.spec.launches.len()
+        self.cur >= self.spec.launches.len()
+    }
+
+    /// The launch (index into [`Executor::plan`]) the next step executes a CTA of.
+    fn next_launch(&self) -> usize {
+        if self.cta == 0 {
+            self.plan.len()
+        } else {
+            self.plan.len() - 1
+        }
     }
 
     /// Executes the next CTA in global order; `None` when every launch has run.
@@ -88,11 +104,15 @@ impl Executor {
     }
 
     fn step_inner(&mut self) -> Result<Option<(usize, CtaTrace)>> {
-        let Some(l) = self.spec.launches.get(self.launch) else {
+        let spec = self.spec.clone();
+        let Some(l) = spec.launches.get(self.cur) else {
             return Ok(None);
         };
-        let k = self.prog.kernel(&l.kernel)?;
+        let prog = self.prog.clone();
+        let k = prog.kernel(&l.kernel)?;
         if self.cta == 0 {
+            self.plan.push(self.cur);
+            self.shared_hi.push(0);
             self.cbank = memory::const_bank(l, &self.device, binary_version(k.binary_version));
             self.hash.write(k.name.as_bytes());
         }
@@ -110,7 +130,7 @@ impl Executor {
         {
             self.secs += started.elapsed().as_secs_f64();
         }
-        let n = self.launch;
+        let n = self.plan.len() - 1;
         self.shared_hi[n] = self.shared_hi[n].max(sh);
         self.reserve = t.warps.iter().fold((0, 0), |(i, a), w| {
             (i.max(w.insts.len()), a.max(w.addrs.len()))
@@ -127,10 +147,44 @@ impl Executor {
         }
         self.cta += 1;
         if self.cta >= l.grid.count() {
-            self.launch += 1;
             self.cta = 0;
+            self.end_launch(l, &k.name)?;
         }
         Ok(Some((n, t)))
+    }
+
+    /// After the last CTA of a launch: the next spec launch, or the same one again while its
+    /// flag buffer is set (after the swaps and clears it asks for).
+    fn end_launch(&mut self, l: &super::Launch, kernel: &str) -> Result<()> {
+        let Some(r) = &l.repeat else {
+            self.cur += 1;
+            return Ok(());
+        };
+        self.iter += 1;
+        let flag = &self.device.bufs[r.until_zero].data;
+        if flag.iter().all(|&b| b == 0) {
+            self.cur += 1;
+            self.iter = 0;
+            return Ok(());
+        }
+        if self.iter >= r.max_iterations {
+            return Err(Error::config(
+                format!("{}.max_iterations", r.key),
+                format!(
+                    "{kernel} launched {} times and the flag buffer \"{}\" is still not zero",
+                    self.iter, self.spec.buffers[r.until_zero].name
+                ),
+            ));
+        }
+        let bufs = &mut self.device.bufs;
+        for &(a, b) in &r.swap {
+            let da = std::mem::take(&mut bufs[a].data);
+            bufs[a].data = std::mem::replace(&mut bufs[b].data, da);
+        }
+        for &z in &r.zero {
+            bufs[z].data.fill(0);
+        }
+        Ok(())
     }
 
     /// Runs every launch to the end, dropping the CTAs' traces.
@@ -146,7 +200,7 @@ impl Executor {
 
     /// The header of launch `n`, its shared memory as executed so far.
     pub fn info(&self, n: usize) -> KernelInfo {
-        let l = &self.spec.launches[n];
+        let l = &self.spec.launches[self.plan[n]];
         let k = self.prog.kernel(&l.kernel).expect("checked in new");
         KernelInfo {
             name: k.name.clone(),
@@ -169,7 +223,7 @@ impl Executor {
 
     /// The opcode table of launch `n`'s kernel.
     pub fn ops(&self, n: usize) -> OpTable {
-        let l = &self.spec.launches[n];
+        let l = &self.spec.launches[self.plan[n]];
         self.prog
             .kernel(&l.kernel)
             .expect("checked in new")
@@ -199,7 +253,7 @@ impl Shared {
         if let Some(c) = self.queued[k].pop_front() {
             return Ok(Some(c));
         }
-        while self.ex.launch <= k {
+        while !self.ex.done() && self.ex.next_launch() <= k {
             match self.ex.step()? {
                 Some((n, c)) if n == k => return Ok(Some(c)),
                 Some((n, c)) => self.queued[n].push_back(c),
@@ -242,21 +296,36 @@ pub struct ExecSource {
 impl ExecSource {
     /// The launches of `spec` on `prog`; `name` names the trace (the listing).
     pub fn new(prog: Arc<Program>, spec: Arc<LaunchSpec>, name: &str) -> Result<ExecSource> {
-        let ex = Executor::new(prog.clone(), spec.clone())?;
+        let mut ex = Executor::new(prog.clone(), spec.clone())?;
         let mut commands = ex.device.copies();
-        commands.extend((0..spec.launches.len()).map(|index| Command::Kernel { index }));
-        let infos = (0..spec.launches.len()).map(|n| ex.info(n)).collect();
+        // How often a repeated launch runs is known once it has: a first execution finds out.
+        let hash = OnceLock::new();
+        let plan = if spec.launches.iter().any(|l| l.repeat.is_some()) {
+            let mut dry = Executor::new(prog.clone(), spec.clone())?;
+            dry.finish()?;
+            let _ = hash.set(dry.hash());
+            dry.plan
+        } else {
+            (0..spec.launches.len()).collect()
+        };
+        commands.extend((0..plan.len()).map(|index| Command::Kernel { index }));
+        ex.plan = plan.clone();
+        ex.shared_hi = vec![0; plan.len()];
+        let infos = (0..plan.len()).map(|n| ex.info(n)).collect();
+        ex.plan.clear();
+        ex.shared_hi.clear();
+        let launches = plan.len();
         Ok(ExecSource {
             name: name.to_string(),
             commands,
             infos,
             shared: Arc::new(Mutex::new(Shared {
-                queued: vec![VecDeque::new(); spec.launches.len()],
+                queued: vec![VecDeque::new(); launches],
                 ex,
             })),
             prog,
             spec,
-            hash: OnceLock::new(),
+            hash,
         })
     }
 
@@ -318,6 +387,9 @@ impl TraceSource for ExecSource {
         }))
     }
     fn trace_hash(&self) -> String {
+        if let Some(h) = self.hash.get() {
+            return h.clone();
+        }
         {
             let s = lock(&self.shared);
             if s.ex.done() {
@@ -358,8 +430,11 @@ impl KernelStream for ExecKernelStream {
 pub fn execute_all(prog: &Program, spec: &LaunchSpec, name: &str) -> Result<super::Executed> {
     let mut ex = Executor::new(Arc::new(prog.clone()), Arc::new(spec.clone()))?;
     let mut commands = ex.device.copies();
-    let mut ctas: Vec<Vec<CtaTrace>> = vec![Vec::new(); spec.launches.len()];
+    let mut ctas: Vec<Vec<CtaTrace>> = Vec::new();
     while let Some((n, c)) = ex.step()? {
+        if ctas.len() <= n {
+            ctas.resize_with(n + 1, Vec::new);
+        }
         ctas[n].push(c);
     }
     let mut kernels = Vec::with_capacity(ctas.len());

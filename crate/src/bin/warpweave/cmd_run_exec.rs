@@ -81,7 +81,7 @@ impl Prepared {
                 eprintln!(
                     "executed {} warp instructions of {} launch(es) in {:.3} s ({:.1} M warp instructions per second)",
                     ex.warp_insts,
-                    self.spec.launches.len(),
+                    ex.plan.len(),
                     ex.secs,
                     ex.warp_insts as f64 / ex.secs.max(1e-9) / 1e6
                 );
