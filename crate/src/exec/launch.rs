@@ -510,7 +510,7 @@ fn repeat(
     if max_iterations == 0 {
         return Err(err("max_iterations", "0: expected at least 1".into()));
     }
-    if l.swap.len() % 2 != 0 {
+    if !l.swap.len().is_multiple_of(2) {
         return Err(err(
             "swap",
             format!("{} names: expected pairs of buffers", l.swap.len()),
