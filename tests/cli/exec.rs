@@ -147,6 +147,7 @@ fn cuda_sass_writes_a_listing_that_runs_or_names_the_missing_nvcc() {
     let e = bin()
         .args(["cuda", "sass", s(&cu), "-o", s(&out)])
         .env("WW_NVCC", d.join("no-nvcc"))
+        .env("WW_CUOBJDUMP", d.join("no-cuobjdump"))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&e.stderr);
