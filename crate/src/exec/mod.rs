@@ -39,6 +39,8 @@ mod tests;
 mod tests_kernels;
 #[cfg(test)]
 mod tests_repeat;
+#[cfg(test)]
+mod tests_sanitizer;
 
 use std::collections::HashMap;
 use std::path::Path;
