@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs the main job:
 #   1. installs the toolchain (wasm32 target, Chromium, wasm-bindgen-cli, npm packages),
-#   2. builds the `warpweave` CLI and simulates a shipped sample trace on the RTX 2080 Ti preset,
+#   2. builds the `warpweave` CLI, simulates a shipped sample trace on the RTX 2080 Ti preset and
+#      executes a kernel from its shipped SASS listing on the H100 preset (no nvcc needed),
 #   3. builds the browser app and serves it on http://localhost:${PORT:-8080}/ (Ctrl-C stops it).
 # NO_SERVE=1 stops after step 2 plus the wasm build (for scripted checks).
 set -euo pipefail
@@ -15,6 +16,7 @@ cargo build --release --features cli
 bin=target/release/warpweave
 "$bin" info sample-traces/vecadd-64k.wwt
 "$bin" run --gpu rtx2080ti --trace sample-traces/vecadd-64k.wwt
+"$bin" run --gpu h100 --sass tests/exec/teaching.sm_90.sass --launch tests/exec/matmul.toml
 
 echo "== 3/3 browser app"
 scripts/build-wasm.sh

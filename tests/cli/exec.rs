@@ -135,3 +135,52 @@ fn bad_exec_inputs_get_errors_naming_file_key_kernel_and_pc() {
         &["--sass LISTING or --cuda FILE.cu"],
     );
 }
+
+/// `cuda sass` writes the listing `run --sass` executes; without nvcc it says what is
+/// missing. With nvcc ($WW_NVCC or PATH), the listing it writes runs vecmul as the shipped
+/// listing of the same file does.
+#[test]
+fn cuda_sass_writes_a_listing_that_runs_or_names_the_missing_nvcc() {
+    let d = tmp("cuda-sass");
+    let cu = repo().join("tests/exec/teaching.cu");
+    let out = d.join("t.sass");
+    let e = bin()
+        .args(["cuda", "sass", s(&cu), "-o", s(&out)])
+        .env("WW_NVCC", d.join("no-nvcc"))
+        .env("WW_CUOBJDUMP", d.join("no-cuobjdump"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(!e.status.success() && err.contains("no-nvcc"), "{err}");
+    let has_nvcc = std::env::var_os("WW_NVCC").is_some_and(|p| !p.is_empty())
+        || std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("nvcc").is_file()));
+    if !has_nvcc {
+        eprintln!("no nvcc: cuda sass not run");
+        return;
+    }
+    let stdout = ok(&["cuda", "sass", s(&cu), "--gpu", "h100", "-o", s(&out)]);
+    assert!(stdout.contains("sm_90"), "{stdout}");
+    let spec = repo().join("tests/exec/vecmul.toml");
+    let (j1, j2) = (d.join("a.json"), d.join("b.json"));
+    let shipped = repo().join("tests/exec/teaching.sm_90.sass");
+    for (listing, j) in [(&out, &j1), (&shipped, &j2)] {
+        ok(&[
+            "run",
+            "-q",
+            "--gpu",
+            "h100",
+            "--sass",
+            s(listing),
+            "--launch",
+            s(&spec),
+            "--json",
+            s(j),
+        ]);
+    }
+    let warp_insts = |j: &Path| {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(j).unwrap()).unwrap();
+        v["warp_insts"].clone()
+    };
+    assert_eq!(warp_insts(&j1), warp_insts(&j2));
+}

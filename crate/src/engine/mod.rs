@@ -527,7 +527,9 @@ pub struct Simulator<'a> {
     commands: VecDeque<Command>,
     done_at: Option<Cycle>,
     trace_name: String,
-    trace_hash: String,
+    /// The source's hash, asked for when the first result is built (a source that executes
+    /// as it streams knows it once it has run).
+    trace_hash: std::sync::OnceLock<String>,
 }
 
 impl<'a> Simulator<'a> {
@@ -535,7 +537,6 @@ impl<'a> Simulator<'a> {
         let gpu = Gpu::new(cfg, &model)?;
         let commands: VecDeque<Command> = src.commands().iter().cloned().collect();
         let trace_name = src.name().to_string();
-        let trace_hash = src.trace_hash();
         for c in &commands {
             if let Command::Kernel { index } = c {
                 if *index >= src.kernel_count() {
@@ -559,7 +560,7 @@ impl<'a> Simulator<'a> {
             commands,
             done_at: None,
             trace_name,
-            trace_hash,
+            trace_hash: std::sync::OnceLock::new(),
         })
     }
 
@@ -740,7 +741,7 @@ impl<'a> Simulator<'a> {
             &self.gpu,
             &self.model,
             &self.trace_name,
-            &self.trace_hash,
+            self.trace_hash.get_or_init(|| self.src.trace_hash()),
             self.done_at.unwrap_or(self.gpu.now),
         )
     }

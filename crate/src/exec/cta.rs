@@ -23,6 +23,8 @@ pub struct LaunchCtx<'a> {
     pub cbank: &'a [u8],
     pub grid: Dim3,
     pub block: Dim3,
+    /// Capacity to reserve per warp for instructions and addresses (the previous CTA's).
+    pub reserve: (usize, usize),
 }
 
 /// One CTA being executed.
@@ -51,7 +53,10 @@ impl<'a, 'd> Cta<'a, 'd> {
             .map(|w| {
                 let n = threads - w * WARP_SIZE;
                 let exist = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-                Warp::new(l.k.rows, w, exist)
+                let mut warp = Warp::new(l.k.rows, w, exist);
+                warp.trace.insts.reserve_exact(l.reserve.0);
+                warp.trace.addrs.reserve_exact(l.reserve.1);
+                warp
             })
             .collect();
         Cta {

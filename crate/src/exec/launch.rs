@@ -138,6 +138,23 @@ pub struct Launch {
     pub block: Dim3,
     pub shared: u32,
     pub args: Vec<Arg>,
+    /// Launched again and again until a flag buffer reads zero.
+    pub repeat: Option<Repeat>,
+}
+
+/// A launch repeated until its flag buffer is all zeros after a launch (`until_zero`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeat {
+    /// The flag buffer.
+    pub until_zero: usize,
+    /// Most launches; reaching it with the flag still set is an error.
+    pub max_iterations: u32,
+    /// Pairs of buffers that trade contents before the next launch.
+    pub swap: Vec<(usize, usize)>,
+    /// Buffers cleared before the next launch (after the swaps).
+    pub zero: Vec<usize>,
+    /// `FILE: launch[i]`, for errors.
+    pub key: String,
 }
 
 /// A validated launch spec.
@@ -181,6 +198,12 @@ struct FileLaunch {
     block: Option<toml::Value>,
     shared: Option<u32>,
     args: Option<Vec<toml::Value>>,
+    until_zero: Option<String>,
+    max_iterations: Option<u32>,
+    #[serde(default)]
+    swap: Vec<String>,
+    #[serde(default)]
+    zero: Vec<String>,
 }
 
 /// Most bytes one buffer may hold (4 GiB).
@@ -226,6 +249,10 @@ impl LaunchSpec {
             block: f.block.clone(),
             shared: f.shared,
             args: f.args.clone(),
+            until_zero: None,
+            max_iterations: None,
+            swap: Vec::new(),
+            zero: Vec::new(),
         };
         let mut launches = Vec::new();
         if f.launch.is_empty() {
@@ -234,10 +261,11 @@ impl LaunchSpec {
             );
         } else {
             for (i, l) in f.launch.iter().enumerate() {
-                launches.push(
-                    launch(l, &top, kernel, &buffers)
-                        .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?,
-                );
+                let mut la = launch(l, &top, kernel, &buffers)
+                    .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?;
+                la.repeat = repeat(l, &buffers, &key(&format!("launch[{i}]")))
+                    .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?;
+                launches.push(la);
             }
         }
         Ok(LaunchSpec { buffers, launches })
@@ -443,7 +471,78 @@ fn launch(
         block,
         shared,
         args: out,
+        repeat: None,
     })
+}
+
+/// The repetition of a `[[launch]]` with `until_zero`.
+fn repeat(
+    l: &FileLaunch,
+    buffers: &[BufferDef],
+    key: &str,
+) -> std::result::Result<Option<Repeat>, KeyErr> {
+    let err = |k: &str, m: String| (k.to_string(), m);
+    let find = |k: &str, name: &str| {
+        buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| err(k, format!("\"{name}\" is not a buffer")))
+    };
+    let Some(flag) = &l.until_zero else {
+        for (k, set) in [
+            ("max_iterations", l.max_iterations.is_some()),
+            ("swap", !l.swap.is_empty()),
+            ("zero", !l.zero.is_empty()),
+        ] {
+            if set {
+                return Err(err(k, "only with until_zero (a repeated launch)".into()));
+            }
+        }
+        return Ok(None);
+    };
+    let until_zero = find("until_zero", flag)?;
+    let max_iterations = l.max_iterations.ok_or_else(|| {
+        err(
+            "max_iterations",
+            "missing: the most launches of a repeated launch".into(),
+        )
+    })?;
+    if max_iterations == 0 {
+        return Err(err("max_iterations", "0: expected at least 1".into()));
+    }
+    if !l.swap.len().is_multiple_of(2) {
+        return Err(err(
+            "swap",
+            format!("{} names: expected pairs of buffers", l.swap.len()),
+        ));
+    }
+    let mut swap = Vec::new();
+    for (i, p) in l.swap.chunks(2).enumerate() {
+        let (a, b) = (
+            find(&format!("swap[{}]", 2 * i), &p[0])?,
+            find(&format!("swap[{}]", 2 * i + 1), &p[1])?,
+        );
+        if buffers[a].len * buffers[a].elem.bytes() as u64
+            != buffers[b].len * buffers[b].elem.bytes() as u64
+        {
+            return Err(err(
+                &format!("swap[{}]", 2 * i),
+                format!("\"{}\" and \"{}\" differ in size", p[0], p[1]),
+            ));
+        }
+        swap.push((a, b));
+    }
+    let mut zero = Vec::new();
+    for (i, n) in l.zero.iter().enumerate() {
+        zero.push(find(&format!("zero[{i}]"), n)?);
+    }
+    Ok(Some(Repeat {
+        until_zero,
+        max_iterations,
+        swap,
+        zero,
+        key: key.to_string(),
+    }))
 }
 
 fn arg(a: &toml::Value, buffers: &[BufferDef]) -> std::result::Result<Arg, String> {

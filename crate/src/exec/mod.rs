@@ -8,12 +8,13 @@
 //!  per launch, per CTA in grid order: cta.rs runs its warps together (BAR.SYNC, shared
 //!      memory), SIMT groups per warp (warp.rs); ops.rs / memops.rs compute; every executed
 //!      warp instruction recorded -> CtaTrace
-//!  ──> MemTrace (a TraceSource: host-to-device copies, then the launches) + final buffers
+//!  ──> ExecSource (stream.rs, a TraceSource: host-to-device copies, then the launches,
+//!      each CTA executed as the engine pulls it) + final buffers; or MemTrace (execute:
+//!      the whole stream in memory, about 60 bytes per warp instruction)
 //! ```
 //!
 //! A launch's CTAs run one after another in linear order, each warp of a CTA to its next
 //! barrier in turn: a deterministic order, so the same inputs always give the same stream.
-//! The executed stream is held in memory (about 60 bytes per warp instruction).
 //!
 //! The launch spec's format: [`launch`] and `LAUNCH.md` beside this file (the user's guide). What each instruction does: [`decode`] (which
 //! opcodes and modifiers), [`ops`], [`memops`], [`warp`] (divergence). Anything the executor
@@ -29,23 +30,28 @@ pub mod memory;
 pub mod operand;
 pub mod ops;
 pub mod program;
+pub mod stream;
 pub mod warp;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_kernels;
+#[cfg(test)]
+mod tests_repeat;
+#[cfg(test)]
+mod tests_sanitizer;
 
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use launch::{Arg, BufferDef, Elem, Init, Launch, LaunchSpec};
+pub use launch::{Arg, BufferDef, Elem, Init, Launch, LaunchSpec, Repeat};
 pub use memory::Device;
 pub use program::Kernel;
+pub use stream::{ExecHandle, ExecSource, Executor};
 
-use crate::trace::model::{Command, KernelInfo, KernelTrace, MemTrace};
+use crate::trace::model::{KernelTrace, MemTrace};
 use crate::trace::opcodes::Arch;
-use crate::workload::builder::{LOCAL_BASE, SHMEM_BASE};
 use crate::{Error, Result};
 
 /// The kernels of one listing, decoded.
@@ -110,65 +116,10 @@ impl Executed {
     }
 }
 
-/// Runs every launch of `spec` on `prog`; `name` names the trace (the listing).
+/// Runs every launch of `spec` on `prog` into memory; `name` names the trace (the
+/// listing). [`ExecSource`] streams the same executed stream CTA by CTA instead.
 pub fn execute(prog: &Program, spec: &LaunchSpec, name: &str) -> Result<Executed> {
-    let mut dev = Device::new(spec)?;
-    let mut commands = dev.copies();
-    let mut kernels = Vec::with_capacity(spec.launches.len());
-    for (n, l) in spec.launches.iter().enumerate() {
-        let k = prog.kernel(&l.kernel)?;
-        let bv = if k.binary_version == 0 {
-            80
-        } else {
-            k.binary_version
-        };
-        let cbank = memory::const_bank(l, &dev, bv);
-        let ctx = cta::LaunchCtx {
-            k,
-            cbank: &cbank,
-            grid: l.grid,
-            block: l.block,
-        };
-        let mut ctas = Vec::with_capacity(l.grid.count() as usize);
-        let mut shared_hi = 0usize;
-        for c in 0..l.grid.count() {
-            let (t, sh) = cta::Cta::new(&ctx, &mut dev, c).run()?;
-            shared_hi = shared_hi.max(sh);
-            ctas.push(t);
-        }
-        let info = KernelInfo {
-            name: k.name.clone(),
-            id: n as u32 + 1,
-            grid: l.grid,
-            block: l.block,
-            shmem_bytes: (l.shared as usize).max(shared_hi.div_ceil(256) * 256) as u32,
-            nregs: k.nregs,
-            binary_version: bv,
-            stream_id: 0,
-            shmem_base: SHMEM_BASE,
-            local_base: LOCAL_BASE,
-            nvbit_version: "warpweave-exec".to_string(),
-            tracer_version: 4,
-            lineinfo: false,
-            extra: Vec::new(),
-            ctrl_source: k.ctrl_source,
-        };
-        commands.push(Command::Kernel { index: n });
-        kernels.push(KernelTrace {
-            info,
-            ops: k.ops.clone(),
-            ctas,
-        });
-    }
-    Ok(Executed {
-        trace: MemTrace {
-            name: name.to_string(),
-            commands,
-            kernels,
-        },
-        device: dev,
-        spec: spec.clone(),
-    })
+    stream::execute_all(prog, spec, name)
 }
 
 /// Float comparisons of `--check`: equal when `|a - b| <= REL_TOL * max(|a|, |b|) +
@@ -178,10 +129,14 @@ pub const ABS_TOL: f64 = 1e-6;
 
 /// Writes every output buffer as `DIR/NAME.bin` (raw little-endian elements); returns the
 /// paths.
-pub fn write_outputs(ex: &Executed, dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+pub fn write_outputs(
+    spec: &LaunchSpec,
+    device: &Device,
+    dir: &Path,
+) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
     let mut out = Vec::new();
-    for (b, d) in ex.spec.buffers.iter().zip(&ex.device.bufs) {
+    for (b, d) in spec.buffers.iter().zip(&device.bufs) {
         if b.output {
             let p = dir.join(format!("{}.bin", b.name));
             std::fs::write(&p, &d.data).map_err(|e| Error::io(p.display().to_string(), e))?;
@@ -193,10 +148,10 @@ pub fn write_outputs(ex: &Executed, dir: &Path) -> Result<Vec<std::path::PathBuf
 
 /// Compares every output buffer with `DIR/NAME.bin`; returns one line per buffer, or an
 /// error naming the first differing element of each buffer that differs.
-pub fn check_outputs(ex: &Executed, dir: &Path) -> Result<Vec<String>> {
+pub fn check_outputs(spec: &LaunchSpec, device: &Device, dir: &Path) -> Result<Vec<String>> {
     let mut lines = Vec::new();
     let mut bad = Vec::new();
-    for (b, d) in ex.spec.buffers.iter().zip(&ex.device.bufs) {
+    for (b, d) in spec.buffers.iter().zip(&device.bufs) {
         if !b.output {
             continue;
         }

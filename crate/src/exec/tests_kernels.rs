@@ -131,6 +131,7 @@ fn run(
             block,
             shared,
             args,
+            repeat: None,
         }],
     };
     execute(p, &spec, &p.file).unwrap_or_else(|e| panic!("{e}"))

@@ -174,7 +174,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         if a.trace.is_some() {
             return Err(Error::other("--launch executes SASS: it takes no --trace"));
         }
-        crate::cmd_run_exec::prepare(e, a.sass.as_deref(), &cfg, a.quiet)?
+        crate::cmd_run_exec::prepare(e, a.sass.as_deref(), &cfg)?
     } else {
         None
     };
@@ -195,14 +195,20 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let sass = sass.as_ref();
     let open = |cfg: &GpuConfig, sass: Option<&SassCtrl>| -> Result<Box<dyn TraceSource + Send>> {
         match &executed {
-            Some(t) => Ok(Box::new(t.clone())),
+            Some(p) => p.open(),
             None => open_joined(a.trace.as_deref().unwrap_or_default(), cfg, sass, policy),
         }
     };
     let mut model = ModelChoice::named("cycle")?;
     if let Some(name) = &a.mode {
         match Mode::parse(name)? {
-            Mode::Memory => return run_memory(a, open(&cfg, sass)?),
+            Mode::Memory => {
+                run_memory(a, open(&cfg, sass)?)?;
+                if let Some(p) = &executed {
+                    p.finish(e, a.quiet)?;
+                }
+                return Ok(());
+            }
             Mode::Timing(m) => model = m,
         }
     }
@@ -242,6 +248,9 @@ pub fn run(a: &RunArgs) -> Result<()> {
         }
     }
     progress.bar.finish();
+    if let Some(p) = &executed {
+        p.finish(e, a.quiet)?;
+    }
     let res = sim.result();
     crate::cmd_run_views::finish(&a.views, &mut sim)?;
     let secs = started.elapsed().as_secs_f64();

@@ -5,8 +5,9 @@
 //! ```text
 //!  --cuda FILE.cu ─nvcc -O3 -cubin -arch=sm_<preset>─> cubin ─cuobjdump -sass─> listing ┐
 //!  --sass LISTING (plain, .gz, .zst, .xz) ──────────────────────────────────────────────┤
-//!  --launch SPEC.toml ─> LaunchSpec ──────────────────────────────────── exec::execute ─┴─>
-//!      MemTrace ─> the run's simulator (and --emit-trace FILE.wwt); final buffers ─>
+//!  --launch SPEC.toml ─> LaunchSpec ─────────────────────────────── exec::ExecSource ─┴─>
+//!      the run's simulator, pulling CTAs as they execute (--emit-trace FILE.wwt: the
+//!      stream collected and written first); after the run, the final buffers ─>
 //!      --out-buffers DIR (NAME.bin), --check DIR (compared with DIR/NAME.bin)
 //! ```
 
@@ -14,9 +15,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use std::sync::{Arc, Mutex};
 use warpweave::config::GpuConfig;
-use warpweave::exec::{self, LaunchSpec, Program};
-use warpweave::trace::model::MemTrace;
+use warpweave::exec::{self, ExecHandle, ExecSource, LaunchSpec, Program};
+use warpweave::trace::model::{MemTrace, TraceSource};
 use warpweave::{Error, Result};
 
 #[derive(Args, Debug, Clone, Default)]
@@ -45,13 +47,62 @@ pub struct ExecArgs {
     pub check: Option<PathBuf>,
 }
 
-/// Executes the launch spec when one is given; the trace to simulate.
-pub fn prepare(
-    a: &ExecArgs,
-    sass: Option<&Path>,
-    cfg: &GpuConfig,
-    quiet: bool,
-) -> Result<Option<MemTrace>> {
+/// A program and launch spec ready to execute: each [`Prepared::open`] is a fresh
+/// [`ExecSource`] that executes CTA by CTA as the simulation pulls them.
+pub struct Prepared {
+    prog: Arc<Program>,
+    spec: Arc<LaunchSpec>,
+    name: String,
+    /// The executor of the source opened last (the one simulated).
+    last: Mutex<Option<ExecHandle>>,
+}
+
+impl Prepared {
+    pub fn open(&self) -> Result<Box<dyn TraceSource + Send>> {
+        Ok(Box::new(self.source()?))
+    }
+
+    fn source(&self) -> Result<ExecSource> {
+        let s = ExecSource::new(self.prog.clone(), self.spec.clone(), &self.name)?;
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = Some(s.handle());
+        Ok(s)
+    }
+
+    /// After the simulation: executes what it did not pull, prints the execution rate,
+    /// writes `--out-buffers` and runs `--check`.
+    pub fn finish(&self, a: &ExecArgs, quiet: bool) -> Result<()> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let handle = match last {
+            Some(h) => h,
+            None => self.source()?.handle(),
+        };
+        handle.finish(|ex| -> Result<()> {
+            if !quiet {
+                eprintln!(
+                    "executed {} warp instructions of {} launch(es) in {:.3} s ({:.1} M warp instructions per second)",
+                    ex.warp_insts,
+                    ex.plan.len(),
+                    ex.secs,
+                    ex.warp_insts as f64 / ex.secs.max(1e-9) / 1e6
+                );
+            }
+            if let Some(dir) = &a.out_buffers {
+                for p in exec::write_outputs(&self.spec, &ex.device, dir)? {
+                    crate::outln!("wrote {}", p.display());
+                }
+            }
+            if let Some(dir) = &a.check {
+                for line in exec::check_outputs(&self.spec, &ex.device, dir)? {
+                    crate::outln!("check: {line}");
+                }
+            }
+            Ok(())
+        })?
+    }
+}
+
+/// Executes the launch spec when one is given; the program ready to execute.
+pub fn prepare(a: &ExecArgs, sass: Option<&Path>, cfg: &GpuConfig) -> Result<Option<Prepared>> {
     let Some(spec_path) = &a.launch else {
         return Ok(None);
     };
@@ -79,35 +130,20 @@ pub fn prepare(
     };
     let spec = LaunchSpec::load(spec_path, a.kernel.as_deref())?;
     let prog = Program::from_listing(&text, &name, arch)?;
-    let started = std::time::Instant::now();
-    let ex = exec::execute(&prog, &spec, &name)?;
-    let secs = started.elapsed().as_secs_f64();
-    if !quiet {
-        eprintln!(
-            "executed {} warp instructions of {} launch(es) in {secs:.3} s ({:.1} M warp instructions per second)",
-            ex.warp_insts(),
-            spec.launches.len(),
-            ex.warp_insts() as f64 / secs.max(1e-9) / 1e6
-        );
-    }
-    if let Some(dir) = &a.out_buffers {
-        for p in exec::write_outputs(&ex, dir)? {
-            crate::outln!("wrote {}", p.display());
-        }
-    }
-    if let Some(dir) = &a.check {
-        for line in exec::check_outputs(&ex, dir)? {
-            crate::outln!("check: {line}");
-        }
-    }
-    let mut trace = ex.trace;
+    let p = Prepared {
+        prog: Arc::new(prog),
+        spec: Arc::new(spec),
+        name,
+        last: Mutex::new(None),
+    };
     if let Some(out) = &a.emit_trace {
+        let mut trace = MemTrace::collect(&mut *p.open()?)?;
         let opts = warpweave::trace::compact::WriteOptions::default();
         let bytes = warpweave::trace::compact::to_compact_bytes(&mut trace, &opts)?;
         warpweave::outfile::write_file(Path::new(out), bytes)?;
         crate::outln!("wrote {out}");
     }
-    Ok(Some(trace))
+    Ok(Some(p))
 }
 
 /// Finds a CUDA tool: `$env`, else beside nvcc, else on PATH.

@@ -14,6 +14,7 @@ mod cmd_annotate;
 mod cmd_compare;
 mod cmd_config;
 mod cmd_convert;
+mod cmd_cuda;
 mod cmd_gen;
 mod cmd_import;
 mod cmd_info;
@@ -62,6 +63,9 @@ enum Cmd {
     /// Join compiler control bits from a `cuobjdump -sass` listing onto a trace (by kernel
     /// name and PC) -> a compact trace.
     Annotate(cmd_annotate::AnnotateArgs),
+    /// CUDA helpers: `cuda sass FILE.cu -o LISTING` writes the SASS listing that
+    /// `run --sass LISTING --launch SPEC.toml` executes.
+    Cuda(cmd_cuda::CudaArgs),
 }
 
 fn main() {
@@ -78,6 +82,7 @@ fn main() {
         Cmd::Validate(a) => cmd_validate::run(&a),
         Cmd::ImportSanitizer(a) => cmd_import::run(&a),
         Cmd::Annotate(a) => cmd_annotate::run(&a),
+        Cmd::Cuda(a) => cmd_cuda::run(&a),
     };
     if let Err(e) = r {
         eprintln!("error: {e}");
