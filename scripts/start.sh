@@ -2,7 +2,8 @@
 # Sets up a fresh machine and runs the main job:
 #   1. installs the toolchain (wasm32 target, Chromium, wasm-bindgen-cli, npm packages),
 #   2. builds the `warpweave` CLI, simulates a shipped sample trace on the RTX 2080 Ti preset and
-#      executes a kernel from its shipped SASS listing on the H100 preset (no nvcc needed),
+#      executes a kernel from its shipped SASS listing on the H100 preset (no nvcc needed) and
+#      one from its CUDA source (nvcc from PyPI wheels, no GPU),
 #   3. builds the browser app and serves it on http://localhost:${PORT:-8080}/ (Ctrl-C stops it).
 # NO_SERVE=1 stops after step 2 plus the wasm build (for scripted checks).
 set -euo pipefail
@@ -17,6 +18,13 @@ bin=target/release/warpweave
 "$bin" info sample-traces/vecadd-64k.wwt
 "$bin" run --gpu rtx2080ti --trace sample-traces/vecadd-64k.wwt
 "$bin" run --gpu h100 --sass tests/exec/teaching.sm_90.sass --launch tests/exec/matmul.toml
+# The same kernels from their CUDA source, compiled by a GPU-free nvcc from PyPI wheels
+# (WW_NO_CUDA=1 leaves it out).
+if [ -z "${WW_NO_CUDA:-}" ]; then
+  eval "$(WW_CUDA_PARTS=compiler tests/hardware/setup-cuda.sh)"
+  WW_NVCC="$WW_NVCC" WW_CUOBJDUMP="$WW_CUOBJDUMP" \
+    "$bin" run --gpu h100 --cuda tests/exec/teaching.cu --launch tests/exec/vecmul.toml
+fi
 
 echo "== 3/3 browser app"
 scripts/build-wasm.sh

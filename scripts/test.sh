@@ -4,6 +4,7 @@
 # Chromium. Installs what it needs first (idempotent).
 # Usage: scripts/test.sh            (everything)
 #        SKIP_BROWSER=1 scripts/test.sh   (no Chromium/wasm-bindgen: Rust only)
+#        WW_NO_CUDA=1 scripts/test.sh     (no CUDA wheels: the tests that compile CUDA say so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -18,6 +19,14 @@ cargo fmt --all -- --check
 
 step "cargo clippy (lib, cli, tests)"
 cargo clippy --all-targets --features cli -- -D warnings
+
+# A GPU-free CUDA compiler from PyPI wheels (target/cuda, kept between runs), so that the tests
+# that compile CUDA (`run --cuda`, `cuda sass`) run too; WW_NO_CUDA=1 leaves them out.
+if [ -z "${WW_NO_CUDA:-}" ]; then
+  step "CUDA compiler from PyPI wheels (tests/hardware/setup-cuda.sh)"
+  eval "$(WW_CUDA_PARTS=compiler tests/hardware/setup-cuda.sh)"
+  export WW_NVCC WW_CUOBJDUMP
+fi
 
 log=$(mktemp -t warpweave-cargo-test.XXXXXX)
 trap 'rm -f "$log"' EXIT

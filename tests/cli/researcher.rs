@@ -69,6 +69,30 @@ fn run_progress_is_plain_lines_with_percent_cycles_rate_and_eta() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("warp instructions),"));
 }
 
+/// `run --mode memory` (the functional cache pass) and `fast`'s pre-pass count the CTAs they
+/// have taken.
+#[test]
+fn memory_mode_progress_counts_ctas() {
+    let o = with_interval(
+        "0",
+        &[
+            "run",
+            "--trace",
+            "builtin:vecadd:n=65536",
+            "--mode",
+            "memory",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = progress_lines(&o.stderr, "run");
+    assert!(!lines.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(lines.iter().all(|l| l.contains(" CTAs)")), "{lines:?}");
+    assert!(
+        lines.last().unwrap().contains("100% (512/512 CTAs)"),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn progress_lines_are_rate_limited_when_stderr_is_not_a_terminal() {
     // One line at most every 0.3 s.

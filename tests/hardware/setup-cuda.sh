@@ -3,6 +3,7 @@
 # target/cuda (ignored by git) and prints where things are, as shell assignments:
 #
 #   eval "$(tests/hardware/setup-cuda.sh)"      # sets WW_NVCC, WW_PTXAS12, WW_CUOBJDUMP, ...
+#   eval "$(WW_CUDA_PARTS=compiler tests/hardware/setup-cuda.sh)"   # nvcc and cuobjdump only
 #
 # Why two CUDA versions: the only PyPI wheel with a whole nvcc (cudafe++, cicc, nvlink) is
 # CUDA 13 (`nvidia-cuda-nvcc` + `nvidia-cuda-crt` + `nvidia-nvvm`); `nvidia-cuda-nvcc-cu12`
@@ -20,10 +21,15 @@ if [[ ! -x "$venv/bin/python" ]]; then
     log "creating $venv"
     python3 -m venv "$venv"
 fi
+# The compiler alone (nvcc, cuobjdump, nvdisasm: what `warpweave run --cuda` and
+# `warpweave cuda sass` need) with WW_CUDA_PARTS=compiler; everything the hardware work needs
+# otherwise.
 pkgs=(nvidia-cuda-nvcc==13.5.37 nvidia-cuda-crt==13.5.37 nvidia-nvvm==13.5.37
-      nvidia-cuda-runtime==13.5.37 nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37
-      nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79
-      nvidia-cuda-sanitizer-api-cu12==12.9.79 nvidia-cuda-cupti-cu12==12.9.79)
+      nvidia-cuda-runtime==13.5.37 nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)
+if [[ "${WW_CUDA_PARTS:-all}" != compiler ]]; then
+    pkgs+=(nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79
+           nvidia-cuda-sanitizer-api-cu12==12.9.79 nvidia-cuda-cupti-cu12==12.9.79)
+fi
 names=()
 for p in "${pkgs[@]}"; do names+=("${p%%==*}"); done
 if ! "$venv/bin/python" -m pip show "${names[@]}" >/dev/null 2>&1; then

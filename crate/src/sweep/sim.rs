@@ -43,19 +43,20 @@ pub fn model_for_mode(mode: &str) -> Result<ModelChoice> {
             for kv in list.split(',') {
                 let (k, v) = kv
                     .split_once('=')
-                    .ok_or_else(|| Error::config("mode", format!("`{kv}`: expected module=model")))?;
+                    .ok_or_else(|| {
+                        Error::other(format!(
+                            "sweep plan key `modes`: `{kv}`: expected module=model"
+                        ))
+                    })?;
                 m.set(k.trim(), v.trim())?;
             }
             m
         }
         other => {
-            return Err(Error::config(
-                "mode",
-                format!(
-                    "`{other}` is not a mode; {}allowed: default, cycle, hybrid, fast, or module=model,...",
-                    crate::error::did_you_mean(other, ["default", "cycle", "hybrid", "fast"])
-                ),
-            ))
+            return Err(Error::other(format!(
+                "sweep plan key `modes`: `{other}` is not a mode; {}allowed: default, cycle, hybrid, fast, or module=model,...",
+                crate::error::did_you_mean(other, ["default", "cycle", "hybrid", "fast"])
+            )))
         }
     })
 }
@@ -166,7 +167,7 @@ mod tests {
         assert_eq!(l, ModelChoice::default());
         let e = model_for_mode("turbo").unwrap_err().to_string();
         assert!(
-            e.starts_with("config key `mode`: `turbo` is not a mode"),
+            e.starts_with("sweep plan key `modes`: `turbo` is not a mode"),
             "{e}"
         );
     }

@@ -221,7 +221,19 @@ pub fn run(a: &RunArgs) -> Result<()> {
         Some(d) => warpweave::analytic::PrepassCache::with_dir(d),
         None => warpweave::analytic::PrepassCache::new(),
     };
-    let (mut sim, _) = prepared_simulator(&cfg, model, &mut || open(&cfg, sass), &mut cache)?;
+    // The pre-pass (when the memory path is analytical and its result is not cached) opens the
+    // trace first: that pass shows its own progress.
+    let mut prepass_first = model.memory == warpweave::engine::ModuleModel::Analytical;
+    let mut opener = || -> Result<Box<dyn TraceSource + Send>> {
+        let s = open(&cfg, sass)?;
+        if std::mem::take(&mut prepass_first) {
+            return Ok(Box::new(crate::counted::Counted::new(
+                s, "pre-pass", a.quiet,
+            )));
+        }
+        Ok(s)
+    };
+    let (mut sim, _) = prepared_simulator(&cfg, model, &mut opener, &mut cache)?;
     let threads = if a.parallel { 0 } else { a.threads };
     sim.set_threads(crate::host::cap_threads(threads, "--threads"))?;
     crate::cmd_run_views::attach(&a.views, &mut sim)?;
@@ -314,10 +326,13 @@ impl RunBar {
 }
 
 /// `--mode memory`: the functional cache pass (`mem::functional::run`), same CLI.
-fn run_memory(a: &RunArgs, mut src: Box<dyn TraceSource + Send>) -> Result<()> {
+fn run_memory(a: &RunArgs, src: Box<dyn TraceSource + Send>) -> Result<()> {
     let cfg = &load_config(&a.gpu, &a.set)?;
     let started = std::time::Instant::now();
-    let rep = warpweave::mem::functional::run(cfg, &mut *src)?;
+    let mut src = crate::counted::Counted::new(src, "run", a.quiet);
+    let rep = warpweave::mem::functional::run(cfg, &mut src);
+    drop(src);
+    let rep = rep?;
     let secs = started.elapsed().as_secs_f64();
     let (l1, l2, dram) = compare::functional_totals(&rep);
     crate::outln!(

@@ -23,6 +23,7 @@ mod cmd_run_exec;
 mod cmd_run_views;
 mod cmd_sweep;
 mod cmd_validate;
+mod counted;
 mod host;
 mod progress;
 mod stdout;
