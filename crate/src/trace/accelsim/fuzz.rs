@@ -44,7 +44,36 @@ pub fn kernels_equal(a: &KernelTrace, b: &KernelTrace) -> bool {
     })
 }
 
+/// `k` as the text writer keeps it: at most [`super::writer::TEXT_MAX_DST`] destination and
+/// [`super::writer::TEXT_MAX_SRC`] source registers per instruction (what the tracer records
+/// and Accel-Sim's reader takes), and a memory instruction with no active lane at its opcode's
+/// width (as the tracer prints it).
+fn as_written(k: &KernelTrace) -> KernelTrace {
+    use super::writer::{traced_as_memory, width_from_opcode, TEXT_MAX_DST, TEXT_MAX_SRC};
+    let mut k = k.clone();
+    for c in &mut k.ctas {
+        for w in &mut c.warps {
+            for i in &mut w.insts {
+                i.ndst = i.ndst.min(TEXT_MAX_DST as u8);
+                for r in i.dst.iter_mut().skip(TEXT_MAX_DST) {
+                    *r = Default::default();
+                }
+                i.nsrc = i.nsrc.min(TEXT_MAX_SRC as u8);
+                for r in i.src.iter_mut().skip(TEXT_MAX_SRC) {
+                    *r = Default::default();
+                }
+                let op = k.ops.get(i.op);
+                if i.mem_width == 0 && i.mask == 0 && traced_as_memory(op) {
+                    i.mem_width = width_from_opcode(&op.name);
+                }
+            }
+        }
+    }
+    k
+}
+
 fn round_trip(k: &KernelTrace, name: &str) {
+    let k = &as_written(k);
     let text = kernel_to_text(k).expect("writing an accepted kernel");
     let back =
         read_kernel_bytes_with(&text, name, Arch::Volta, Policy::LENIENT).unwrap_or_else(|e| {

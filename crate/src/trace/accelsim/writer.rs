@@ -93,7 +93,7 @@ pub fn width_from_opcode(name: &str) -> u16 {
 
 /// Whether the tracer records addresses for this opcode: it has a memory operand (constant
 /// loads read a constant bank, which the tracer does not trace as memory).
-fn traced_as_memory(op: &crate::trace::model::OpInfo) -> bool {
+pub(super) fn traced_as_memory(op: &crate::trace::model::OpInfo) -> bool {
     op.is_mem() && op.space != crate::trace::model::MemSpace::Constant
 }
 
