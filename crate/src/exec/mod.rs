@@ -29,6 +29,7 @@ pub mod memops;
 pub mod memory;
 pub mod operand;
 pub mod ops;
+mod ops_steps;
 pub mod program;
 pub mod stream;
 pub mod warp;
