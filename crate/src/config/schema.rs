@@ -321,7 +321,7 @@ pub struct Features {
     pub war_check: bool,
     /// Skip cycles in which nothing can change (results identical either way).
     pub skip_idle_cycles: bool,
-    /// Core cycles per engine epoch (issue 6): the SMs step this many cycles on their own
+    /// Core cycles per engine epoch: the SMs step this many cycles on their own
     /// (in parallel with several threads), then the memory side runs the same cycles. 1 = the
     /// memory replies and CTA issue of every cycle are seen the next cycle (exact lockstep);
     /// K > 1: replies reach an SM at the next epoch boundary and CTAs are issued at epoch

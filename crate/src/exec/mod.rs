@@ -1,4 +1,4 @@
-//! Execution-driven simulation from real SASS (issue 31): a `cuobjdump -sass` listing, a
+//! Execution-driven simulation from real SASS: a `cuobjdump -sass` listing, a
 //! kernel name and a launch spec in; every warp executed functionally, CTA by CTA, and the
 //! executed instruction stream out as a trace the timing engine runs like any other.
 //!

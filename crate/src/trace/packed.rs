@@ -1,4 +1,4 @@
-//! A resident CTA's trace, packed (issue 6: memory while simulating long CTAs).
+//! A resident CTA's trace, packed (memory while simulating long CTAs).
 //!
 //! A decoded [`CtaTrace`] spends ~70 bytes per warp instruction ([`TraceInst`]) and 8 bytes per
 //! active lane of every memory instruction. An SM keeps every resident CTA's whole trace (a

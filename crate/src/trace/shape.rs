@@ -1,6 +1,6 @@
 //! The shape of a memory instruction's lane addresses, recorded by every trace reader while it
 //! expands them ([`TraceInst::shape`](crate::trace::TraceInst)), so the coalescer can make its
-//! line requests from four numbers in O(lines) instead of looking at every lane (issue 6).
+//! line requests from four numbers in O(lines) instead of looking at every lane.
 //!
 //! ```text
 //!  active lane j (0..n, the j-th set bit of the mask) is at

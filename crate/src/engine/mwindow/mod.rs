@@ -1,4 +1,4 @@
-//! Memory windows (issue 6): with two threads and a cycle memory system (`cycle`, `hybrid`),
+//! Memory windows: with two threads and a cycle memory system (`cycle`, `hybrid`),
 //! the SMs step several cycles per hand-off instead of one, and the results stay those of
 //! stepping cycle by cycle.
 //!
