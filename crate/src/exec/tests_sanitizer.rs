@@ -155,3 +155,51 @@ fn bfs_step_executes_as_the_card_traced_it() {
     assert_eq!(rec.kernels.len(), 1);
     same_stream(&ex.trace.kernels[0].ctas, &rec.kernels[0].ctas, &ex.device);
 }
+
+#[test]
+fn histogram_atomic_executes_as_the_card_traced_it() {
+    let p = Program::from_listing(
+        &listing(&format!("{DIR}/kernels.sm_90.sass.xz")),
+        DIR,
+        Arch::Hopper,
+    )
+    .unwrap();
+    let (n, bins, ctas) = (65536usize, 1i32, 33u32);
+    let mut s = 12345u32;
+    let data: Vec<i32> = (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 8) as i32
+        })
+        .collect();
+    let buf = |name: &str, data: Vec<u8>| BufferDef {
+        name: name.into(),
+        elem: Elem::U32,
+        len: (data.len() / 4) as u64,
+        init: Init::Bytes(data),
+        output: false,
+    };
+    let spec = LaunchSpec {
+        buffers: vec![
+            buf("in", bytes(&data)),
+            buf("hist", vec![0; bins as usize * 4]),
+        ],
+        launches: vec![Launch {
+            kernel: "histogram_atomic".into(),
+            grid: Dim3::new(ctas, 1, 1),
+            block: Dim3::new(256, 1, 1),
+            shared: 0,
+            args: vec![
+                Arg::Buffer(0),
+                Arg::Buffer(1),
+                Arg::Scalar((n as i32).to_le_bytes().to_vec()),
+                Arg::Scalar(bins.to_le_bytes().to_vec()),
+            ],
+            repeat: None,
+        }],
+    };
+    let ex = execute(&p, &spec, "histogram").unwrap();
+    let rec = recorded("histogram_atomic-n-65536_bins-1_ctas-33.wwt");
+    assert_eq!(rec.kernels.len(), 1);
+    same_stream(&ex.trace.kernels[0].ctas, &rec.kernels[0].ctas, &ex.device);
+}
