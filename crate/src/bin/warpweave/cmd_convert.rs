@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::progress::Progress;
 use clap::{Args, ValueEnum};
 
 use warpweave::outfile::{refuse_overwrite, trace_inputs, AtomicFile, Output};
@@ -17,9 +16,7 @@ use warpweave::trace::accelsim::write_dir;
 use warpweave::trace::compact::{
     decode_all_count, decode_chunk, write_compact, CompactReader, WriteOptions,
 };
-use warpweave::trace::model::{
-    Command, CtaTrace, Ctrl, CtrlSource, KernelInfo, KernelStream, OpTable, TraceSource,
-};
+use warpweave::trace::model::{CtaTrace, Ctrl, CtrlSource, KernelInfo, TraceSource};
 use warpweave::trace::opcodes::Arch;
 use warpweave::{Error, Result};
 
@@ -114,65 +111,6 @@ fn default_output(input: &Path, to: Format) -> PathBuf {
     }
 }
 
-/// Counts CTAs through a progress bar as a source is streamed.
-struct Counted<'a> {
-    inner: &'a mut dyn TraceSource,
-    bar: &'a Progress,
-}
-
-struct CountedStream<'a> {
-    inner: Box<dyn KernelStream + Send + 'a>,
-    bar: Progress,
-}
-
-impl KernelStream for CountedStream<'_> {
-    fn info(&self) -> &KernelInfo {
-        self.inner.info()
-    }
-    fn ops(&self) -> &OpTable {
-        self.inner.ops()
-    }
-    fn next_cta(&mut self) -> Result<Option<CtaTrace>> {
-        let c = self.inner.next_cta()?;
-        if c.is_some() {
-            self.bar.inc("");
-        }
-        Ok(c)
-    }
-}
-
-impl TraceSource for Counted<'_> {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn commands(&self) -> &[Command] {
-        self.inner.commands()
-    }
-    fn kernel_count(&self) -> usize {
-        self.inner.kernel_count()
-    }
-    fn kernel_info(&self, k: usize) -> &KernelInfo {
-        self.inner.kernel_info(k)
-    }
-    fn open_kernel(&mut self, k: usize) -> Result<Box<dyn KernelStream + Send + '_>> {
-        let bar = self.bar.clone();
-        Ok(Box::new(CountedStream {
-            inner: self.inner.open_kernel(k)?,
-            bar,
-        }))
-    }
-    fn trace_hash(&self) -> String {
-        self.inner.trace_hash()
-    }
-}
-
-fn progress_bar(src: &dyn TraceSource, quiet: bool, verb: &str) -> Progress {
-    let total: u64 = (0..src.kernel_count())
-        .map(|k| src.kernel_info(k).num_ctas())
-        .sum();
-    Progress::new(verb, total, "CTAs", quiet)
-}
-
 pub fn run(args: &ConvertArgs) -> Result<()> {
     let arch: Arch = args.arch.into();
     let input_compact = path_is_compact(&args.input);
@@ -206,11 +144,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
     )?;
     let mut src = open_source(&args.input, arch)?;
     let t0 = Instant::now();
-    let bar = progress_bar(&*src, args.quiet, "converting");
-    let mut counted = Counted {
-        inner: &mut *src,
-        bar: &bar,
-    };
+    let mut counted = crate::counted::Counted::new(&mut *src, "converting", args.quiet);
     match to {
         Format::Compact => {
             let shown = out.display().to_string();
@@ -224,7 +158,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
             let s = write_compact(&mut counted, &mut f, &opts, &mut |_| {})
                 .map_err(|e| rename_output(e, &shown))?;
             f.commit()?;
-            bar.finish();
+            counted.bar().finish();
             eprintln!(
                 "wrote {shown}: {} bytes, {} kernels, {} CTAs, {} warp instructions in {} chunks ({:.2} s), hash {:016x}",
                 s.bytes,
@@ -241,7 +175,7 @@ pub fn run(args: &ConvertArgs) -> Result<()> {
                 .filter(|&k| counted.kernel_info(k).ctrl_source != CtrlSource::None)
                 .count();
             let names = write_dir(&out, &mut counted)?;
-            bar.finish();
+            counted.bar().finish();
             eprintln!(
                 "wrote {}: kernelslist.g and {} kernel files ({:.2} s)",
                 out.display(),

@@ -1,8 +1,9 @@
 //! A trace source that counts the CTAs it hands out, for the progress of a pass that pulls CTAs
-//! without a simulator's own progress (`run --mode memory`, the functional pre-pass of an
-//! analytical memory path). Everything else is the inner source's: the same CTAs in the same
+//! without a simulator's own progress (`convert`, `run --mode memory`, the functional pre-pass
+//! of an analytical memory path). It wraps an owned source (`Box`) or a borrowed one (`&mut`). Everything else is the inner source's: the same CTAs in the same
 //! order, so results are unchanged. The bar goes when the source does.
 
+use std::ops::DerefMut;
 use std::sync::Arc;
 
 use warpweave::trace::model::{Command, CtaTrace, KernelInfo, KernelStream, OpTable, PrefetchHalf};
@@ -12,14 +13,14 @@ use warpweave::Result;
 
 use crate::progress::Progress;
 
-pub struct Counted {
-    inner: Box<dyn TraceSource + Send>,
+pub struct Counted<S: DerefMut<Target: TraceSource>> {
+    inner: S,
     bar: Arc<Progress>,
 }
 
-impl Counted {
-    /// `inner` with a bar (`what`: `run`, `pre-pass`) over all its kernels' CTAs.
-    pub fn new(inner: Box<dyn TraceSource + Send>, what: &str, quiet: bool) -> Counted {
+impl<S: DerefMut<Target: TraceSource>> Counted<S> {
+    /// `inner` with a bar (`what`: `run`, `pre-pass`, `converting`) over all its kernels' CTAs.
+    pub fn new(inner: S, what: &str, quiet: bool) -> Self {
         let total = (0..inner.kernel_count())
             .map(|k| inner.kernel_info(k).grid.count())
             .sum();
@@ -28,15 +29,20 @@ impl Counted {
             bar: Arc::new(Progress::new(what, total, "CTAs", quiet)),
         }
     }
+
+    /// The bar (to print beside it or finish it early).
+    pub fn bar(&self) -> &Progress {
+        &self.bar
+    }
 }
 
-impl Drop for Counted {
+impl<S: DerefMut<Target: TraceSource>> Drop for Counted<S> {
     fn drop(&mut self) {
         self.bar.finish();
     }
 }
 
-impl TraceSource for Counted {
+impl<S: DerefMut<Target: TraceSource>> TraceSource for Counted<S> {
     fn name(&self) -> &str {
         self.inner.name()
     }
