@@ -153,7 +153,9 @@ pub struct Repeat {
     pub swap: Vec<(usize, usize)>,
     /// Buffers cleared before the next launch (after the swaps).
     pub zero: Vec<usize>,
-    /// `FILE: launch[i]`, for errors.
+    /// The spec file, for errors.
+    pub file: String,
+    /// `launch[i]`, for errors.
     pub key: String,
 }
 
@@ -229,16 +231,15 @@ impl LaunchSpec {
                 e.to_string().trim_end().replace('\n', " "),
             )
         })?;
-        let key = |k: &str| format!("{file}: {k}");
         let mut buffers = Vec::new();
         for (i, b) in f.buffer.iter().enumerate() {
             buffers.push(
-                buffer(b, dir)
-                    .map_err(|(k, m)| Error::config(key(&format!("buffer[{i}].{k}")), m))?,
+                buffer(b, dir).map_err(|(k, m)| key_error(file, &format!("buffer[{i}].{k}"), m))?,
             );
             if buffers[..i].iter().any(|x: &BufferDef| x.name == b.name) {
-                return Err(Error::config(
-                    key(&format!("buffer[{i}].name")),
+                return Err(key_error(
+                    file,
+                    &format!("buffer[{i}].name"),
                     format!("\"{}\" is named twice", b.name),
                 ));
             }
@@ -257,14 +258,13 @@ impl LaunchSpec {
         let mut launches = Vec::new();
         if f.launch.is_empty() {
             launches.push(
-                launch(&top, &top, kernel, &buffers).map_err(|(k, m)| Error::config(key(&k), m))?,
+                launch(&top, &top, kernel, &buffers).map_err(|(k, m)| key_error(file, &k, m))?,
             );
         } else {
             for (i, l) in f.launch.iter().enumerate() {
-                let mut la = launch(l, &top, kernel, &buffers)
-                    .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?;
-                la.repeat = repeat(l, &buffers, &key(&format!("launch[{i}]")))
-                    .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?;
+                let at = |(k, m): KeyErr| key_error(file, &format!("launch[{i}].{k}"), m);
+                let mut la = launch(l, &top, kernel, &buffers).map_err(at)?;
+                la.repeat = repeat(l, &buffers, file, &format!("launch[{i}]")).map_err(at)?;
                 launches.push(la);
             }
         }
@@ -273,6 +273,12 @@ impl LaunchSpec {
 }
 
 type KeyErr = (String, String);
+
+/// An error in a launch spec's key: `FILE: key `KEY`: message`, the file first and the key as
+/// the spec spells it (`buffer[1].len`, `launch[0].args[2]`).
+pub fn key_error(file: &str, key: &str, msg: impl Into<String>) -> Error {
+    Error::parse(file, 0, format!("key `{key}`"), msg)
+}
 
 fn buffer(b: &FileBuffer, dir: &Path) -> std::result::Result<BufferDef, KeyErr> {
     let err = |k: &str, m: String| (k.to_string(), m);
@@ -308,14 +314,29 @@ fn buffer(b: &FileBuffer, dir: &Path) -> std::result::Result<BufferDef, KeyErr> 
         Some(toml::Value::Table(t)) => init_table(t, elem, dir).map_err(|m| err("init", m))?,
         Some(v) => return Err(err("init", format!("{v}: expected a string or a table"))),
     };
+    let file_size = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| err("init", format!("{}: {e}", p.display())))
+    };
     let len = match (b.len, &init) {
-        (Some(n), _) => n,
-        (None, Init::File(p)) => {
-            let size = std::fs::metadata(p)
-                .map_err(|e| err("init", format!("{}: {e}", p.display())))?
-                .len();
-            size / elem.bytes() as u64
+        (Some(n), Init::File(p)) => {
+            let size = file_size(p)?;
+            if size != n.saturating_mul(elem.bytes() as u64) {
+                return Err(err(
+                    "init",
+                    format!(
+                        "{}: {size} bytes, expected {} ({n} {} elements)",
+                        p.display(),
+                        n.saturating_mul(elem.bytes() as u64),
+                        elem.name()
+                    ),
+                ));
+            }
+            n
         }
+        (Some(n), _) => n,
+        (None, Init::File(p)) => file_size(p)? / elem.bytes() as u64,
         (None, _) => return Err(err("len", "missing: the number of elements".to_string())),
     };
     if len == 0 || len.saturating_mul(elem.bytes() as u64) > MAX_BUFFER_BYTES {
@@ -479,6 +500,7 @@ fn launch(
 fn repeat(
     l: &FileLaunch,
     buffers: &[BufferDef],
+    file: &str,
     key: &str,
 ) -> std::result::Result<Option<Repeat>, KeyErr> {
     let err = |k: &str, m: String| (k.to_string(), m);
@@ -541,6 +563,7 @@ fn repeat(
         max_iterations,
         swap,
         zero,
+        file: file.to_string(),
         key: key.to_string(),
     }))
 }
@@ -619,11 +642,12 @@ pub fn initial_bytes(b: &BufferDef) -> Result<Vec<u8>> {
             let data = std::fs::read(p).map_err(|e| Error::io(p.display().to_string(), e))?;
             let want = n * b.elem.bytes();
             if data.len() != want {
-                return Err(Error::config(
-                    format!("buffer {}.init", b.name),
+                return Err(Error::parse(
+                    p.display().to_string(),
+                    0,
+                    format!("buffer `{}`", b.name),
                     format!(
-                        "{}: {} bytes, expected {want} ({n} {} elements)",
-                        p.display(),
+                        "{} bytes, expected {want} ({n} {} elements)",
                         data.len(),
                         b.elem.name()
                     ),
@@ -713,5 +737,32 @@ output = true
             .unwrap_err()
             .to_string()
             .contains("bogus"));
+    }
+
+    #[test]
+    fn errors_name_the_spec_file_then_the_key() {
+        let e = LaunchSpec::parse("", "SPEC.toml", Path::new("."), None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "SPEC.toml: key `kernel`: missing: name the kernel here or with --kernel"
+        );
+        for (text, want) in [
+            ("", "spec.toml: key `grid`: missing"),
+            ("grid = 1", "spec.toml: key `block`: missing"),
+            (
+                "grid = 1\nblock = 1\n[[buffer]]\nname = \"a\"\ntype = \"f32\"",
+                "spec.toml: key `buffer[0].len`: missing: the number of elements",
+            ),
+            (
+                "grid = 1\nblock = 1\n[[launch]]\nargs = [\"x\"]",
+                "spec.toml: key `launch[0].args[0]`: \"x\": no buffer of that name",
+            ),
+            (
+                "grid = 1\nblock = 1\n[[launch]]\nmax_iterations = 3",
+                "spec.toml: key `launch[0].max_iterations`: only with until_zero (a repeated launch)",
+            ),
+        ] {
+            assert_eq!(parse(text).unwrap_err().to_string(), want, "{text}");
+        }
     }
 }

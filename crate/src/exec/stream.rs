@@ -168,8 +168,9 @@ impl Executor {
             return Ok(());
         }
         if self.iter >= r.max_iterations {
-            return Err(Error::config(
-                format!("{}.max_iterations", r.key),
+            return Err(super::launch::key_error(
+                &r.file,
+                &format!("{}.max_iterations", r.key),
                 format!(
                     "{kernel} launched {} times and the flag buffer \"{}\" is still not zero",
                     self.iter, self.spec.buffers[r.until_zero].name
