@@ -10,8 +10,8 @@ use super::operand::{Kind, Operand};
 use super::program::{Inst, Kernel};
 use super::warp::{Ctx, Group, Wait, Warp};
 use crate::trace::model::{CtaTrace, Dim3, TraceInst, WARP_SIZE};
-use crate::trace::opcodes::GENERIC_WINDOW_BYTES;
-use crate::workload::builder::{LOCAL_BASE, SHMEM_BASE};
+use crate::trace::sanitizer::import::LocalLayout;
+use crate::workload::builder::SHMEM_BASE;
 use crate::Result;
 
 /// Most warp instructions one warp may execute in a launch (an endless loop stops here).
@@ -192,12 +192,10 @@ impl<'a, 'd> Cta<'a, 'd> {
     /// thread's frame at `w * 128 + lane * 4`, a region per warp (as the Compute Sanitizer
     /// importer lays it out).
     fn local_trace_addr(&self, warp: u32, addr: u64, lane: usize) -> u64 {
-        let frame = (self.l.k.frame.max(16)) as u64;
-        let rel = addr.wrapping_sub(LOCAL_TOP as u64 - frame) % (frame.max(1) * 64);
-        let slots = (GENERIC_WINDOW_BYTES / (32 * frame)).max(1);
-        let wpc = self.warps.len().max(1) as u64;
-        let g = (self.linear * wpc + warp as u64) % slots;
-        LOCAL_BASE + g * 32 * frame + (rel / 4) * 128 + lane as u64 * 4 + rel % 4
+        let layout = local_layout(self.l.k.frame, self.warps.len());
+        let frame = layout.frame();
+        let rel = addr.wrapping_sub(LOCAL_TOP as u64 - frame) % (frame * 64);
+        layout.at(self.linear, warp as u64, lane as u64, rel)
     }
 
     /// Executes one instruction of group `gi` (a copy in `g`) with lanes `exec`.
@@ -410,6 +408,13 @@ impl<'a, 'd> Cta<'a, 'd> {
         self.shared_hi = self.shared_hi.max(end);
         Ok(&mut self.shared[addr as usize..end])
     }
+}
+
+/// How the trace lays out the local memory of a kernel whose entry reserves a `frame` of bytes,
+/// in CTAs of `warps` warps: the Compute Sanitizer importer's layout, with the frame the
+/// listing gives (the importer learns it from the offsets recorded).
+pub fn local_layout(frame: u32, warps: usize) -> LocalLayout {
+    LocalLayout::new(LOCAL_TOP as u64 - frame as u64, frame as u64, warps as u64)
 }
 
 /// Lane mask of an instruction's guard.
