@@ -179,6 +179,12 @@ impl<'a, 'd> Cta<'a, 'd> {
         width: u8,
     ) {
         use super::decode::MemSpace;
+        let (space, addr) = match space {
+            MemSpace::Generic => super::memory::resolve_generic(addr),
+            s => (s, addr),
+        };
+        // A generic access to shared or local memory lands in the trace's window of that
+        // space, where the timing engine classifies it.
         let a = match space {
             MemSpace::Shared => SHMEM_BASE + addr,
             MemSpace::Local => self.local_trace_addr(w.index, addr, lane),

@@ -116,7 +116,8 @@ pub enum MemSpace {
     Global,
     Shared,
     Local,
-    /// Generic `LD`/`ST`/`ATOM`: global buffers only.
+    /// Generic `LD`/`ST`/`ATOM`: global, or shared or local through their windows
+    /// ([`super::memory::resolve_generic`]).
     Generic,
 }
 

@@ -5,6 +5,7 @@
 use super::alu;
 use super::cta::{op, Cta};
 use super::decode::{FloatTy, Opc, Shfl};
+use super::memory::SHARED_WINDOW;
 use super::operand::{HalfSel, Kind, Operand};
 use super::program::Inst;
 use super::warp::{halves, Ctx, Warp};
@@ -69,7 +70,11 @@ impl Cta<'_, '_> {
                 "SR_LEMASK" => ((1u64 << (l + 1)) - 1) as u32,
                 "SR_GTMASK" => !(((1u64 << (l + 1)) - 1) as u32),
                 "SR_GEMASK" => !((1u32 << l) - 1),
-                "SR_CgaCtaId" | "SR_SMID" | "SR_VIRTUALSMID" | "SR_SWINHI" => 0,
+                "SR_CgaCtaId" | "SR_SMID" | "SR_VIRTUALSMID" => 0,
+                // The generic shared window's high word (sm_90 builds generic shared
+                // pointers as SR_SWINHI : shared address).
+                "SR_SWINHI" => (SHARED_WINDOW >> 32) as u32,
+                "SR_SWINLO" => SHARED_WINDOW as u32,
                 "SR_TID" => {
                     (t % b.x as u64) as u32 | (((t / b.x as u64) % b.y as u64) as u32) << 16
                 }
