@@ -216,8 +216,25 @@ impl<'a, 'd> Cta<'a, 'd> {
     ) -> std::result::Result<(), String> {
         let next = g.pc + 1;
         match &inst.opc {
-            Opc::Bra | Opc::Call => {
-                let taken = exec;
+            Opc::Bra | Opc::Call | Opc::BraWarp { .. } => {
+                let taken = match inst.opc {
+                    Opc::BraWarp { div } => {
+                        let mask = match inst.ops.iter().find(|o| !matches!(o.kind, Kind::Lit(_))) {
+                            Some(o) if g.mask != 0 => {
+                                self.src(w, o, Ctx::Int)?[g.mask.trailing_zeros() as usize]
+                            }
+                            _ => u32::MAX,
+                        };
+                        let live = mask & !w.exited;
+                        let converged = live & !g.mask == 0;
+                        if converged != div {
+                            exec
+                        } else {
+                            0
+                        }
+                    }
+                    _ => exec,
+                };
                 if taken == g.mask {
                     w.groups[gi].pc = inst.target;
                 } else if taken == 0 {

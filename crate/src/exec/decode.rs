@@ -121,6 +121,17 @@ pub enum MemSpace {
     Generic,
 }
 
+/// The reductions of `REDUX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    And,
+    Or,
+    Xor,
+    Sum,
+    Min,
+    Max,
+}
+
 /// Atomic operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomOp {
@@ -298,11 +309,21 @@ pub enum Opc {
     Vote {
         mode: u8,
     },
+    /// `REDUX.op` of a register over the active lanes into a uniform register.
+    Redux {
+        op: ReduxOp,
+        signed: bool,
+    },
     S2r,
     Cs2r,
     R2ur,
     Bar,
     Bra,
+    /// `BRA.DIV [mask,] target` (`div`): the group branches when the warp's live lanes of the
+    /// mask (all lanes without one) are not all in it; `BRA.CONV`: when they are.
+    BraWarp {
+        div: bool,
+    },
     Exit,
     Bssy,
     Bsync,
@@ -762,6 +783,22 @@ fn decode_base(base: &str, m: &mut Mods) -> Opc {
                 None => Opc::Unsupported("VOTE mode".into()),
             }
         }
+        "REDUX" => {
+            let op = m.take_any(&[
+                ("AND", ReduxOp::And),
+                ("OR", ReduxOp::Or),
+                ("XOR", ReduxOp::Xor),
+                ("SUM", ReduxOp::Sum),
+                ("MIN", ReduxOp::Min),
+                ("MAX", ReduxOp::Max),
+            ]);
+            let signed = m.take("S32");
+            m.take("U32");
+            match op {
+                Some(op) => Opc::Redux { op, signed },
+                None => Opc::Unsupported("REDUX without an operation".into()),
+            }
+        }
         "S2R" | "S2UR" => Opc::S2r,
         "CS2R" => {
             m.take("32");
@@ -776,11 +813,14 @@ fn decode_base(base: &str, m: &mut Mods) -> Opc {
             }
         }
         "BRA" => {
-            if m.list.contains(&"DIV") || m.list.contains(&"CONV") {
-                return Opc::Unsupported("BRA.DIV / BRA.CONV".into());
-            }
+            let div = m.take("DIV");
+            let conv = m.take("CONV");
             m.take("U");
-            Opc::Bra
+            if div || conv {
+                Opc::BraWarp { div }
+            } else {
+                Opc::Bra
+            }
         }
         "EXIT" | "KILL" => Opc::Exit,
         "BSSY" => Opc::Bssy,
