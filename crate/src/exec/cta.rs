@@ -21,6 +21,8 @@ pub const MAX_WARP_INSTS: u64 = 1 << 28;
 pub struct LaunchCtx<'a> {
     pub k: &'a Kernel,
     pub cbank: &'a [u8],
+    /// The user constant banks (`__constant__` data), by bank.
+    pub banks: &'a std::collections::BTreeMap<u8, Vec<u8>>,
     pub grid: Dim3,
     pub block: Dim3,
     /// Capacity to reserve per warp for instructions and addresses (the previous CTA's).

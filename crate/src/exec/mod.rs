@@ -25,6 +25,7 @@ pub mod alu;
 pub mod cta;
 pub mod decode;
 pub mod launch;
+pub mod launch_values;
 pub mod memops;
 pub mod memory;
 pub mod operand;
@@ -43,10 +44,12 @@ mod tests_repeat;
 #[cfg(test)]
 mod tests_sanitizer;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-pub use launch::{Arg, BufferDef, Elem, Init, Launch, LaunchSpec, Repeat};
+pub use launch::{
+    Arg, BufferDef, ConstDef, Elem, Init, Launch, LaunchSpec, Repeat, MAX_CONST_BANK,
+};
 pub use memory::Device;
 pub use program::Kernel;
 pub use stream::{ExecHandle, ExecSource, Executor};
@@ -60,6 +63,10 @@ use crate::{Error, Result};
 pub struct Program {
     pub kernels: HashMap<String, Kernel>,
     pub file: String,
+    /// Initial contents of the user constant banks by bank (`__constant__` data in bank 3,
+    /// from the cubin's `.nv.constant3` section); a launch spec's `[[constant]]` writes over
+    /// them.
+    pub banks: BTreeMap<u8, Vec<u8>>,
 }
 
 impl Program {
@@ -74,6 +81,7 @@ impl Program {
         Ok(Program {
             kernels,
             file: file.to_string(),
+            banks: BTreeMap::new(),
         })
     }
 

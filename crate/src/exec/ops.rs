@@ -154,14 +154,19 @@ impl Cta<'_, '_> {
         Ok(v)
     }
 
-    /// A word of constant bank `bank` (only bank 0, the launch's, exists).
+    /// A word of constant bank `bank`: bank 0 is the launch's, the others the program's
+    /// `__constant__` data (bytes past what was given read zero, as unset constants do).
     pub fn cword(&self, bank: u8, off: i64) -> R<u32> {
-        if bank != 0 {
-            return Err(format!(
-                "constant bank {bank} (__constant__ data) is not supported: only bank 0"
-            ));
-        }
-        let cb = self.l.cbank;
+        let cb = if bank == 0 {
+            self.l.cbank
+        } else {
+            self.l.banks.get(&bank).ok_or_else(|| {
+                format!(
+                    "constant bank {bank} (__constant__ data) has no contents: `run --cuda` reads \
+                     them from the cubin; with --sass give them in the launch spec's [[constant]]"
+                )
+            })?
+        };
         if off < 0 || off % 4 != 0 {
             return Err(format!("constant offset {off:#x} is not a word"));
         }

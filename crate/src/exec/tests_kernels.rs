@@ -133,6 +133,7 @@ fn run(
             args,
             repeat: None,
         }],
+        constants: Vec::new(),
     };
     execute(p, &spec, &p.file).unwrap_or_else(|e| panic!("{e}"))
 }

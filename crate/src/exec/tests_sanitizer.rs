@@ -167,6 +167,7 @@ fn bfs_step_executes_as_the_card_traced_it() {
                 .collect(),
             repeat: None,
         }],
+        constants: Vec::new(),
     };
     let ex = execute(&p, &spec, "bfs").unwrap();
     let rec = recorded("bfs_step-n-16384_deg-4.wwt");
@@ -222,6 +223,7 @@ fn histogram_atomic_executes_as_the_card_traced_it() {
             ],
             repeat: None,
         }],
+        constants: Vec::new(),
     };
     let ex = execute(&p, &spec, "histogram").unwrap();
     let rec = recorded("histogram_atomic-n-65536_bins-1_ctas-33.wwt");
@@ -315,6 +317,7 @@ fn btree_find_executes_as_the_card_traced_it() {
             ],
             repeat: None,
         }],
+        constants: Vec::new(),
     };
     let ex = execute(&p, &spec, "btree").unwrap();
     let rec = recorded("btree_find-depth-4_ctas-8_block-128.wwt");
