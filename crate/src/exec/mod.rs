@@ -28,6 +28,7 @@ pub mod launch;
 pub mod launch_values;
 pub mod memops;
 pub mod memory;
+pub mod opc;
 pub mod operand;
 pub mod ops;
 mod ops_steps;

@@ -3,7 +3,7 @@
 
 use super::alu::{self, fcmp, ftz32, icmp, lop3, round_f32};
 use super::cta::{op, Cta};
-use super::decode::{AtomTy, Cmp, FloatTy, IntTy, Opc, ReduxOp, Round, VOTE_ALL, VOTE_ANY};
+use super::decode::{AtomTy, Cmp, FloatTy, IntTy, Opc, Round, VOTE_ALL, VOTE_ANY};
 use super::operand::{HalfSel, Kind, Lit, Operand};
 use super::program::Inst;
 use super::warp::{Ctx, Warp};
@@ -728,43 +728,8 @@ impl Cta<'_, '_> {
                     w.write64(&ops[0], m, &d);
                 }
             }
-            Opc::R2ur => {
-                let g = w
-                    .groups
-                    .iter()
-                    .find(|g| g.wait == super::warp::Wait::Run)
-                    .map_or(1, |g| g.mask);
-                // `R2UR P, UR, R`: P says whether R was uniform over the active lanes.
-                let s = usize::from(matches!(ops[0].kind, Kind::Pred(_)));
-                let a = self.src(w, op(inst, s + 1)?, Ctx::Int)?;
-                let first = a[g.trailing_zeros() as usize];
-                w.write(op(inst, s)?, 1, &[first; 32]);
-                if s == 1 {
-                    let uniform = (0..32).all(|l| g >> l & 1 == 0 || a[l] == first);
-                    w.set_pred(&ops[0], g, if uniform { u32::MAX } else { 0 });
-                }
-            }
-            Opc::Redux { op: rop, signed } => {
-                let a = self.src(w, op(inst, 1)?, Ctx::Int)?;
-                let mut acc: Option<u32> = None;
-                for l in (0..32).filter(|l| m >> l & 1 != 0) {
-                    let x = a[l];
-                    acc = Some(match acc {
-                        None => x,
-                        Some(y) => match (rop, signed) {
-                            (ReduxOp::And, _) => y & x,
-                            (ReduxOp::Or, _) => y | x,
-                            (ReduxOp::Xor, _) => y ^ x,
-                            (ReduxOp::Sum, _) => y.wrapping_add(x),
-                            (ReduxOp::Min, false) => y.min(x),
-                            (ReduxOp::Max, false) => y.max(x),
-                            (ReduxOp::Min, true) => (y as i32).min(x as i32) as u32,
-                            (ReduxOp::Max, true) => (y as i32).max(x as i32) as u32,
-                        },
-                    });
-                }
-                w.write(&ops[0], m, &[acc.unwrap_or(0); 32]);
-            }
+            Opc::R2ur => self.r2ur(w, inst)?,
+            Opc::Redux { op: rop, signed } => self.redux(w, inst, m, *rop, *signed)?,
             Opc::Ld { .. } | Opc::St { .. } | Opc::Ldc { .. } | Opc::Atom { .. } => {
                 self.memory(w, inst, m, at)?
             }
