@@ -22,6 +22,9 @@
 //! type: `{ u32 = 7 }`, `{ i64 = -1 }`, `{ u64 = 1 }`, `{ f32 = 2.0 }`, `{ f64 = 0.5 }`. Each
 //! takes its natural alignment in the parameter block, as the CUDA ABI lays it out.
 //!
+//! `[[constant]]` tables (`bank`, `offset`, `type` with `values`, or `file`) give the bytes of
+//! a user constant bank (`__constant__` data: `launch_values.rs`, LAUNCH.md).
+//!
 //! Several launches sharing the buffers, run in order: `[[launch]]` tables with the keys
 //! `kernel`, `grid`, `block`, `shared`, `args` (a launch's missing key takes the top-level
 //! one). `random` draws from [min, max) (defaults: [0, 1) for reals, [0, 1000) for

@@ -39,6 +39,8 @@ pub mod warp;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_gaps;
+#[cfg(test)]
 mod tests_kernels;
 #[cfg(test)]
 mod tests_repeat;
