@@ -181,12 +181,26 @@ pub fn compile(cu: &Path, cfg: &GpuConfig) -> Result<String> {
 /// bank; nvcc places `__constant__` variables in `.nv.constant3`. A section without file
 /// data (only zero-initialised variables) is zeros of its size.
 pub fn constant_banks(cubin: &[u8], name: &str) -> Result<BTreeMap<u8, Vec<u8>>> {
-    use object::{Object, ObjectSection};
+    use object::elf::FileHeader64;
+    use object::read::elf::{FileHeader, SectionHeader};
+    use object::LittleEndian;
+    // The section headers alone (object's `unaligned` feature: nvcc places them 4-byte
+    // aligned).
     let bad = |m: String| Error::parse(name, 0, "cubin", m);
-    let file = object::File::parse(cubin).map_err(|e| bad(format!("not an ELF file: {e}")))?;
+    let header = FileHeader64::<LittleEndian>::parse(cubin)
+        .map_err(|e| bad(format!("not a 64-bit ELF file: {e}")))?;
+    let endian = header
+        .endian()
+        .map_err(|e| bad(format!("ELF header: {e}")))?;
+    let sections = header
+        .sections(endian, cubin)
+        .map_err(|e| bad(format!("ELF sections: {e}")))?;
     let mut banks = BTreeMap::new();
-    for sec in file.sections() {
-        let Ok(sname) = sec.name() else { continue };
+    for sec in sections.iter() {
+        let Ok(sname) = sections.section_name(endian, sec) else {
+            continue;
+        };
+        let sname = String::from_utf8_lossy(sname);
         let Some(bank) = sname
             .strip_prefix(".nv.constant")
             .and_then(|n| n.parse::<u8>().ok())
@@ -194,7 +208,7 @@ pub fn constant_banks(cubin: &[u8], name: &str) -> Result<BTreeMap<u8, Vec<u8>>>
         else {
             continue;
         };
-        let size = sec.size();
+        let size = sec.sh_size(endian);
         if size > exec::MAX_CONST_BANK as u64 {
             return Err(bad(format!(
                 "{sname}: {size} bytes, past the {} bytes of a constant bank",
@@ -202,8 +216,8 @@ pub fn constant_banks(cubin: &[u8], name: &str) -> Result<BTreeMap<u8, Vec<u8>>>
             )));
         }
         let mut bytes = sec
-            .data()
-            .map_err(|e| bad(format!("{sname}: {e}")))?
+            .data(endian, cubin)
+            .map_err(|_| bad(format!("{sname}: its bytes lie outside the file")))?
             .to_vec();
         bytes.resize(size as usize, 0);
         banks.insert(bank, bytes);
