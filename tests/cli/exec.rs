@@ -184,3 +184,54 @@ fn cuda_sass_writes_a_listing_that_runs_or_names_the_missing_nvcc() {
     };
     assert_eq!(warp_insts(&j1), warp_insts(&j2));
 }
+
+/// `run --cuda` brings the cubin's `__constant__` data (constant bank 3): constant_poly of
+/// tests/exec/gaps.cu computes its polynomial from coefficients no launch spec gives. Run
+/// where nvcc is ($WW_NVCC or PATH).
+#[test]
+fn run_cuda_reads_constant_data_from_the_cubin() {
+    let has_nvcc = std::env::var_os("WW_NVCC").is_some_and(|p| !p.is_empty())
+        || std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("nvcc").is_file()));
+    if !has_nvcc {
+        eprintln!("no nvcc: run --cuda not run");
+        return;
+    }
+    let d = tmp("cuda-constant");
+    let cu = repo().join("tests/exec/gaps.cu");
+    let spec = d.join("poly.toml");
+    let n = 64;
+    std::fs::write(
+        &spec,
+        format!(
+            "kernel = \"constant_poly\"\ngrid = 1\nblock = {n}\nargs = [\"x\", \"y\", {n}]\n\
+             [[buffer]]\nname = \"x\"\ntype = \"f32\"\nlen = {n}\ninit = {{ fill = 0.5 }}\n\
+             [[buffer]]\nname = \"y\"\ntype = \"f32\"\nlen = {n}\noutput = true\n"
+        ),
+    )
+    .unwrap();
+    let outs = d.join("out");
+    ok(&[
+        "run",
+        "-q",
+        "--gpu",
+        "h100",
+        "--cuda",
+        s(&cu),
+        "--launch",
+        s(&spec),
+        "--out-buffers",
+        s(&outs),
+    ]);
+    let poly = [1.0f32, -0.5, 0.25, 2.0, -1.5, 0.125, 3.0, -0.75];
+    let offsets = [10.0f32, 20.0, 30.0, 40.0];
+    let y: Vec<f32> = std::fs::read(outs.join("y.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (g, v) in y.iter().enumerate() {
+        let acc = poly.iter().rev().fold(0f32, |a, &c| 0.5f32.mul_add(a, c));
+        assert_eq!(*v, acc + offsets[g % 4], "y[{g}]");
+    }
+}

@@ -10,8 +10,8 @@ use super::operand::{Kind, Operand};
 use super::program::{Inst, Kernel};
 use super::warp::{Ctx, Group, Wait, Warp};
 use crate::trace::model::{CtaTrace, Dim3, TraceInst, WARP_SIZE};
-use crate::trace::opcodes::GENERIC_WINDOW_BYTES;
-use crate::workload::builder::{LOCAL_BASE, SHMEM_BASE};
+use crate::trace::sanitizer::import::LocalLayout;
+use crate::workload::builder::SHMEM_BASE;
 use crate::Result;
 
 /// Most warp instructions one warp may execute in a launch (an endless loop stops here).
@@ -21,6 +21,8 @@ pub const MAX_WARP_INSTS: u64 = 1 << 28;
 pub struct LaunchCtx<'a> {
     pub k: &'a Kernel,
     pub cbank: &'a [u8],
+    /// The user constant banks (`__constant__` data), by bank.
+    pub banks: &'a std::collections::BTreeMap<u8, Vec<u8>>,
     pub grid: Dim3,
     pub block: Dim3,
     /// Capacity to reserve per warp for instructions and addresses (the previous CTA's).
@@ -179,6 +181,12 @@ impl<'a, 'd> Cta<'a, 'd> {
         width: u8,
     ) {
         use super::decode::MemSpace;
+        let (space, addr) = match space {
+            MemSpace::Generic => super::memory::resolve_generic(addr),
+            s => (s, addr),
+        };
+        // A generic access to shared or local memory lands in the trace's window of that
+        // space, where the timing engine classifies it.
         let a = match space {
             MemSpace::Shared => SHMEM_BASE + addr,
             MemSpace::Local => self.local_trace_addr(w.index, addr, lane),
@@ -192,12 +200,10 @@ impl<'a, 'd> Cta<'a, 'd> {
     /// thread's frame at `w * 128 + lane * 4`, a region per warp (as the Compute Sanitizer
     /// importer lays it out).
     fn local_trace_addr(&self, warp: u32, addr: u64, lane: usize) -> u64 {
-        let frame = (self.l.k.frame.max(16)) as u64;
-        let rel = addr.wrapping_sub(LOCAL_TOP as u64 - frame) % (frame.max(1) * 64);
-        let slots = (GENERIC_WINDOW_BYTES / (32 * frame)).max(1);
-        let wpc = self.warps.len().max(1) as u64;
-        let g = (self.linear * wpc + warp as u64) % slots;
-        LOCAL_BASE + g * 32 * frame + (rel / 4) * 128 + lane as u64 * 4 + rel % 4
+        let layout = local_layout(self.l.k.frame, self.warps.len());
+        let frame = layout.frame();
+        let rel = addr.wrapping_sub(LOCAL_TOP as u64 - frame) % (frame * 64);
+        layout.at(self.linear, warp as u64, lane as u64, rel)
     }
 
     /// Executes one instruction of group `gi` (a copy in `g`) with lanes `exec`.
@@ -212,8 +218,25 @@ impl<'a, 'd> Cta<'a, 'd> {
     ) -> std::result::Result<(), String> {
         let next = g.pc + 1;
         match &inst.opc {
-            Opc::Bra | Opc::Call => {
-                let taken = exec;
+            Opc::Bra | Opc::Call | Opc::BraWarp { .. } => {
+                let taken = match inst.opc {
+                    Opc::BraWarp { div } => {
+                        let mask = match inst.ops.iter().find(|o| !matches!(o.kind, Kind::Lit(_))) {
+                            Some(o) if g.mask != 0 => {
+                                self.src(w, o, Ctx::Int)?[g.mask.trailing_zeros() as usize]
+                            }
+                            _ => u32::MAX,
+                        };
+                        let live = mask & !w.exited;
+                        let converged = live & !g.mask == 0;
+                        if converged != div {
+                            exec
+                        } else {
+                            0
+                        }
+                    }
+                    _ => exec,
+                };
                 if taken == g.mask {
                     w.groups[gi].pc = inst.target;
                 } else if taken == 0 {
@@ -410,6 +433,13 @@ impl<'a, 'd> Cta<'a, 'd> {
         self.shared_hi = self.shared_hi.max(end);
         Ok(&mut self.shared[addr as usize..end])
     }
+}
+
+/// How the trace lays out the local memory of a kernel whose entry reserves a `frame` of bytes,
+/// in CTAs of `warps` warps: the Compute Sanitizer importer's layout, with the frame the
+/// listing gives (the importer learns it from the offsets recorded).
+pub fn local_layout(frame: u32, warps: usize) -> LocalLayout {
+    LocalLayout::new(LOCAL_TOP as u64 - frame as u64, frame as u64, warps as u64)
 }
 
 /// Lane mask of an instruction's guard.

@@ -22,6 +22,9 @@
 //! type: `{ u32 = 7 }`, `{ i64 = -1 }`, `{ u64 = 1 }`, `{ f32 = 2.0 }`, `{ f64 = 0.5 }`. Each
 //! takes its natural alignment in the parameter block, as the CUDA ABI lays it out.
 //!
+//! `[[constant]]` tables (`bank`, `offset`, `type` with `values`, or `file`) give the bytes of
+//! a user constant bank (`__constant__` data: `launch_values.rs`, LAUNCH.md).
+//!
 //! Several launches sharing the buffers, run in order: `[[launch]]` tables with the keys
 //! `kernel`, `grid`, `block`, `shared`, `args` (a launch's missing key takes the top-level
 //! one). `random` draws from [min, max) (defaults: [0, 1) for reals, [0, 1000) for
@@ -33,6 +36,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use super::launch_values::{arg, constant, dim, init_table, FileConstant};
+pub use super::launch_values::{initial_bytes, splitmix64, MAX_CONST_BANK};
 
 use crate::trace::model::Dim3;
 use crate::{Error, Result};
@@ -153,8 +159,20 @@ pub struct Repeat {
     pub swap: Vec<(usize, usize)>,
     /// Buffers cleared before the next launch (after the swaps).
     pub zero: Vec<usize>,
-    /// `FILE: launch[i]`, for errors.
+    /// The spec file, for errors.
+    pub file: String,
+    /// `launch[i]`, for errors.
     pub key: String,
+}
+
+/// Bytes of a user constant bank (`__constant__` data) the spec gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstDef {
+    /// The bank (3: where nvcc places `__constant__` variables).
+    pub bank: u8,
+    /// Where in the bank the bytes start.
+    pub offset: u32,
+    pub bytes: Vec<u8>,
 }
 
 /// A validated launch spec.
@@ -162,6 +180,8 @@ pub struct Repeat {
 pub struct LaunchSpec {
     pub buffers: Vec<BufferDef>,
     pub launches: Vec<Launch>,
+    /// Constant bank contents, written over what the program brings, in order.
+    pub constants: Vec<ConstDef>,
 }
 
 #[derive(Deserialize)]
@@ -176,6 +196,8 @@ struct FileSpec {
     buffer: Vec<FileBuffer>,
     #[serde(default)]
     launch: Vec<FileLaunch>,
+    #[serde(default)]
+    constant: Vec<FileConstant>,
 }
 
 #[derive(Deserialize)]
@@ -229,16 +251,15 @@ impl LaunchSpec {
                 e.to_string().trim_end().replace('\n', " "),
             )
         })?;
-        let key = |k: &str| format!("{file}: {k}");
         let mut buffers = Vec::new();
         for (i, b) in f.buffer.iter().enumerate() {
             buffers.push(
-                buffer(b, dir)
-                    .map_err(|(k, m)| Error::config(key(&format!("buffer[{i}].{k}")), m))?,
+                buffer(b, dir).map_err(|(k, m)| key_error(file, &format!("buffer[{i}].{k}"), m))?,
             );
             if buffers[..i].iter().any(|x: &BufferDef| x.name == b.name) {
-                return Err(Error::config(
-                    key(&format!("buffer[{i}].name")),
+                return Err(key_error(
+                    file,
+                    &format!("buffer[{i}].name"),
                     format!("\"{}\" is named twice", b.name),
                 ));
             }
@@ -257,22 +278,38 @@ impl LaunchSpec {
         let mut launches = Vec::new();
         if f.launch.is_empty() {
             launches.push(
-                launch(&top, &top, kernel, &buffers).map_err(|(k, m)| Error::config(key(&k), m))?,
+                launch(&top, &top, kernel, &buffers).map_err(|(k, m)| key_error(file, &k, m))?,
             );
         } else {
             for (i, l) in f.launch.iter().enumerate() {
-                let mut la = launch(l, &top, kernel, &buffers)
-                    .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?;
-                la.repeat = repeat(l, &buffers, &key(&format!("launch[{i}]")))
-                    .map_err(|(k, m)| Error::config(key(&format!("launch[{i}].{k}")), m))?;
+                let at = |(k, m): KeyErr| key_error(file, &format!("launch[{i}].{k}"), m);
+                let mut la = launch(l, &top, kernel, &buffers).map_err(at)?;
+                la.repeat = repeat(l, &buffers, file, &format!("launch[{i}]")).map_err(at)?;
                 launches.push(la);
             }
         }
-        Ok(LaunchSpec { buffers, launches })
+        let mut constants = Vec::new();
+        for (i, c) in f.constant.iter().enumerate() {
+            constants.push(
+                constant(c, dir)
+                    .map_err(|(k, m)| key_error(file, &format!("constant[{i}].{k}"), m))?,
+            );
+        }
+        Ok(LaunchSpec {
+            buffers,
+            launches,
+            constants,
+        })
     }
 }
 
-type KeyErr = (String, String);
+pub(super) type KeyErr = (String, String);
+
+/// An error in a launch spec's key: `FILE: key `KEY`: message`, the file first and the key as
+/// the spec spells it (`buffer[1].len`, `launch[0].args[2]`).
+pub fn key_error(file: &str, key: &str, msg: impl Into<String>) -> Error {
+    Error::parse(file, 0, format!("key `{key}`"), msg)
+}
 
 fn buffer(b: &FileBuffer, dir: &Path) -> std::result::Result<BufferDef, KeyErr> {
     let err = |k: &str, m: String| (k.to_string(), m);
@@ -308,14 +345,29 @@ fn buffer(b: &FileBuffer, dir: &Path) -> std::result::Result<BufferDef, KeyErr> 
         Some(toml::Value::Table(t)) => init_table(t, elem, dir).map_err(|m| err("init", m))?,
         Some(v) => return Err(err("init", format!("{v}: expected a string or a table"))),
     };
+    let file_size = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| err("init", format!("{}: {e}", p.display())))
+    };
     let len = match (b.len, &init) {
-        (Some(n), _) => n,
-        (None, Init::File(p)) => {
-            let size = std::fs::metadata(p)
-                .map_err(|e| err("init", format!("{}: {e}", p.display())))?
-                .len();
-            size / elem.bytes() as u64
+        (Some(n), Init::File(p)) => {
+            let size = file_size(p)?;
+            if size != n.saturating_mul(elem.bytes() as u64) {
+                return Err(err(
+                    "init",
+                    format!(
+                        "{}: {size} bytes, expected {} ({n} {} elements)",
+                        p.display(),
+                        n.saturating_mul(elem.bytes() as u64),
+                        elem.name()
+                    ),
+                ));
+            }
+            n
         }
+        (Some(n), _) => n,
+        (None, Init::File(p)) => file_size(p)? / elem.bytes() as u64,
         (None, _) => return Err(err("len", "missing: the number of elements".to_string())),
     };
     if len == 0 || len.saturating_mul(elem.bytes() as u64) > MAX_BUFFER_BYTES {
@@ -334,86 +386,6 @@ fn buffer(b: &FileBuffer, dir: &Path) -> std::result::Result<BufferDef, KeyErr> 
         init,
         output: b.output,
     })
-}
-
-fn num(v: &toml::Value) -> Option<f64> {
-    match v {
-        toml::Value::Integer(i) => Some(*i as f64),
-        toml::Value::Float(f) => Some(*f),
-        _ => None,
-    }
-}
-
-fn init_table(t: &toml::Table, elem: Elem, dir: &Path) -> std::result::Result<Init, String> {
-    if let Some(v) = t.get("fill") {
-        if t.len() > 1 {
-            return Err("{ fill = x } takes no other key".into());
-        }
-        return num(v)
-            .map(Init::Fill)
-            .ok_or_else(|| format!("fill = {v}: expected a number"));
-    }
-    if let Some(v) = t.get("file") {
-        if t.len() > 1 {
-            return Err("{ file = \"...\" } takes no other key".into());
-        }
-        let s = v
-            .as_str()
-            .ok_or_else(|| format!("file = {v}: expected a path"))?;
-        return Ok(Init::File(dir.join(s)));
-    }
-    if let Some(v) = t.get("random") {
-        let seed = v
-            .as_integer()
-            .filter(|s| *s >= 0)
-            .ok_or_else(|| format!("random = {v}: expected a seed (a non-negative integer)"))?;
-        let (dmin, dmax) = if elem.is_float() {
-            (0.0, 1.0)
-        } else {
-            (0.0, 1000.0)
-        };
-        let bound = |k: &str, d: f64| -> std::result::Result<f64, String> {
-            t.get(k).map_or(Ok(d), |v| {
-                num(v).ok_or_else(|| format!("{k} = {v}: expected a number"))
-            })
-        };
-        let (min, max) = (bound("min", dmin)?, bound("max", dmax)?);
-        if let Some(k) = t
-            .keys()
-            .find(|k| !["random", "min", "max"].contains(&k.as_str()))
-        {
-            return Err(format!("unknown key {k} (random takes min and max)"));
-        }
-        if max <= min {
-            return Err(format!("random: max {max} must be above min {min}"));
-        }
-        return Ok(Init::Random {
-            seed: seed as u64,
-            min,
-            max,
-        });
-    }
-    Err("expected { fill = x }, { random = seed } or { file = \"path\" }".into())
-}
-
-fn dim(v: &toml::Value) -> std::result::Result<Dim3, String> {
-    let side = |v: &toml::Value| {
-        v.as_integer()
-            .filter(|&n| (1..=i32::MAX as i64).contains(&n))
-            .map(|n| n as u32)
-    };
-    let bad = || format!("{v}: expected a positive integer or a list of 1 to 3 of them");
-    match v {
-        toml::Value::Integer(_) => Ok(Dim3::new(side(v).ok_or_else(bad)?, 1, 1)),
-        toml::Value::Array(a) if (1..=3).contains(&a.len()) => {
-            let mut d = [1u32; 3];
-            for (i, x) in a.iter().enumerate() {
-                d[i] = side(x).ok_or_else(bad)?;
-            }
-            Ok(Dim3::new(d[0], d[1], d[2]))
-        }
-        _ => Err(bad()),
-    }
 }
 
 fn launch(
@@ -479,6 +451,7 @@ fn launch(
 fn repeat(
     l: &FileLaunch,
     buffers: &[BufferDef],
+    file: &str,
     key: &str,
 ) -> std::result::Result<Option<Repeat>, KeyErr> {
     let err = |k: &str, m: String| (k.to_string(), m);
@@ -541,111 +514,9 @@ fn repeat(
         max_iterations,
         swap,
         zero,
+        file: file.to_string(),
         key: key.to_string(),
     }))
-}
-
-fn arg(a: &toml::Value, buffers: &[BufferDef]) -> std::result::Result<Arg, String> {
-    let scalar_of = |ty: &str, v: &toml::Value| -> std::result::Result<Vec<u8>, String> {
-        let bad = || format!("{ty} = {v}: not a {ty}");
-        Ok(match ty {
-            "i32" => i32::try_from(v.as_integer().ok_or_else(bad)?)
-                .map_err(|_| bad())?
-                .to_le_bytes()
-                .to_vec(),
-            "u32" => u32::try_from(v.as_integer().ok_or_else(bad)?)
-                .map_err(|_| bad())?
-                .to_le_bytes()
-                .to_vec(),
-            "i64" => v.as_integer().ok_or_else(bad)?.to_le_bytes().to_vec(),
-            "u64" => u64::try_from(v.as_integer().ok_or_else(bad)?)
-                .map_err(|_| bad())?
-                .to_le_bytes()
-                .to_vec(),
-            "f32" => (num(v).ok_or_else(bad)? as f32).to_le_bytes().to_vec(),
-            "f64" => num(v).ok_or_else(bad)?.to_le_bytes().to_vec(),
-            _ => {
-                return Err(format!(
-                    "unknown scalar type {ty}: expected i32, u32, i64, u64, f32 or f64"
-                ))
-            }
-        })
-    };
-    match a {
-        toml::Value::String(name) => buffers
-            .iter()
-            .position(|b| &b.name == name)
-            .map(Arg::Buffer)
-            .ok_or_else(|| format!("\"{name}\": no buffer of that name")),
-        toml::Value::Integer(_) => scalar_of("i32", a).map(Arg::Scalar),
-        toml::Value::Float(_) => scalar_of("f32", a).map(Arg::Scalar),
-        toml::Value::Table(t) if t.len() == 1 => {
-            let (k, v) = t.iter().next().expect("one key");
-            if k == "buffer" {
-                return arg(v, buffers);
-            }
-            scalar_of(k, v).map(Arg::Scalar)
-        }
-        _ => Err(format!(
-            "{a}: expected a buffer name, a number or {{ TYPE = value }}"
-        )),
-    }
-}
-
-/// The initial bytes of a buffer.
-pub fn initial_bytes(b: &BufferDef) -> Result<Vec<u8>> {
-    let n = b.len as usize;
-    let mut out = Vec::with_capacity(n * b.elem.bytes());
-    match &b.init {
-        Init::Zeros => out.resize(n * b.elem.bytes(), 0),
-        Init::Iota => (0..n).for_each(|i| b.elem.encode(i as f64, i as i128, &mut out)),
-        Init::Fill(v) => (0..n).for_each(|_| b.elem.encode(*v, *v as i128, &mut out)),
-        Init::Random { seed, min, max } => {
-            let mut s = *seed;
-            for _ in 0..n {
-                let r = splitmix64(&mut s);
-                if b.elem.is_float() {
-                    let u = (r >> 11) as f64 / (1u64 << 53) as f64;
-                    b.elem.encode(min + (max - min) * u, 0, &mut out);
-                } else {
-                    let (lo, hi) = (min.ceil() as i128, max.ceil() as i128);
-                    let span = (hi - lo).max(1) as u128;
-                    let v = lo + (r as u128 % span) as i128;
-                    b.elem.encode(v as f64, v, &mut out);
-                }
-            }
-        }
-        Init::File(p) => {
-            let data = std::fs::read(p).map_err(|e| Error::io(p.display().to_string(), e))?;
-            let want = n * b.elem.bytes();
-            if data.len() != want {
-                return Err(Error::config(
-                    format!("buffer {}.init", b.name),
-                    format!(
-                        "{}: {} bytes, expected {want} ({n} {} elements)",
-                        p.display(),
-                        data.len(),
-                        b.elem.name()
-                    ),
-                ));
-            }
-            out = data;
-        }
-        Init::Bytes(d) => {
-            out = d.clone();
-            out.resize(n * b.elem.bytes(), 0);
-        }
-    }
-    Ok(out)
-}
-
-/// SplitMix64: the seeded generator of `random` inits.
-pub fn splitmix64(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]
@@ -713,5 +584,32 @@ output = true
             .unwrap_err()
             .to_string()
             .contains("bogus"));
+    }
+
+    #[test]
+    fn errors_name_the_spec_file_then_the_key() {
+        let e = LaunchSpec::parse("", "SPEC.toml", Path::new("."), None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "SPEC.toml: key `kernel`: missing: name the kernel here or with --kernel"
+        );
+        for (text, want) in [
+            ("", "spec.toml: key `grid`: missing"),
+            ("grid = 1", "spec.toml: key `block`: missing"),
+            (
+                "grid = 1\nblock = 1\n[[buffer]]\nname = \"a\"\ntype = \"f32\"",
+                "spec.toml: key `buffer[0].len`: missing: the number of elements",
+            ),
+            (
+                "grid = 1\nblock = 1\n[[launch]]\nargs = [\"x\"]",
+                "spec.toml: key `launch[0].args[0]`: \"x\": no buffer of that name",
+            ),
+            (
+                "grid = 1\nblock = 1\n[[launch]]\nmax_iterations = 3",
+                "spec.toml: key `launch[0].max_iterations`: only with until_zero (a repeated launch)",
+            ),
+        ] {
+            assert_eq!(parse(text).unwrap_err().to_string(), want, "{text}");
+        }
     }
 }

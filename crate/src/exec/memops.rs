@@ -4,7 +4,7 @@
 
 use super::cta::{op, Cta};
 use super::decode::{AtomOp, AtomTy, MemSpace, Opc};
-use super::memory::LOCAL_TOP;
+use super::memory::{resolve_generic, LOCAL_TOP};
 use super::operand::Kind;
 use super::ops::{atom_int, atom_wide};
 use super::program::Inst;
@@ -27,7 +27,8 @@ impl Cta<'_, '_> {
                 if m >> l & 1 == 0 {
                     continue;
                 }
-                let v = if r.wide || wide_addr {
+                // `[R6.U32+UR4]`: a zero-extended 32-bit offset from a 64-bit uniform base.
+                let v = if (r.wide || wide_addr) && !r.u32 {
                     w.pair(r.n, l)
                 } else {
                     w.regs[w.row(r.n)][l] as u64
@@ -38,7 +39,7 @@ impl Cta<'_, '_> {
         if let Some(u) = ureg {
             // Beside a 64-bit register (or in a 64-bit address), the uniform register is a
             // 64-bit base too: `[R6.64+UR4]` adds the pointer UR4:UR5.
-            let wide = u.wide || wide_addr || reg.is_some_and(|r| r.wide);
+            let wide = u.wide || wide_addr || reg.is_some_and(|r| r.wide || r.u32);
             let v = if wide {
                 w.upair(u.n)
             } else if u.n >= 63 {
@@ -56,7 +57,11 @@ impl Cta<'_, '_> {
     /// Reads `out.len()` bytes of lane `lane` at `addr` in `space`.
     fn read(&mut self, w: &Warp, space: MemSpace, addr: u64, lane: usize, out: &mut [u8]) -> R<()> {
         match space {
-            MemSpace::Global | MemSpace::Generic => match self.dev.slice(addr, out.len()) {
+            MemSpace::Generic => {
+                let (space, addr) = resolve_generic(addr);
+                self.read(w, space, addr, lane, out)?
+            }
+            MemSpace::Global => match self.dev.slice(addr, out.len()) {
                 Some(s) => out.copy_from_slice(s),
                 None => return Err(self.global_err(addr, out.len())),
             },
@@ -79,7 +84,11 @@ impl Cta<'_, '_> {
         data: &[u8],
     ) -> R<()> {
         match space {
-            MemSpace::Global | MemSpace::Generic => match self.dev.slice(addr, data.len()) {
+            MemSpace::Generic => {
+                let (space, addr) = resolve_generic(addr);
+                self.write(w, space, addr, lane, data)?
+            }
+            MemSpace::Global => match self.dev.slice(addr, data.len()) {
                 Some(s) => s.copy_from_slice(data),
                 None => return Err(self.global_err(addr, data.len())),
             },

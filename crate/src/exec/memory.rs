@@ -5,14 +5,20 @@
 //!  global  0x7f00_0000_0000 ..  buffers in spec order, each starting at the end of the one
 //!                               before rounded up to 512 bytes (2 MiB for 1 MiB or more):
 //!                               the built-in workloads' layout (workload::builder::Layout)
-//!  c[0x0]  0x00 blockDim.xyz, 0x0c gridDim.xyz, 0x28 the local stack top (R1 at entry),
+//!  c[0x0]  0x00 blockDim.xyz, 0x0c gridDim.xyz, 0x18 the generic shared window, 0x20 the
+//!          generic local window, 0x28 the local stack top (R1 at entry),
 //!          parameters at 0x160 (sm_70 to sm_89) or 0x210 (sm_90 and later): where nvcc
 //!          places them for each architecture (a listing shows the first parameter's
 //!          `c[0x0][0x160]` / `c[0x0][0x210]`)
 //!  shared  per CTA, from address 0; on sm_90 nvcc addresses it from 0x400 (the CTA's window
 //!          after a reserved 1 KiB), which is kept as is
+//!  generic a generic address in [SHARED_WINDOW, + 4 GiB) is shared address (a - window), in
+//!          [LOCAL_WINDOW, + LOCAL_TOP) the thread's local address (a - window), anything else
+//!          global: the windows a listing reads from c[0x0][0x18] and c[0x0][0x20] (sm_75,
+//!          sm_80) or builds from SR_SWINHI (sm_90) to turn a shared or local pointer generic
 //! ```
 
+use super::decode::MemSpace;
 use super::launch::{initial_bytes, Arg, Launch, LaunchSpec};
 use crate::trace::model::Command;
 use crate::workload::builder::GLOBAL_BASE;
@@ -29,6 +35,23 @@ pub fn param_base(binary_version: u32) -> usize {
 
 /// Top of each thread's local window (the stack pointer R1 at entry).
 pub const LOCAL_TOP: u32 = 0x0100_0000;
+
+/// Where generic addresses see shared memory: 4 GiB aligned, as sm_90 builds a generic shared
+/// pointer from the window's high word (`SR_SWINHI`) and the 32-bit shared address.
+pub const SHARED_WINDOW: u64 = 0x0000_7ffe_0000_0000;
+/// Where generic addresses see the thread's local memory (its addresses below [`LOCAL_TOP`]).
+pub const LOCAL_WINDOW: u64 = 0x0000_7ffd_0000_0000;
+
+/// The space and the address in it of generic address `a`.
+pub fn resolve_generic(a: u64) -> (MemSpace, u64) {
+    if (SHARED_WINDOW..SHARED_WINDOW + (1 << 32)).contains(&a) {
+        (MemSpace::Shared, a - SHARED_WINDOW)
+    } else if (LOCAL_WINDOW..LOCAL_WINDOW + LOCAL_TOP as u64).contains(&a) {
+        (MemSpace::Local, a - LOCAL_WINDOW)
+    } else {
+        (MemSpace::Global, a)
+    }
+}
 
 /// Most shared memory one CTA may address (227 KiB plus the reserved 1 KiB).
 pub const MAX_SHARED: usize = 228 * 1024;
@@ -119,6 +142,8 @@ pub fn const_bank(l: &Launch, dev: &Device, binary_version: u32) -> Vec<u8> {
     {
         bank[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
     }
+    bank[0x18..0x20].copy_from_slice(&SHARED_WINDOW.to_le_bytes());
+    bank[0x20..0x28].copy_from_slice(&LOCAL_WINDOW.to_le_bytes());
     bank[0x28..0x2c].copy_from_slice(&LOCAL_TOP.to_le_bytes());
     for a in &l.args {
         let bytes: Vec<u8> = match a {

@@ -25,8 +25,10 @@ pub mod alu;
 pub mod cta;
 pub mod decode;
 pub mod launch;
+pub mod launch_values;
 pub mod memops;
 pub mod memory;
+pub mod opc;
 pub mod operand;
 pub mod ops;
 mod ops_steps;
@@ -37,16 +39,20 @@ pub mod warp;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_gaps;
+#[cfg(test)]
 mod tests_kernels;
 #[cfg(test)]
 mod tests_repeat;
 #[cfg(test)]
 mod tests_sanitizer;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-pub use launch::{Arg, BufferDef, Elem, Init, Launch, LaunchSpec, Repeat};
+pub use launch::{
+    Arg, BufferDef, ConstDef, Elem, Init, Launch, LaunchSpec, Repeat, MAX_CONST_BANK,
+};
 pub use memory::Device;
 pub use program::Kernel;
 pub use stream::{ExecHandle, ExecSource, Executor};
@@ -60,6 +66,10 @@ use crate::{Error, Result};
 pub struct Program {
     pub kernels: HashMap<String, Kernel>,
     pub file: String,
+    /// Initial contents of the user constant banks by bank (`__constant__` data in bank 3,
+    /// from the cubin's `.nv.constant3` section); a launch spec's `[[constant]]` writes over
+    /// them.
+    pub banks: BTreeMap<u8, Vec<u8>>,
 }
 
 impl Program {
@@ -74,6 +84,7 @@ impl Program {
         Ok(Program {
             kernels,
             file: file.to_string(),
+            banks: BTreeMap::new(),
         })
     }
 

@@ -154,14 +154,19 @@ impl Cta<'_, '_> {
         Ok(v)
     }
 
-    /// A word of constant bank `bank` (only bank 0, the launch's, exists).
+    /// A word of constant bank `bank`: bank 0 is the launch's, the others the program's
+    /// `__constant__` data (bytes past what was given read zero, as unset constants do).
     pub fn cword(&self, bank: u8, off: i64) -> R<u32> {
-        if bank != 0 {
-            return Err(format!(
-                "constant bank {bank} (__constant__ data) is not supported: only bank 0"
-            ));
-        }
-        let cb = self.l.cbank;
+        let cb = if bank == 0 {
+            self.l.cbank
+        } else {
+            self.l.banks.get(&bank).ok_or_else(|| {
+                format!(
+                    "constant bank {bank} (__constant__ data) has no contents: `run --cuda` reads \
+                     them from the cubin; with --sass give them in the launch spec's [[constant]]"
+                )
+            })?
+        };
         if off < 0 || off % 4 != 0 {
             return Err(format!("constant offset {off:#x} is not a word"));
         }
@@ -678,14 +683,16 @@ impl Cta<'_, '_> {
             }
             Opc::Shfl(mode) => self.shfl(w, inst, m, *mode)?,
             Opc::Vote { mode } => {
-                let p = w.pred(op(inst, 2)?) & m;
+                // `VOTE.ALL Rd, Pd, Ps` or, without the ballot register, `VOTE.ALL Pd, Ps`.
+                let s = usize::from(!matches!(ops[0].kind, Kind::Pred(_)));
+                let p = w.pred(op(inst, s + 1)?) & m;
                 let all_m = if inst.uniform {
                     w.groups.iter().fold(0, |a, g| a | g.mask)
                 } else {
                     m
                 };
                 let p = if inst.uniform {
-                    w.pred(op(inst, 2)?) & all_m
+                    w.pred(op(inst, s + 1)?) & all_m
                 } else {
                     p
                 };
@@ -694,8 +701,10 @@ impl Cta<'_, '_> {
                     VOTE_ANY => p != 0,
                     _ => p == 0 || p == all_m,
                 };
-                w.write(&ops[0], m, &[p; 32]);
-                w.set_pred(&ops[1], m, if r { u32::MAX } else { 0 });
+                if s == 1 {
+                    w.write(&ops[0], m, &[p; 32]);
+                }
+                w.set_pred(op(inst, s)?, m, if r { u32::MAX } else { 0 });
             }
             Opc::S2r => {
                 let Kind::Special(name) = &op(inst, 1)?.kind else {
@@ -719,16 +728,8 @@ impl Cta<'_, '_> {
                     w.write64(&ops[0], m, &d);
                 }
             }
-            Opc::R2ur => {
-                let g = w
-                    .groups
-                    .iter()
-                    .find(|g| g.wait == super::warp::Wait::Run)
-                    .map_or(1, |g| g.mask);
-                let a = self.src(w, op(inst, 1)?, Ctx::Int)?;
-                let v = [a[g.trailing_zeros() as usize]; 32];
-                w.write(&ops[0], 1, &v);
-            }
+            Opc::R2ur => self.r2ur(w, inst)?,
+            Opc::Redux { op: rop, signed } => self.redux(w, inst, m, *rop, *signed)?,
             Opc::Ld { .. } | Opc::St { .. } | Opc::Ldc { .. } | Opc::Atom { .. } => {
                 self.memory(w, inst, m, at)?
             }

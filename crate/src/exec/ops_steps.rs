@@ -4,7 +4,8 @@
 
 use super::alu;
 use super::cta::{op, Cta};
-use super::decode::{FloatTy, Opc, Shfl};
+use super::decode::{FloatTy, Opc, ReduxOp, Shfl};
+use super::memory::SHARED_WINDOW;
 use super::operand::{HalfSel, Kind, Operand};
 use super::program::Inst;
 use super::warp::{halves, Ctx, Warp};
@@ -69,7 +70,11 @@ impl Cta<'_, '_> {
                 "SR_LEMASK" => ((1u64 << (l + 1)) - 1) as u32,
                 "SR_GTMASK" => !(((1u64 << (l + 1)) - 1) as u32),
                 "SR_GEMASK" => !((1u32 << l) - 1),
-                "SR_CgaCtaId" | "SR_SMID" | "SR_VIRTUALSMID" | "SR_SWINHI" => 0,
+                "SR_CgaCtaId" | "SR_SMID" | "SR_VIRTUALSMID" => 0,
+                // The generic shared window's high word (sm_90 builds generic shared
+                // pointers as SR_SWINHI : shared address).
+                "SR_SWINHI" => (SHARED_WINDOW >> 32) as u32,
+                "SR_SWINLO" => SHARED_WINDOW as u32,
                 "SR_TID" => {
                     (t % b.x as u64) as u32 | (((t / b.x as u64) % b.y as u64) as u32) << 16
                 }
@@ -355,6 +360,56 @@ impl Cta<'_, '_> {
         }
         w.write(&inst.ops[1], m, &d);
         w.set_pred(&inst.ops[0], m, valid);
+        Ok(())
+    }
+
+    /// `R2UR UR, R` (lane of the first running group) or `R2UR P, UR, R`, where P says
+    /// whether R was uniform over that group's lanes.
+    pub(super) fn r2ur(&self, w: &mut Warp, inst: &Inst) -> R<()> {
+        let g = w
+            .groups
+            .iter()
+            .find(|g| g.wait == super::warp::Wait::Run)
+            .map_or(1, |g| g.mask);
+        let s = usize::from(matches!(op(inst, 0)?.kind, Kind::Pred(_)));
+        let a = self.src(w, op(inst, s + 1)?, Ctx::Int)?;
+        let first = a[g.trailing_zeros() as usize];
+        w.write(op(inst, s)?, 1, &[first; 32]);
+        if s == 1 {
+            let uniform = (0..32).all(|l| g >> l & 1 == 0 || a[l] == first);
+            w.set_pred(&inst.ops[0], g, if uniform { u32::MAX } else { 0 });
+        }
+        Ok(())
+    }
+
+    /// `REDUX.op UR, R`: R reduced over lanes `m` into a uniform register.
+    pub(super) fn redux(
+        &self,
+        w: &mut Warp,
+        inst: &Inst,
+        m: u32,
+        rop: ReduxOp,
+        signed: bool,
+    ) -> R<()> {
+        let a = self.src(w, op(inst, 1)?, Ctx::Int)?;
+        let mut acc: Option<u32> = None;
+        for l in (0..32).filter(|l| m >> l & 1 != 0) {
+            let x = a[l];
+            acc = Some(match acc {
+                None => x,
+                Some(y) => match (rop, signed) {
+                    (ReduxOp::And, _) => y & x,
+                    (ReduxOp::Or, _) => y | x,
+                    (ReduxOp::Xor, _) => y ^ x,
+                    (ReduxOp::Sum, _) => y.wrapping_add(x),
+                    (ReduxOp::Min, false) => y.min(x),
+                    (ReduxOp::Max, false) => y.max(x),
+                    (ReduxOp::Min, true) => (y as i32).min(x as i32) as u32,
+                    (ReduxOp::Max, true) => (y as i32).max(x as i32) as u32,
+                },
+            });
+        }
+        w.write(op(inst, 0)?, m, &[acc.unwrap_or(0); 32]);
         Ok(())
     }
 }

@@ -189,7 +189,7 @@ fn decode_inst(
         opc = Opc::Never;
     }
     let mut target = u32::MAX;
-    if matches!(opc, Opc::Bra | Opc::Call | Opc::Bssy) {
+    if matches!(opc, Opc::Bra | Opc::BraWarp { .. } | Opc::Call | Opc::Bssy) {
         let pc = operands.iter().rev().find_map(|o| match o.kind {
             Kind::Lit(l) if l.integral => Some(l.int as u32),
             _ => None,

@@ -18,7 +18,7 @@
 //! The trace hash is the content hash of the executed stream ([`MemTrace`]'s), accumulated as
 //! CTAs execute; asked before the executor is done, it is computed by a separate execution.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{cta, memory, Device, LaunchSpec, Program};
@@ -42,6 +42,8 @@ pub struct Executor {
     iter: u32,
     cta: u64,
     cbank: Vec<u8>,
+    /// The user constant banks: the program's, with the spec's `[[constant]]` written over.
+    banks: BTreeMap<u8, Vec<u8>>,
     /// Highest shared byte + 1 touched by each launch's CTAs so far.
     shared_hi: Vec<usize>,
     /// Warp instructions and addresses per warp of the last CTA (capacity hints).
@@ -59,7 +61,17 @@ impl Executor {
         for l in &spec.launches {
             prog.kernel(&l.kernel)?;
         }
+        let mut banks = prog.banks.clone();
+        for c in &spec.constants {
+            let b = banks.entry(c.bank).or_default();
+            let end = c.offset as usize + c.bytes.len();
+            if b.len() < end {
+                b.resize(end, 0);
+            }
+            b[c.offset as usize..end].copy_from_slice(&c.bytes);
+        }
         Ok(Executor {
+            banks,
             device: Device::new(&spec)?,
             shared_hi: Vec::new(),
             prog,
@@ -119,6 +131,7 @@ impl Executor {
         let ctx = cta::LaunchCtx {
             k,
             cbank: &self.cbank,
+            banks: &self.banks,
             grid: l.grid,
             block: l.block,
             reserve: self.reserve,
@@ -168,8 +181,9 @@ impl Executor {
             return Ok(());
         }
         if self.iter >= r.max_iterations {
-            return Err(Error::config(
-                format!("{}.max_iterations", r.key),
+            return Err(super::launch::key_error(
+                &r.file,
+                &format!("{}.max_iterations", r.key),
                 format!(
                     "{kernel} launched {} times and the flag buffer \"{}\" is still not zero",
                     self.iter, self.spec.buffers[r.until_zero].name

@@ -4,9 +4,10 @@ use std::path::Path;
 
 use super::*;
 
-fn teaching() -> Program {
-    let rel = "tests/exec/teaching.sm_90.sass";
-    Program::from_listing(&super::tests_kernels::listing(rel), rel, Arch::Hopper).unwrap()
+/// `tests/exec/teaching.sm_XX.sass`.
+fn teaching_for(arch: u32) -> Program {
+    let rel = format!("tests/exec/teaching.sm_{arch}.sass");
+    Program::from_listing(&super::tests_kernels::listing(&rel), &rel, Arch::Hopper).unwrap()
 }
 
 fn spec(name: &str) -> LaunchSpec {
@@ -28,9 +29,14 @@ fn initial(s: &LaunchSpec, i: usize) -> Vec<f32> {
 
 #[test]
 fn the_teaching_kernels_compute_what_the_host_computes() {
-    let p = teaching();
+    for arch in [70, 75, 80, 90] {
+        teaching_kernels_compute_what_the_host_computes(&teaching_for(arch));
+    }
+}
+
+fn teaching_kernels_compute_what_the_host_computes(p: &Program) {
     let s = spec("vecmul.toml");
-    let ex = execute(&p, &s, "teaching").unwrap();
+    let ex = execute(p, &s, "teaching").unwrap();
     let (a, b) = (initial(&s, 0), initial(&s, 1));
     let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
     assert_eq!(f32s(&ex.device.bufs[0].data), want);
@@ -39,7 +45,7 @@ fn the_teaching_kernels_compute_what_the_host_computes() {
     assert!(ex.warp_insts() > 0);
 
     let s = spec("mattranspose.toml");
-    let ex = execute(&p, &s, "teaching").unwrap();
+    let ex = execute(p, &s, "teaching").unwrap();
     let a = initial(&s, 0);
     let got = f32s(&ex.device.bufs[1].data);
     for i in 0..64 {
@@ -49,7 +55,7 @@ fn the_teaching_kernels_compute_what_the_host_computes() {
     }
 
     let s = spec("matmul.toml");
-    let ex = execute(&p, &s, "teaching").unwrap();
+    let ex = execute(p, &s, "teaching").unwrap();
     let (a, b) = (initial(&s, 0), initial(&s, 1));
     let got = f32s(&ex.device.bufs[2].data);
     for i in 0..64 {

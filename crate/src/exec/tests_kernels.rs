@@ -33,17 +33,24 @@ fn load(rel: &str) -> Program {
 }
 
 /// The listings of kernels.cu: sm_90 of the measured binary (its counts are checked against
-/// the measured rows), sm_75 and sm_80 of nvcc 13.5 (results only: another compiler).
-fn programs() -> [(&'static Program, bool); 3] {
-    static P: OnceLock<[Program; 3]> = OnceLock::new();
+/// the measured rows), sm_70 (CUDA 13.5 PTX through the CUDA 12.9 ptxas, `tests/exec/sm70.sh`),
+/// sm_75 and sm_80 of nvcc 13.5 (results only: another compiler).
+fn programs() -> [(&'static Program, bool); 4] {
+    static P: OnceLock<[Program; 4]> = OnceLock::new();
     let p = P.get_or_init(|| {
         [
             load("tests/hardware/traced/h100-holdout/kernels.sm_90.sass.xz"),
+            load("tests/exec/kernels.sm_70.sass.xz"),
             load("tests/exec/kernels.sm_75.sass.xz"),
             load("tests/exec/kernels.sm_80.sass.xz"),
         ]
     });
-    [(&p[0], true), (&p[1], false), (&p[2], false)]
+    [
+        (&p[0], true),
+        (&p[1], false),
+        (&p[2], false),
+        (&p[3], false),
+    ]
 }
 
 /// `warp_insts` of (workload, params) in the measured tables.
@@ -133,6 +140,7 @@ fn run(
             args,
             repeat: None,
         }],
+        constants: Vec::new(),
     };
     execute(p, &spec, &p.file).unwrap_or_else(|e| panic!("{e}"))
 }

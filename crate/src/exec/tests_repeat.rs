@@ -120,7 +120,7 @@ fn bfs_step_repeated_until_no_vertex_is_reached_gives_the_bfs_levels() {
         .unwrap()
         .to_string();
     assert!(
-        e.contains("bfs.toml: launch[0].max_iterations") && e.contains("\"next\""),
+        e.contains("bfs.toml: key `launch[0].max_iterations`") && e.contains("\"next\""),
         "{e}"
     );
 }

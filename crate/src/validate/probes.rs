@@ -418,6 +418,7 @@ pub fn probe_spec(workload: &str, params: &str) -> Option<crate::exec::LaunchSpe
             args,
             repeat: None,
         }],
+        constants: Vec::new(),
     })
 }
 

@@ -11,6 +11,7 @@
 //!      --out-buffers DIR (NAME.bin), --check DIR (compared with DIR/NAME.bin)
 //! ```
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -107,13 +108,18 @@ pub fn prepare(a: &ExecArgs, sass: Option<&Path>, cfg: &GpuConfig) -> Result<Opt
         return Ok(None);
     };
     let arch = warpweave::trace::open::default_arch(cfg);
+    let mut banks = BTreeMap::new();
     let (text, name) = match (&a.cuda, sass) {
         (Some(_), Some(_)) => {
             return Err(Error::other(
                 "--cuda and --sass both name the program: give one",
             ))
         }
-        (Some(cu), None) => (compile(cu, cfg)?, cu.display().to_string()),
+        (Some(cu), None) => {
+            let (text, b) = compile_with_banks(cu, cfg)?;
+            banks = b;
+            (text, cu.display().to_string())
+        }
         (None, Some(s)) => {
             let shown = s.display().to_string();
             let mut text = String::new();
@@ -129,7 +135,8 @@ pub fn prepare(a: &ExecArgs, sass: Option<&Path>, cfg: &GpuConfig) -> Result<Opt
         }
     };
     let spec = LaunchSpec::load(spec_path, a.kernel.as_deref())?;
-    let prog = Program::from_listing(&text, &name, arch)?;
+    let mut prog = Program::from_listing(&text, &name, arch)?;
+    prog.banks = banks;
     let p = Prepared {
         prog: Arc::new(prog),
         spec: Arc::new(spec),
@@ -166,6 +173,60 @@ fn tool(env: &str, name: &str, beside: Option<&Path>) -> Option<PathBuf> {
 
 /// `nvcc -O3 -cubin -arch=sm_XX FILE.cu`, then `cuobjdump -sass` of the cubin.
 pub fn compile(cu: &Path, cfg: &GpuConfig) -> Result<String> {
+    compile_with_banks(cu, cfg).map(|(text, _)| text)
+}
+
+/// The initial contents of the user constant banks of a cubin: each `.nv.constant<N>`
+/// section that is not per kernel (`.nv.constant0.KERNEL` holds a kernel's parameters), by
+/// bank; nvcc places `__constant__` variables in `.nv.constant3`. A section without file
+/// data (only zero-initialised variables) is zeros of its size.
+pub fn constant_banks(cubin: &[u8], name: &str) -> Result<BTreeMap<u8, Vec<u8>>> {
+    use object::elf::FileHeader64;
+    use object::read::elf::{FileHeader, SectionHeader};
+    use object::LittleEndian;
+    // The section headers alone (object's `unaligned` feature: nvcc places them 4-byte
+    // aligned).
+    let bad = |m: String| Error::parse(name, 0, "cubin", m);
+    let header = FileHeader64::<LittleEndian>::parse(cubin)
+        .map_err(|e| bad(format!("not a 64-bit ELF file: {e}")))?;
+    let endian = header
+        .endian()
+        .map_err(|e| bad(format!("ELF header: {e}")))?;
+    let sections = header
+        .sections(endian, cubin)
+        .map_err(|e| bad(format!("ELF sections: {e}")))?;
+    let mut banks = BTreeMap::new();
+    for sec in sections.iter() {
+        let Ok(sname) = sections.section_name(endian, sec) else {
+            continue;
+        };
+        let sname = String::from_utf8_lossy(sname);
+        let Some(bank) = sname
+            .strip_prefix(".nv.constant")
+            .and_then(|n| n.parse::<u8>().ok())
+            .filter(|&b| b != 0)
+        else {
+            continue;
+        };
+        let size = sec.sh_size(endian);
+        if size > exec::MAX_CONST_BANK as u64 {
+            return Err(bad(format!(
+                "{sname}: {size} bytes, past the {} bytes of a constant bank",
+                exec::MAX_CONST_BANK
+            )));
+        }
+        let mut bytes = sec
+            .data(endian, cubin)
+            .map_err(|_| bad(format!("{sname}: its bytes lie outside the file")))?
+            .to_vec();
+        bytes.resize(size as usize, 0);
+        banks.insert(bank, bytes);
+    }
+    Ok(banks)
+}
+
+/// [`compile`], with the constant banks of the cubin ([`constant_banks`]).
+pub fn compile_with_banks(cu: &Path, cfg: &GpuConfig) -> Result<(String, BTreeMap<u8, Vec<u8>>)> {
     let sm = cfg.gpu.compute_capability;
     if sm < 70 {
         return Err(Error::other(format!(
@@ -206,7 +267,11 @@ pub fn compile(cu: &Path, cfg: &GpuConfig) -> Result<String> {
         .arg("-sass")
         .arg(&cubin)
         .output();
+    let banks = std::fs::read(&cubin)
+        .map_err(|e| Error::io(cubin.display().to_string(), e))
+        .and_then(|b| constant_banks(&b, &cu.display().to_string()));
     let _ = std::fs::remove_dir_all(&dir);
+    let banks = banks?;
     let dump = dump.map_err(|e| Error::io(cuobjdump.display().to_string(), e))?;
     if !dump.status.success() {
         return Err(Error::other(format!(
@@ -214,6 +279,7 @@ pub fn compile(cu: &Path, cfg: &GpuConfig) -> Result<String> {
             String::from_utf8_lossy(&dump.stderr).trim_end()
         )));
     }
-    String::from_utf8(dump.stdout)
-        .map_err(|_| Error::other("cuobjdump -sass printed something that is not UTF-8"))
+    let text = String::from_utf8(dump.stdout)
+        .map_err(|_| Error::other("cuobjdump -sass printed something that is not UTF-8"))?;
+    Ok((text, banks))
 }

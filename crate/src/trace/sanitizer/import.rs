@@ -334,13 +334,62 @@ impl LocalLayout {
         }
     }
 
+    /// A layout of `frame` bytes per thread from window offset `lo`, for CTAs of
+    /// `warps_per_cta` warps (the executor's, which knows the frame from the listing).
+    pub fn new(lo: u64, frame: u64, warps_per_cta: u64) -> Self {
+        let frame = frame.div_ceil(16).max(1) * 16;
+        LocalLayout {
+            lo,
+            frame,
+            slots: (GENERIC_WINDOW_BYTES / (32 * frame)).max(1),
+            warps_per_cta: warps_per_cta.max(1),
+        }
+    }
+
+    /// Bytes of one thread's frame.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
     /// The interleaved address of lane `r.lane` of warp `r.warp` of CTA `r.cta` at its
     /// window offset `r.addr`: word `w` of the frame is at `w * 128 + lane * 4`.
     pub fn address(&self, r: &Record) -> u64 {
         let rel = r.addr.saturating_sub(self.lo);
-        let warp = (r.cta as u64 * self.warps_per_cta + r.warp as u64) % self.slots;
-        LOCAL_BASE + warp * 32 * self.frame + (rel / 4) * 128 + r.lane as u64 * 4 + rel % 4
+        self.at(r.cta as u64, r.warp as u64, r.lane as u64, rel)
     }
+
+    /// The interleaved address of byte `rel` of the frame of lane `lane` of warp `warp` of
+    /// the CTA `cta` places in the grid (its linear index).
+    pub fn at(&self, cta: u64, warp: u64, lane: u64, rel: u64) -> u64 {
+        let region = (cta * self.warps_per_cta + warp) % self.slots;
+        LOCAL_BASE + region * 32 * self.frame + (rel / 4) * 128 + lane * 4 + rel % 4
+    }
+
+    /// The inverse of [`LocalLayout::at`] on an address it gave: the warp region, the lane
+    /// and the byte of the frame; `None` outside the local window.
+    pub fn locate(&self, addr: u64) -> Option<LocalPlace> {
+        let a = addr.checked_sub(LOCAL_BASE)?;
+        let region_bytes = 32 * self.frame;
+        if a >= self.slots * region_bytes {
+            return None;
+        }
+        let within = a % region_bytes;
+        Some(LocalPlace {
+            region: a / region_bytes,
+            lane: (within % 128) / 4,
+            rel: (within / 128) * 4 + within % 4,
+        })
+    }
+}
+
+/// Where a laid-out local address points ([`LocalLayout::locate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalPlace {
+    /// The warp's region: its linear index in the grid, modulo the regions that fit.
+    pub region: u64,
+    pub lane: u64,
+    /// The byte of the thread's frame.
+    pub rel: u64,
 }
 
 fn build_warp(
