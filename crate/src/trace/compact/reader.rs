@@ -14,7 +14,8 @@ use ruzstd::decoding::FrameDecoder;
 use super::chunk::{with_chunk_pos, ChunkCtx, ChunkDecoder};
 use super::codec::{decompress, decompress_into, MAX_UNCOMPRESSED};
 use super::dir::{
-    ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
+    dir_bytes_at_most, ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC,
+    TRAILER_LEN, VERSION_MAJOR,
 };
 use super::owned::OwnedCompactStream;
 use crate::error::shown;
@@ -196,6 +197,17 @@ impl<R: Read + Seek> CompactReader<R> {
             return Err(perr(
                 &format!("directory length at byte {}", tpos + 16),
                 format!("{dir_ulen} bytes is too large"),
+            ));
+        }
+        let most = dir_bytes_at_most(dir_offset - HEADER_LEN);
+        if dir_ulen > most {
+            return Err(perr(
+                &format!("directory length at byte {}", tpos + 16),
+                format!(
+                    "{dir_ulen} bytes for a file whose chunks take {} bytes: more than any \
+                     directory of them takes (at most {most}); refused before decompressing",
+                    dir_offset - HEADER_LEN
+                ),
             ));
         }
         src.seek(SeekFrom::Start(dir_offset))

@@ -274,3 +274,33 @@ fn a_cta_holding_more_than_the_bound_is_refused_at_the_index_or_where_it_is_deco
     // At the bound exactly: read.
     assert_eq!(pull_all(&b, bound(held)), ["", "", ""]);
 }
+
+#[test]
+fn a_directory_longer_than_its_chunks_can_need_is_refused_before_decompressing() {
+    let b = encode(&vecadd(), 1 << 15);
+    let tpos = b.len() - dir::TRAILER_LEN as usize;
+    let dir_offset = u64::from_le_bytes(b[tpos..tpos + 8].try_into().unwrap());
+    let area = dir_offset - dir::HEADER_LEN;
+    let most = dir::dir_bytes_at_most(area);
+    assert_eq!(most, (16 << 20) + 64 * area);
+    // The trailer claims a directory of 512 MiB: more than the chunks can need.
+    let mut big = b.clone();
+    big[tpos + 16..tpos + 24].copy_from_slice(&(512u64 << 20).to_le_bytes());
+    let e = strict_err(&big);
+    assert_eq!(
+        e,
+        format!(
+            "t.wwt: directory length at byte {}: 536870912 bytes for a file whose chunks take \
+             {area} bytes: more than any directory of them takes (at most {most}); refused \
+             before decompressing",
+            tpos + 16
+        )
+    );
+    // Within the bound but not what the frame holds: the frame's own check.
+    big[tpos + 16..tpos + 24].copy_from_slice(&most.to_le_bytes());
+    assert!(
+        strict_err(&big).contains("directory at byte"),
+        "{}",
+        strict_err(&big)
+    );
+}
