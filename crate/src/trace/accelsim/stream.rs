@@ -142,9 +142,9 @@ impl TracegStream {
                 let n = dec_max(v, &ctx, "insts", u32::MAX as u64)?;
                 declared = declared.saturating_add(n);
                 check::cta_insts(cta.id, declared, self.policy).map_err(|m| ctx.err("insts", m))?;
-                // Inside the bound: the declared count is reserved at once (a file that lies
-                // about it is refused when its warp ends).
-                cta.warps[w].insts.reserve(n as usize);
+                // Grown as lines come (a file that lies about its count is refused when its
+                // warp ends): the bound then caps what a refused file made the reader take.
+                cta.warps[w].insts.reserve(n.min(1 << 12) as usize);
                 cur = Some((w, n, *line));
                 have_insts = true;
             } else {
