@@ -232,3 +232,21 @@ fn a_block_holding_more_than_the_bound_is_refused_at_its_line() {
 /// Warp 0's second instruction line of the sample.
 const W0_SECOND: &str =
     "0020 0000000f 1 R3 LDG.E.64 1 R4 8 0 0x0000000000001000 0x0000000000001010 0x0000000000001008 0x0000000000000ff0";
+
+#[test]
+fn a_raw_block_past_the_bound_is_refused_at_its_line() {
+    let t = super::tests::raw_text(false);
+    let at = t.lines().position(|l| l.contains(" LDG.E.SYS ")).unwrap() + 1;
+    let p = Policy::STRICT.with_max_cta_insts(6);
+    let e = read_kernel_bytes_with(t.as_bytes(), "kernel-3.trace", Arch::Turing, p)
+        .err()
+        .unwrap()
+        .to_string();
+    // Block 1,0,0: a load of one lane (1 + 1), then one of 32 lanes (2 + 5).
+    assert!(
+        e.starts_with(&format!(
+            "kernel-3.trace:{at}: instruction: block 1,0,0 holds more than 6 warp instructions"
+        )),
+        "{e}"
+    );
+}
