@@ -99,11 +99,12 @@ impl Policy {
 }
 
 /// Most warp instructions a reader holds for one CTA unless told otherwise: 1,048,576. A reader
-/// holds a whole CTA (a compact chunk's CTAs) before it hands it on, ~72 bytes per instruction
-/// and 8 per address; [`cta_held`] counts 8 addresses as one instruction, so a CTA at the bound
-/// holds about 72 MB, and a refused one never more (its address list, grown by doubling, at
-/// most twice that). Real CTAs hold far fewer (32 warps of 30,000 instructions are 960,000).
-/// The CLI raises it with `--max-cta-insts N` or `WARPWEAVE_MAX_CTA_INSTS=N`.
+/// holds a whole CTA (a compact chunk's CTAs) before it hands it on: ~72 bytes per instruction
+/// and 8 per address, so [`cta_held`] counts 8 addresses as one instruction and a CTA at the
+/// bound holds about 72 MB; a block refused at the bound peaks at about 135 MB with its vectors'
+/// growth (measured: tests/hostile/bounds.rs). Real CTAs hold far fewer (32 warps of 30,000
+/// instructions are 960,000). The CLI raises it with `--max-cta-insts N` or
+/// `WARPWEAVE_MAX_CTA_INSTS=N`.
 pub const DEFAULT_MAX_CTA_INSTS: u64 = 1 << 20;
 
 /// Addresses counted as one warp instruction by [`cta_held`] (8 bytes each against ~72 bytes).
