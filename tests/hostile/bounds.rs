@@ -88,7 +88,7 @@ fn blocks_declaring_or_holding_more_than_the_bound_are_refused_early_in_bounded_
         ".gz",
         &gz_repeat(&block(BOUND), &unit(&load), 8),
     );
-    let at = insts_line as u64 + BOUND.div_ceil(5) + u64::from(BOUND % 5 == 0);
+    let at = insts_line as u64 + BOUND / 5 + 1;
     case(
         &d,
         "a block of loads past the bound",
@@ -141,7 +141,7 @@ fn a_compact_cta_past_the_bound_and_a_directory_of_a_gigabyte_are_refused_unread
     let k = &mut m.kernels[0];
     assert_eq!(k.ctas.len(), 1);
     let w = &mut k.ctas[0].warps[0];
-    let alu = w.insts.iter().find(|i| i.mem_width == 0).unwrap().clone();
+    let alu = *w.insts.iter().find(|i| i.mem_width == 0).unwrap();
     let exit = w.insts.pop().unwrap();
     w.insts.resize(1_500_000, alu);
     w.insts.push(exit);

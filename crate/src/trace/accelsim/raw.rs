@@ -32,6 +32,10 @@ pub struct RawStream {
     ctas: VecDeque<CtaTrace>,
 }
 
+/// A block being grouped: its linear id, the block, which warps drop their next LDGSTS line,
+/// and the (instructions, addresses) it holds.
+type Grouped = (u64, CtaTrace, Vec<bool>, (u64, u64));
+
 /// The prefix lengths we try, in order.
 const PREFIXES: [usize; 4] = [4, 6, 11, 13];
 
@@ -76,8 +80,7 @@ impl RawStream {
         let mut cache = OpCache::with_policy(arch, policy);
         let warps = info.warps_per_cta();
         let mut index: HashMap<u64, usize> = HashMap::new();
-        // (linear id, block, LDGSTS lines to drop per warp, (instructions, addresses) held)
-        let mut ctas: Vec<(u64, CtaTrace, Vec<bool>, (u64, u64))> = Vec::new();
+        let mut ctas: Vec<Grouped> = Vec::new();
         let mut prefix: Option<usize> = None;
         while lines.next_line()? {
             let Lines {

@@ -224,7 +224,7 @@ fn a_block_holding_more_than_the_bound_is_refused_at_its_line() {
     assert_eq!(read(&more, 1000), format!("k.traceg:{at}: {}", over(1000)));
     // Addresses count 8 to an instruction: after warp 0's first line (32 lanes) the block
     // holds 1 + 4, after its second (4 lanes) 2 + 5: a bound of 6 stops there.
-    let at = line_of(&t, &format!("{}", W0_SECOND));
+    let at = line_of(&t, W0_SECOND);
     assert_eq!(read(&t, 6), format!("k.traceg:{at}: {}", over(6)));
     assert_eq!(read(&t, 1000), "");
 }

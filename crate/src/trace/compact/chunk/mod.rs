@@ -267,6 +267,15 @@ pub struct ChunkDecoder {
     cbits: bool,
 }
 
+/// How one warp's instructions are decoded: with address mode 1 (`zero`: addresses start at
+/// 0), and how many addresses block `cta` may still take before it passes the bound.
+#[derive(Clone, Copy)]
+struct Room {
+    zero: bool,
+    addrs: usize,
+    cta: Dim3,
+}
+
 /// Instructions (`TraceInst` capacity) a decoder keeps in spare buffers at most: ~4 MB of
 /// instructions and their addresses, a chunk's worth of short CTAs.
 pub const SPARE_INSTS: usize = 65_536;
@@ -467,13 +476,17 @@ impl ChunkDecoder {
             ));
         }
         // Addresses this warp may add before the CTA passes the bound (checked as they come).
-        let room = (usize::try_from(room).unwrap_or(usize::MAX), cta);
+        let room = Room {
+            zero,
+            addrs: usize::try_from(room).unwrap_or(usize::MAX),
+            cta,
+        };
         let (i, a) = (&mut *insts, &mut *addrs);
         match (filter, mode == AMODE_RAW) {
-            (false, false) => self.insts::<false, false>(cur, ctx, ctrls, zero, i, a, room)?,
-            (true, false) => self.insts::<true, false>(cur, ctx, ctrls, zero, i, a, room)?,
-            (false, true) => self.insts::<false, true>(cur, ctx, ctrls, zero, i, a, room)?,
-            (true, true) => self.insts::<true, true>(cur, ctx, ctrls, zero, i, a, room)?,
+            (false, false) => self.insts::<false, false>(cur, ctx, ctrls, room, i, a)?,
+            (true, false) => self.insts::<true, false>(cur, ctx, ctrls, room, i, a)?,
+            (false, true) => self.insts::<false, true>(cur, ctx, ctrls, room, i, a)?,
+            (true, true) => self.insts::<true, true>(cur, ctx, ctrls, room, i, a)?,
         }
         if mode == AMODE_RAW {
             cur[S_RAW].svarint_sums(n_raw as usize, 0, addrs, "raw address")?;
@@ -494,7 +507,8 @@ impl ChunkDecoder {
 
     /// The instructions of one warp, one control byte each (`ctrls`), into `insts` and
     /// `addrs`; specialised on whether opcodes are filtered (`keep`) and on the raw address
-    /// mode, so the loop of the common case carries neither test. `zero`: address mode 1.
+    /// mode, so the loop of the common case carries neither test. `room`: address mode 1 and
+    /// the addresses the CTA may still take.
     /// Control-stream errors name the offset just past their byte, as reading it one byte at
     /// a time would. Not inlined: on its own the loop keeps its state in registers.
     #[inline(never)]
@@ -503,11 +517,15 @@ impl ChunkDecoder {
         cur: &mut [Cur<'_>; NSTREAMS],
         ctx: &ChunkCtx<'_>,
         ctrls: &[u8],
-        zero: bool,
+        room: Room,
         insts: &mut Vec<TraceInst>,
         addrs: &mut Vec<u64>,
-        (room, cta): (usize, Dim3),
     ) -> Result<()> {
+        let Room {
+            zero,
+            addrs: room,
+            cta,
+        } = room;
         let n_insts = ctrls.len();
         let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
         for (k, &ctrl) in ctrls.iter().enumerate() {
