@@ -1,7 +1,8 @@
 //! Bad, hostile and huge inputs against the `warpweave` binary, by class: outputs that are
 //! inputs, decompression bombs, devices and oversized files, paths out of the trace folder,
 //! broken traces (text and compact, cut and flipped), GPU files and Accel-Sim configs that say
-//! nothing or nonsense, absurd thread counts.
+//! nothing or nonsense, absurd thread counts; blocks and compact directories larger than any
+//! trace needs (`bounds.rs`).
 //!
 //! Every input is generated here from a small trace (a bomb is a few MB on disk at most, made of
 //! repeated compressed members or a crafted header); nothing large is committed. Each case runs
@@ -15,6 +16,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod bounds;
 
 /// What a case may take: the wall time, and the data segment of a refused run.
 const TIME_LIMIT: Duration = Duration::from_secs(30);

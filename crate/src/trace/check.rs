@@ -56,12 +56,21 @@ impl UnknownOpcodes {
 }
 
 /// How strict a reader is where a trace can still be simulated: unknown opcodes and kernels
-/// with CTAs missing. Everything else [`KernelCheck`] finds is always an error.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// with CTAs missing; and how much one CTA may make it hold. Everything else [`KernelCheck`]
+/// finds is always an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Policy {
     pub unknown_opcodes: UnknownOpcodes,
     /// A kernel with CTAs missing runs the ones present (with a warning) instead of failing.
     pub allow_partial: bool,
+    /// Most warp instructions one CTA may hold ([`cta_held`]; [`DEFAULT_MAX_CTA_INSTS`]).
+    pub max_cta_insts: u64,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::STRICT
+    }
 }
 
 impl Policy {
@@ -69,6 +78,7 @@ impl Policy {
     pub const STRICT: Policy = Policy {
         unknown_opcodes: UnknownOpcodes::Error,
         allow_partial: false,
+        max_cta_insts: DEFAULT_MAX_CTA_INSTS,
     };
     /// Reads whatever can be read: for `convert` and `annotate`, which pass a trace on as it is
     /// (it is checked when it is simulated). (`info` describes unknown opcodes whatever the
@@ -76,7 +86,77 @@ impl Policy {
     pub const LENIENT: Policy = Policy {
         unknown_opcodes: UnknownOpcodes::Warn,
         allow_partial: true,
+        max_cta_insts: DEFAULT_MAX_CTA_INSTS,
     };
+
+    /// This policy with at most `n` warp instructions per CTA.
+    pub const fn with_max_cta_insts(self, n: u64) -> Policy {
+        Policy {
+            max_cta_insts: n,
+            ..self
+        }
+    }
+}
+
+/// Most warp instructions a reader holds for one CTA unless told otherwise: 1,048,576. A reader
+/// holds a whole CTA (a compact chunk's CTAs) before it hands it on: ~72 bytes per instruction
+/// and 8 per address, so [`cta_held`] counts 8 addresses as one instruction and a CTA at the
+/// bound holds about 72 MB; a block refused at the bound peaks at about 135 MB with its vectors'
+/// growth (measured: tests/hostile/bounds.rs). Real CTAs hold far fewer (32 warps of 30,000
+/// instructions are 960,000). The CLI raises it with `--max-cta-insts N` or
+/// `WARPWEAVE_MAX_CTA_INSTS=N`.
+pub const DEFAULT_MAX_CTA_INSTS: u64 = 1 << 20;
+
+/// Addresses counted as one warp instruction by [`cta_held`] (8 bytes each against ~72 bytes).
+pub const ADDRS_PER_HELD_INST: u64 = 8;
+
+/// What a CTA of `insts` warp instructions with `addrs` addresses holds, in warp instructions.
+pub fn cta_held(insts: u64, addrs: u64) -> u64 {
+    insts.saturating_add(addrs.div_ceil(ADDRS_PER_HELD_INST))
+}
+
+/// Block `cta` holding `held` warp instructions ([`cta_held`], declared or read so far) inside
+/// `policy`'s bound.
+pub fn cta_insts(cta: Dim3, held: u64, policy: Policy) -> std::result::Result<(), String> {
+    if held > policy.max_cta_insts {
+        return Err(cta_too_large(cta, policy.max_cta_insts));
+    }
+    Ok(())
+}
+
+/// The message of block `cta` holding more than `max` warp instructions.
+pub fn cta_too_large(cta: Dim3, max: u64) -> String {
+    format!(
+        "block {},{},{} holds more than {max} warp instructions (8 addresses count as one): \
+         more than a real CTA; raise the bound with --max-cta-insts N or \
+         WARPWEAVE_MAX_CTA_INSTS=N",
+        cta.x, cta.y, cta.z
+    )
+}
+
+/// The most addresses a CTA that holds `insts` instructions and `addrs` addresses may still
+/// take under `policy` ([`cta_held`]).
+pub fn cta_addr_room(insts: u64, addrs: u64, policy: Policy) -> u64 {
+    policy
+        .max_cta_insts
+        .saturating_sub(insts)
+        .saturating_mul(ADDRS_PER_HELD_INST)
+        .saturating_sub(addrs)
+}
+
+/// A compact chunk of `ctas` CTAs and `insts` warp instructions (its directory entry, before
+/// it is decoded) inside `policy`'s bound: a reader holds a chunk's CTAs together, so a chunk
+/// may hold at most twice the bound (a writer closes a chunk once it holds `--chunk-insts`,
+/// 32,768 by default, so a chunk is that plus its last CTA), and its CTAs the bound each.
+pub fn chunk_insts(ctas: u64, insts: u64, policy: Policy) -> std::result::Result<(), String> {
+    let max = policy.max_cta_insts;
+    if insts > max.saturating_mul(2) || insts > max.saturating_mul(ctas) {
+        return Err(format!(
+            "{insts} warp instructions in {ctas} CTAs: more than {max} per CTA or twice that \
+             in one chunk; raise the bound with --max-cta-insts N or WARPWEAVE_MAX_CTA_INSTS=N"
+        ));
+    }
+    Ok(())
 }
 
 /// A grid with no zero side, inside CUDA's limits.

@@ -480,6 +480,7 @@ mod tests {
             policy: check::Policy {
                 unknown_opcodes: check::UnknownOpcodes::Warn,
                 allow_partial: false,
+                ..check::Policy::STRICT
             },
             ..Default::default()
         };

@@ -73,7 +73,8 @@ pub fn run(a: &AnnotateArgs) -> Result<()> {
     let t0 = Instant::now();
     let sass = read_sass(&a.sass)?;
     // Leniently, as `convert` does: the annotated trace is checked when it is simulated.
-    let policy = warpweave::trace::check::Policy::LENIENT;
+    let policy = warpweave::trace::check::Policy::LENIENT
+        .with_max_cta_insts(crate::cmd_run::max_cta_insts(None)?);
     let src = warpweave::trace::open::open_spec_with(&a.trace, a.arch.into(), policy)?;
     let mut joined = Annotated::new(src, &sass)?;
     let shown = a.output.display().to_string();

@@ -95,7 +95,8 @@ fn path_is_compact(path: &Path) -> bool {
 /// through as they are (the converted trace is checked when it is simulated).
 fn open_source(path: &Path, arch: Arch) -> Result<Box<dyn TraceSource + Send>> {
     use warpweave::trace::check::Policy;
-    warpweave::trace::open::open_spec_with(&path.to_string_lossy(), arch, Policy::LENIENT)
+    let policy = Policy::LENIENT.with_max_cta_insts(crate::cmd_run::max_cta_insts(None)?);
+    warpweave::trace::open::open_spec_with(&path.to_string_lossy(), arch, policy)
 }
 
 fn default_output(input: &Path, to: Format) -> PathBuf {

@@ -24,6 +24,10 @@ pub struct InfoArgs {
     /// many are missing (without it, an error). Unknown opcodes are always listed.
     #[arg(long)]
     pub allow_partial: bool,
+    /// Most warp instructions one CTA may hold (as for `run`; default WARPWEAVE_MAX_CTA_INSTS,
+    /// else 1048576).
+    #[arg(long, value_name = "N")]
+    pub max_cta_insts: Option<u64>,
 }
 
 pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
@@ -36,6 +40,7 @@ pub fn run(args: &InfoArgs) -> warpweave::Result<()> {
     let policy = Policy {
         unknown_opcodes: UnknownOpcodes::Warn,
         allow_partial: args.allow_partial,
+        max_cta_insts: crate::cmd_run::max_cta_insts(args.max_cta_insts)?,
     };
     let mut src = warpweave::trace::open::open_spec_with(&args.trace, default_arch, policy)?;
     let s = summarize(&mut *src)?;

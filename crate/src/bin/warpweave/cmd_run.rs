@@ -84,6 +84,11 @@ pub struct CheckArgs {
     /// warning saying how many are missing (without it, an error).
     #[arg(long)]
     pub allow_partial: bool,
+    /// Most warp instructions a reader holds for one CTA (8 addresses count as one); a trace
+    /// whose CTA declares or holds more is refused. Default: WARPWEAVE_MAX_CTA_INSTS, else
+    /// 1048576 (about 72 MB).
+    #[arg(long, value_name = "N")]
+    pub max_cta_insts: Option<u64>,
 }
 
 impl CheckArgs {
@@ -91,7 +96,39 @@ impl CheckArgs {
         Ok(Policy {
             unknown_opcodes: UnknownOpcodes::parse(&self.unknown_opcodes)?,
             allow_partial: self.allow_partial,
+            max_cta_insts: max_cta_insts(self.max_cta_insts)?,
         })
+    }
+}
+
+/// The environment variable that sets the bound on a CTA's warp instructions where no
+/// `--max-cta-insts` is given (also for `convert` and `annotate`).
+pub const MAX_CTA_INSTS_VAR: &str = "WARPWEAVE_MAX_CTA_INSTS";
+
+/// The bound on a CTA's warp instructions: `flag`, else [`MAX_CTA_INSTS_VAR`], else
+/// [`warpweave::trace::check::DEFAULT_MAX_CTA_INSTS`].
+pub fn max_cta_insts(flag: Option<u64>) -> Result<u64> {
+    let bad = |v: &str| {
+        Error::other(format!(
+            "{v}: expected a whole number of warp instructions, at least 1"
+        ))
+    };
+    if let Some(n) = flag {
+        return (n > 0)
+            .then_some(n)
+            .ok_or_else(|| bad(&format!("--max-cta-insts {n}")));
+    }
+    match std::env::var(MAX_CTA_INSTS_VAR) {
+        Ok(v) => v
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| {
+                let shown: String = v.chars().take(40).collect();
+                bad(&format!("{MAX_CTA_INSTS_VAR}={shown:?}"))
+            }),
+        Err(_) => Ok(warpweave::trace::check::DEFAULT_MAX_CTA_INSTS),
     }
 }
 

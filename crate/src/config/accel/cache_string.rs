@@ -175,8 +175,14 @@ impl AccelCache {
         };
         c.write_allocate = self.write_alloc != 'N';
         c.lazy_fetch_on_read = self.write_alloc == 'L';
-        if self.write_alloc == 'L' && c.write_policy != WritePolicy::WriteBack {
-            notes.push("lazy fetch-on-read (L) applies to write-back caches only".into());
+        // A write-through, write-allocate store allocates its line without a fetch (whole
+        // sectors become valid, the rest are read by a later load): lazy fetch-on-read too.
+        if self.write_alloc == 'L' && c.write_policy == WritePolicy::WriteEvict {
+            notes.push(
+                "lazy fetch-on-read (L) on a write-evict cache: a store invalidates the line and \
+                 goes to the next level"
+                    .into(),
+            );
         }
         c.index = match self.index {
             'L' => IndexFn::Linear,
@@ -199,8 +205,12 @@ impl AccelCache {
         }
         c.mshr_entries = self.mshr_entries.max(1);
         c.mshr_merge = self.mshr_merge.max(1);
-        if self.miss_queue.is_some() || self.data_port_width.is_some() {
-            notes.push("miss queue / result FIFO / data port width not modelled".into());
+        if self.miss_queue.is_some() || self.result_fifo.is_some() {
+            notes.push(
+                "miss queue and result FIFO not modelled: a miss waits for a free MSHR entry \
+                 (mshr_entries)"
+                    .into(),
+            );
         }
         Ok((c, notes))
     }
@@ -249,7 +259,7 @@ mod tests {
         assert_eq!((cfg.mshr_entries, cfg.mshr_merge), (192, 4));
         assert_eq!(
             notes,
-            vec!["miss queue / result FIFO / data port width not modelled"]
+            vec!["miss queue and result FIFO not modelled: a miss waits for a free MSHR entry (mshr_entries)"]
         );
 
         // instruction cache: normal, only 13 fields (no result FIFO, no port width)

@@ -17,18 +17,29 @@
 //! | `gpgpu_clock_domains` core:icnt:l2:dram | `clocks.*_mhz` |
 //! | `gpgpu_shader_core_pipeline` threads:warp | `sm.max_threads`, `sm.max_warps` |
 //! | `gpgpu_num_{sp,int,dp,sfu,tensor_core}_units` | `units.*.count` (/ sub-cores) |
-//! | `gpgpu_cache:dl1`, `:dl2`, `:il1`, `gpgpu_const_cache:l1` | `l1d.cache`, `l2.cache` (per slice), `frontend.l1i`, `const_cache` |
-//! | `gpgpu_l2_rop_latency`, `dram_latency` | `l2.cache.latency`, `analytic.l2_latency` = rop, `analytic.dram_latency` = rop + dram |
+//! | `gpgpu_cache:dl1`, `:dl2`, `:il1`, `gpgpu_const_cache:l1` | `l1d.cache`, `l2.cache` (per slice), `frontend.l1i`, `const_cache`; the L1's data port width `l1d.data_port_bytes` |
+//! | `gpgpu_l2_rop_latency`, `dram_latency` (core cycles) | `l2.cache.latency`, `l2.dram_latency` (in L2 cycles), `analytic.l2_latency` = rop, `analytic.dram_latency` = rop + dram |
+//! | `gpgpu_dram_partition_queues` i2$:$2d:d2$:$2i | `l2.input_queue` = i2$ |
+//! | `gpgpu_mem_addr_mapping` dramid@N;mask | `l2.interleave_bytes` = 2^N, `dram.row_bytes` = 2^(C + S bits) ([`addr_map`]) |
+//! | `gpgpu_memory_partition_indexing` 0 / 2, 6 / other | `l2.partition_index` linear / ipoly / hash |
 //! | `gpgpu_dram_timing_opt` nbk:CCD:RRD:RCD:RAS:RP:RC:CL:WL:CDLR:WR:nbkgrp:CCDL | `dram.banks`, `dram.timing.*` (WL = t_cwl, CDLR = t_wtr) |
 //! | `trace_opcode_latency_initiation_{int,sp,dp,sfu,tensor}` | `latency.{int+int_mul, fp32+fp16, dp, sfu, tensor}` |
 //! | `specialized_unit_N` BRA / TENSOR / UDP + `..._spec_op_N` | `units`/`latency` `branch`, `tensor`, `uniform` |
+//!
+//! Options without a key of their own are judged in [`instead`]: a value that matches what
+//! warpweave always does is imported silently, any other gives a warning that says what the
+//! model does instead.
 
+mod addr_map;
 mod cache_string;
+mod dram;
+mod instead;
 mod options;
 
 use std::collections::HashSet;
 use std::fmt;
 
+pub use addr_map::{parse_addr_mapping, AddrMapping};
 pub use cache_string::{parse_cache_string, AccelCache};
 pub use options::{lex, AccelOption};
 
@@ -79,6 +90,8 @@ const NO_TIMING_EFFECT: &[&str] = &[
     "enable_ptx_file_line_stats",
     "visualizer_enabled",
     "power_simulation_enabled",
+    "gpgpu_clock_gated_lanes",
+    "gpgpu_clock_gated_reg_file",
     "gpgpu_occupancy_sm_number",
     "gpgpu_simd_model",
     "trace_enabled",
@@ -202,6 +215,12 @@ impl<'a> Importer<'a> {
         for n in notes {
             self.warn(o, n);
         }
+        if c.data_port_width.is_some() && name != "gpgpu_cache:dl1" {
+            self.warn(
+                o,
+                "data port width not modelled for this cache (only the L1's: l1d.data_port_bytes)",
+            );
+        }
         Ok(Some(cfg))
     }
 }
@@ -252,14 +271,24 @@ fn map_all(
     map_core(&mut im, &mut c)?;
     map_memory(&mut im, &mut c)?;
     map_trace(&mut im, &mut c)?;
+    let last = |name: &str| {
+        opts.iter()
+            .rev()
+            .find(|o| o.name == name)
+            .map(|o| o.value.clone())
+    };
     for (i, o) in opts.iter().enumerate() {
         if im.used.contains(&i) {
             continue;
         }
         let reason = if NO_TIMING_EFFECT.contains(&o.name.as_str()) {
-            "no timing effect (functional, statistics or power option); ignored"
+            "no timing effect (functional, statistics or power option); ignored".to_string()
         } else {
-            "not modelled by warpweave; ignored"
+            match instead::verdict(&o.name, &o.value, &last) {
+                Some(instead::Verdict::Agrees) => continue,
+                Some(instead::Verdict::Instead(why)) => why,
+                None => "unknown to warpweave's importer; ignored".to_string(),
+            }
         };
         im.warn(o, reason);
     }
@@ -514,6 +543,10 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some(o) = im.get("gpgpu_cache:dl1") {
         let parsed = parse_cache_string(&o.value).map_err(|m| Importer::err(o, m))?;
         c.l1d.streaming = parsed.alloc == 's';
+        // Bytes per cycle the L1 moves on a hit (GPGPU-Sim: 0 = a line).
+        if let Some(w) = parsed.data_port_width {
+            c.l1d.data_port_bytes = if w == 0 { parsed.line_bytes } else { w };
+        }
     }
     if let Some(l1) = im.cache("gpgpu_cache:dl1", &l1_base)? {
         c.l1d.cache = l1;
@@ -566,11 +599,12 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some((v, o)) = im.uint("gpgpu_memory_partition_indexing")? {
         c.l2.partition_index = match v {
             0 => IndexFn::Linear,
-            2 => IndexFn::Ipoly,
+            // 6: IPOLY taken modulo a partition count that is no power of two, as ipoly does
+            2 | 6 => IndexFn::Ipoly,
             _ => {
                 im.warn(
                     o,
-                    format!("partition indexing {v} modelled as the multiplicative hash"),
+                    format!("partition indexing {v} modelled as the multiplicative hash (l2.partition_index = hash)"),
                 );
                 IndexFn::Hash
             }
@@ -589,16 +623,21 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some((v, _)) = im.uint("icnt_in_buffer_limit")? {
         c.noc.buffer_flits = v.max(1);
     }
+    // GPGPU-Sim counts the ROP and DRAM delay queues in core cycles; the L2 keys are in L2 cycles.
+    let l2_per_core = c.clocks.l2_mhz / c.clocks.core_mhz;
+    let to_l2 = move |v: u32| (f64::from(v) * l2_per_core).round() as u32;
     let rop = im.uint("gpgpu_l2_rop_latency")?.map(|x| x.0);
     let dram = im.uint("dram_latency")?.map(|x| x.0);
     if let Some(r) = rop {
-        c.l2.cache.latency = r;
+        c.l2.cache.latency = to_l2(r);
         c.analytic.l2_latency = r;
         c.frontend.l1i_miss_latency = r;
     }
     if let Some(d) = dram {
+        c.l2.dram_latency = to_l2(d);
         c.analytic.dram_latency = rop.unwrap_or(c.analytic.l2_latency).saturating_add(d);
     }
+    dram::map_queues_and_mapping(im, c)?;
     if let Some((v, o)) = im.uint("gpgpu_dram_scheduler")? {
         c.dram.scheduler = if v == 0 { "fifo" } else { "frfcfs" }.into();
         if v > 1 {
@@ -644,48 +683,14 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     .into();
     if let Some(o) = im.get("gpgpu_dram_timing_opt") {
         let o = o.clone();
-        map_dram_timing(im, c, &o)?;
+        dram::map_dram_timing(im, c, &o)?;
     }
     Ok(())
 }
 
-fn map_dram_timing(im: &mut Importer, c: &mut GpuConfig, o: &AccelOption) -> Result<()> {
-    let compact: String = o
-        .value
-        .chars()
-        .filter(|ch| !ch.is_whitespace() && *ch != '"')
-        .collect();
-    let t = &mut c.dram.timing;
-    let mut unknown = Vec::new();
-    for kv in compact.split(':').filter(|s| !s.is_empty()) {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| Importer::err(o, format!("`{kv}` is not name=value")))?;
-        let v: u32 = v
-            .parse()
-            .map_err(|_| Importer::err(o, format!("{k}: `{v}` is not a whole number")))?;
-        match k {
-            "nbk" => c.dram.banks = v,
-            "nbkgrp" => c.dram.bank_groups = v.max(1),
-            "CCD" => t.t_ccd = v,
-            "CCDL" => t.t_ccdl = v,
-            "RRD" => t.t_rrd = v,
-            "RCD" => t.t_rcd = v,
-            "RAS" => t.t_ras = v,
-            "RP" => t.t_rp = v,
-            "RC" => t.t_rc = v,
-            "CL" => t.t_cl = v,
-            "WL" => t.t_cwl = v,
-            "CDLR" => t.t_wtr = v,
-            "WR" => t.t_wr = v,
-            other => unknown.push(format!("{other}={v}")),
-        }
-    }
-    if !unknown.is_empty() {
-        im.warn(o, format!("timing {} not modelled", unknown.join(", ")));
-    }
-    Ok(())
-}
+/// No fixed-latency texture unit: TEX and TLD are memory instructions.
+const TEX_UNIT: &str =
+    "no fixed-latency texture unit: TEX and TLD are memory instructions timed through the L1 data cache";
 
 fn map_trace(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some(t) = im.timing("trace_opcode_latency_initiation_int")? {
@@ -718,24 +723,28 @@ fn map_trace(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
         let units: u32 = f[1]
             .parse()
             .map_err(|_| Importer::err(o, format!("num_units `{}` is not a whole number", f[1])))?;
-        if f[0] != "1" {
-            im.warn(o, "disabled specialised unit; ignored");
+        let spec_op = format!("trace_opcode_latency_initiation_spec_op_{n}");
+        let skip = match (f[0], f[5]) {
+            ("1", "BRA" | "TENSOR" | "UDP") => None,
+            ("1", "TEX") => Some(TEX_UNIT.to_string()),
+            ("1", other) => Some(format!(
+                "specialised unit {other} not modelled: its opcodes run on the unit of their class (crate/src/trace/opcodes)"
+            )),
+            _ => Some("disabled specialised unit: its opcodes run on the unit of their class".into()),
+        };
+        if let Some(why) = skip {
+            im.warn(o, why.clone());
+            if let Some(t) = im.get(&spec_op) {
+                im.warn(t, why);
+            }
             continue;
         }
         let which = match f[5] {
             "BRA" => 0,
             "TENSOR" => 1,
-            "UDP" => 2,
-            other => {
-                let other = other.to_string();
-                im.warn(
-                    o,
-                    format!("specialised unit {other} not modelled (texture and others); ignored"),
-                );
-                continue;
-            }
+            _ => 2,
         };
-        let timing = im.timing(&format!("trace_opcode_latency_initiation_spec_op_{n}"))?;
+        let timing = im.timing(&spec_op)?;
         let (unit, lat) = match which {
             0 => (&mut c.units.branch, &mut c.latency.branch),
             1 => (&mut c.units.tensor, &mut c.latency.tensor),
@@ -751,3 +760,5 @@ fn map_trace(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_tested;

@@ -200,24 +200,15 @@ fn fixture_warnings_list_every_unmodelled_option() {
         (g, "gpgpu_ptx_force_max_capability"),
         (g, "gpgpu_stack_size_limit"),
         (g, "gpgpu_heap_size_limit"),
-        (g, "gpgpu_registers_per_block"),
         (g, "gpgpu_occupancy_sm_number"),
         (g, "gpgpu_simd_model"),
         (g, "gpgpu_pipeline_widths"),
-        (g, "gpgpu_enable_specialized_operand_collector"),
         (g, "gpgpu_operand_collector_num_in_ports_gen"),
         (g, "gpgpu_operand_collector_num_out_ports_gen"),
-        (g, "gpgpu_dual_issue_diff_exec_units"),
-        (g, "gpgpu_cache:dl1"), // lazy fetch-on-read
-        (g, "gpgpu_cache:dl1"), // miss queue / port width
-        (g, "gpgpu_flush_l1_cache"),
+        (g, "gpgpu_cache:dl1"), // miss queue
         (g, "gpgpu_n_cluster_ejection_buffer_size"),
-        (g, "gpgpu_shmem_sizeDefault"),
-        (g, "gpgpu_shmem_limited_broadcast"),
-        (g, "gpgpu_shmem_warp_parts"),
-        (g, "gpgpu_coalesce_arch"),
-        (g, "gpgpu_cache:dl2"),
-        (g, "gpgpu_cache:dl2_texture_only"),
+        (g, "gpgpu_cache:dl2"), // miss queue
+        (g, "gpgpu_cache:dl2"), // data port width
         (g, "gpgpu_dram_partition_queues"),
         (g, "gpgpu_cache:il1"), // read-only
         (g, "gpgpu_cache:il1"), // allocate on fill
@@ -227,18 +218,11 @@ fn fixture_warnings_list_every_unmodelled_option() {
         (g, "gpgpu_const_cache:l1"),
         (g, "gpgpu_const_cache:l1"),
         (g, "gpgpu_perfect_inst_const_cache"),
-        (g, "network_mode"),
         (g, "icnt_out_buffer_limit"),
-        (g, "icnt_subnets"),
         (g, "icnt_arbiter_algo"),
         (g, "gpgpu_dram_return_queue_size"),
-        (g, "gpgpu_n_mem_per_ctrlr"),
-        (g, "gpgpu_mem_address_mask"),
         (g, "gpgpu_mem_addr_mapping"),
         (g, "gpgpu_dram_timing_opt"), // RTPL
-        (g, "dram_dual_bus_interface"),
-        (g, "dram_bnk_indexing_policy"),
-        (g, "dram_bnkgrp_indexing_policy"),
         (g, "gpgpu_memlatency_stat"),
         (g, "gpgpu_runtime_stat"),
         (g, "enable_ptx_file_line_stats"),
@@ -253,14 +237,17 @@ fn fixture_warnings_list_every_unmodelled_option() {
         .iter()
         .find(|w| w.option == "gpgpu_dram_timing_opt")
         .unwrap();
-    assert_eq!(timing.reason, "timing RTPL=4 not modelled");
+    assert_eq!(
+        timing.reason,
+        "timing RTPL=4 not modelled: a precharge waits for t_ras and t_wr only"
+    );
     assert_eq!(timing.line, 135);
     let tex = r
         .warnings
         .iter()
         .find(|w| w.option == "specialized_unit_2")
         .unwrap();
-    assert_eq!(tex.to_string(), "trace.config:12: -specialized_unit_2 1,4,200,4,4,TEX: specialised unit TEX not modelled (texture and others); ignored");
+    assert_eq!(tex.to_string(), "trace.config:12: -specialized_unit_2 1,4,200,4,4,TEX: no fixed-latency texture unit: TEX and TLD are memory instructions timed through the L1 data cache");
     let stat = r
         .warnings
         .iter()

@@ -32,6 +32,10 @@ pub struct RawStream {
     ctas: VecDeque<CtaTrace>,
 }
 
+/// A block being grouped: its linear id, the block, which warps drop their next LDGSTS line,
+/// and the (instructions, addresses) it holds.
+type Grouped = (u64, CtaTrace, Vec<bool>, (u64, u64));
+
 /// The prefix lengths we try, in order.
 const PREFIXES: [usize; 4] = [4, 6, 11, 13];
 
@@ -76,7 +80,7 @@ impl RawStream {
         let mut cache = OpCache::with_policy(arch, policy);
         let warps = info.warps_per_cta();
         let mut index: HashMap<u64, usize> = HashMap::new();
-        let mut ctas: Vec<(u64, CtaTrace, Vec<bool>)> = Vec::new();
+        let mut ctas: Vec<Grouped> = Vec::new();
         let mut prefix: Option<usize> = None;
         while lines.next_line()? {
             let Lines {
@@ -130,10 +134,11 @@ impl RawStream {
                     lin,
                     CtaTrace { id, warps: warps_v },
                     vec![true; warps as usize],
+                    (0, 0),
                 ));
                 ctas.len() - 1
             });
-            let (_, cta, ldgsts_drop) = &mut ctas[slot];
+            let (_, cta, ldgsts_drop, held) = &mut ctas[slot];
             let warp = &mut cta.warps[w];
             let before = warp.insts.len();
             let addrs_before = warp.addrs.len();
@@ -147,17 +152,22 @@ impl RawStream {
                 }
                 ldgsts_drop[w] = !ldgsts_drop[w];
             }
+            // The bound on a block's instructions, as the post-processed reader applies it.
+            let added = (warp.insts.len() - before, warp.addrs.len() - addrs_before);
+            *held = (held.0 + added.0 as u64, held.1 + added.1 as u64);
+            check::cta_insts(id, check::cta_held(held.0, held.1), policy)
+                .map_err(|m| ctx.err("instruction", m))?;
         }
         check::missing(&info.name, ctas.len() as u64, info.grid.count(), policy)
             .map_err(|m| lines.ctx().err("thread blocks", m))?;
-        ctas.sort_by_key(|(lin, _, _)| *lin);
-        for (_, c, _) in &mut ctas {
+        ctas.sort_by_key(|(lin, ..)| *lin);
+        for (_, c, ..) in &mut ctas {
             super::local::lay_out(c, info.grid, &ops);
         }
         Ok(RawStream {
             info,
             ops,
-            ctas: ctas.into_iter().map(|(_, c, _)| c).collect(),
+            ctas: ctas.into_iter().map(|(_, c, ..)| c).collect(),
         })
     }
 }

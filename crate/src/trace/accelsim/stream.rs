@@ -81,6 +81,9 @@ impl TracegStream {
         // (warp index, expected instructions, line of `insts =`)
         let mut cur: Option<(usize, u64, u64)> = None;
         let mut have_insts = false;
+        // Instructions the block's `insts =` lines declare, and the lines and addresses read:
+        // both inside the policy's bound (`check::cta_insts`).
+        let (mut declared, mut lines, mut addrs) = (0u64, 0u64, 0u64);
         loop {
             if !self.lines.next_line()? {
                 return Err(self.lines.ctx().err(
@@ -137,6 +140,10 @@ impl TracegStream {
                     return Err(ctx.err("insts", "`insts =` before any `warp =`"));
                 };
                 let n = dec_max(v, &ctx, "insts", u32::MAX as u64)?;
+                declared = declared.saturating_add(n);
+                check::cta_insts(cta.id, declared, self.policy).map_err(|m| ctx.err("insts", m))?;
+                // Grown as lines come (a file that lies about its count is refused when its
+                // warp ends): the bound then caps what a refused file made the reader take.
                 cta.warps[w].insts.reserve(n.min(1 << 12) as usize);
                 cur = Some((w, n, *line));
                 have_insts = true;
@@ -158,6 +165,7 @@ impl TracegStream {
                     ));
                 }
                 let mut toks = Toks::new(l);
+                let before = warp.addrs.len();
                 parse_inst(
                     &mut toks,
                     &self.fmt,
@@ -166,6 +174,10 @@ impl TracegStream {
                     &mut self.cache,
                     warp,
                 )?;
+                lines += 1;
+                addrs += (warp.addrs.len() - before) as u64;
+                check::cta_insts(cta.id, check::cta_held(lines, addrs), self.policy)
+                    .map_err(|m| ctx.err("insts", m))?;
             }
         }
     }

@@ -253,7 +253,7 @@ const RAW_LINES: [&str; 8] = [
     "1 0 0 0 0050 ffffffff 0 EXIT 0 0",
 ];
 
-fn raw_text(core_ids: bool) -> String {
+pub(super) fn raw_text(core_ids: bool) -> String {
     let mut t = header(Some(4), false, 80);
     for l in RAW_LINES {
         if core_ids {

@@ -105,6 +105,7 @@ fn partial_duplicated_and_unknown_are_refused_naming_file_and_line() {
     let warn = Policy {
         unknown_opcodes: crate::trace::check::UnknownOpcodes::Warn,
         allow_partial: true,
+        ..Policy::STRICT
     };
     let k = read_kernel_bytes_with(
         t.replace("LDG.E.64", "FOOBAR.X").as_bytes(),
@@ -183,6 +184,69 @@ fn runs_of_empty_lines_and_oversized_headers_are_refused_at_the_line_that_passes
     let e = err(&format!("{head}{t}"));
     assert!(
         e.contains(": header: more than 1048576 bytes of header"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_block_holding_more_than_the_bound_is_refused_at_its_line() {
+    let t = v4();
+    let line_of = |text: &str, needle: &str| text.lines().position(|l| l == needle).unwrap() + 1;
+    let read = |text: &str, max: u64| {
+        let p = Policy {
+            allow_partial: true,
+            ..Policy::STRICT
+        }
+        .with_max_cta_insts(max);
+        read_kernel_bytes_with(text.as_bytes(), "k.traceg", Arch::Turing, p)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let over = |max: u64| {
+        format!(
+            "insts: block 1,0,0 holds more than {max} warp instructions (8 addresses count as \
+             one): more than a real CTA; raise the bound with --max-cta-insts N or \
+             WARPWEAVE_MAX_CTA_INSTS=N"
+        )
+    };
+    // An absurd count is refused at its `insts =` line under the default bound, before any
+    // instruction is read or reserved.
+    let absurd = t.replace("insts = 5", "insts = 4000000000");
+    let at = line_of(&absurd, "insts = 4000000000");
+    assert_eq!(
+        read(&absurd, crate::trace::check::DEFAULT_MAX_CTA_INSTS),
+        format!("k.traceg:{at}: {}", over(1 << 20))
+    );
+    // The block's declared counts add up: warp 0's 5 and warp 1's 1000 pass 1000 at warp 1.
+    let more = t.replace("insts = 2", "insts = 1000");
+    let at = line_of(&more, "insts = 1000");
+    assert_eq!(read(&more, 1000), format!("k.traceg:{at}: {}", over(1000)));
+    // Addresses count 8 to an instruction: after warp 0's first line (32 lanes) the block
+    // holds 1 + 4, after its second (4 lanes) 2 + 5: a bound of 6 stops there.
+    let at = line_of(&t, W0_SECOND);
+    assert_eq!(read(&t, 6), format!("k.traceg:{at}: {}", over(6)));
+    assert_eq!(read(&t, 1000), "");
+}
+
+/// Warp 0's second instruction line of the sample.
+const W0_SECOND: &str =
+    "0020 0000000f 1 R3 LDG.E.64 1 R4 8 0 0x0000000000001000 0x0000000000001010 0x0000000000001008 0x0000000000000ff0";
+
+#[test]
+fn a_raw_block_past_the_bound_is_refused_at_its_line() {
+    let t = super::tests::raw_text(false);
+    let at = t.lines().position(|l| l.contains(" LDG.E.SYS ")).unwrap() + 1;
+    let p = Policy::STRICT.with_max_cta_insts(6);
+    let e = read_kernel_bytes_with(t.as_bytes(), "kernel-3.trace", Arch::Turing, p)
+        .err()
+        .unwrap()
+        .to_string();
+    // Block 1,0,0: a load of one lane (1 + 1), then one of 32 lanes (2 + 5).
+    assert!(
+        e.starts_with(&format!(
+            "kernel-3.trace:{at}: instruction: block 1,0,0 holds more than 6 warp instructions"
+        )),
         "{e}"
     );
 }

@@ -422,6 +422,16 @@ impl Directory {
     }
 }
 
+/// The most bytes a directory of a file whose chunks take `chunk_area` bytes may expand to:
+/// 16 MiB for what does not grow with the chunks (source name, copies, kernel headers and
+/// opcode tables of small traces) and 64 bytes per byte of chunks. A chunk entry takes at
+/// most 48 bytes for a zstd frame of at least 9, and every kernel has a chunk, so its header
+/// and opcode table (a few hundred bytes) come with at least one frame. A directory claiming
+/// more (a small frame of a gigabyte) is refused before it is decompressed.
+pub fn dir_bytes_at_most(chunk_area: u64) -> u64 {
+    (16u64 << 20).saturating_add(chunk_area.saturating_mul(64))
+}
+
 /// The most bytes an uncompressed chunk of `ctas` CTAs and `insts` warp instructions takes:
 /// 256 for the stream lengths, 2 KiB per CTA (its header with 32 warps), 1 KiB per instruction
 /// (every field at its longest varint, 31 lane deltas and 32 raw addresses come to under 800

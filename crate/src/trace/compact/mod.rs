@@ -54,6 +54,7 @@ pub fn fuzz_compact(data: &[u8]) {
         what: "chunk",
         n_ops: 16,
         minor: dir::VERSION_MINOR,
+        max_cta_insts: crate::trace::check::DEFAULT_MAX_CTA_INSTS,
     };
     let _ = chunk::ChunkDecoder::new().decode(data, &ctx);
     // The bytes as an uncompressed directory: reaches the index parser behind its checksum.

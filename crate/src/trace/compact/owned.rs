@@ -7,9 +7,9 @@ use ruzstd::decoding::FrameDecoder;
 
 use super::chunk::ChunkDecoder;
 use super::dir::ChunkEntry;
-use super::reader::{decode_chunk_with, shape};
+use super::reader::{decode_chunk_with, shape, Shape};
 use crate::trace::check::KernelCheck;
-use crate::trace::model::{CtaTrace, Dim3, KernelInfo, KernelStream, OpTable, PrefetchHalf};
+use crate::trace::model::{CtaTrace, KernelInfo, KernelStream, OpTable, PrefetchHalf};
 use crate::trace::packed::{PackedCta, Packer};
 use crate::{Error, Result};
 
@@ -24,6 +24,8 @@ pub struct OwnedCompactStream {
     entries: Vec<ChunkEntry>,
     /// The file's minor format version.
     minor: u16,
+    /// Most warp instructions per CTA (the reader's policy).
+    max_cta_insts: u64,
     /// Compressed chunks; each is emptied when decoded.
     raw: Vec<Vec<u8>>,
     /// Chunks handed to `buf` so far (the next one to hand out is `taken`).
@@ -65,7 +67,7 @@ fn decode_owned(
     name: &str,
     k: usize,
     c: usize,
-    n_ops_minor: (usize, u16, (Dim3, u32)),
+    n_ops_minor: (usize, u16, Shape),
     pk: Option<(&mut Packer, u64)>,
 ) -> Result<Decoded> {
     let raw = std::mem::take(raw);
@@ -87,13 +89,14 @@ fn decode_owned(
 }
 
 impl OwnedCompactStream {
-    /// Kernel `k` (its header and opcodes) of file `name` (format 1.`minor`), from its chunk
-    /// index and compressed chunks.
+    /// Kernel `k` (its header and opcodes) of file `name` (format 1.`minor`, read with at
+    /// most `max_cta_insts` warp instructions per CTA), from its chunk index and compressed
+    /// chunks.
     pub(super) fn new(
         name: String,
         (k, info, ops): (usize, KernelInfo, OpTable),
         entries: Vec<ChunkEntry>,
-        minor: u16,
+        (minor, max_cta_insts): (u16, u64),
         raw: Vec<Vec<u8>>,
     ) -> Self {
         OwnedCompactStream {
@@ -104,6 +107,7 @@ impl OwnedCompactStream {
             ops,
             entries,
             minor,
+            max_cta_insts,
             raw,
             taken: 0,
             dec: ChunkDecoder::new(),
@@ -130,7 +134,11 @@ impl OwnedCompactStream {
             &self.name,
             self.k,
             c,
-            (self.ops.len(), self.minor, shape(&self.info)),
+            (
+                self.ops.len(),
+                self.minor,
+                shape(&self.info, self.max_cta_insts),
+            ),
             self.packed.then_some((&mut self.pk, self.above)),
         )
     }
@@ -250,6 +258,7 @@ impl KernelStream for OwnedCompactStream {
             ops,
             entries,
             minor,
+            max_cta_insts,
             raw,
             dec,
             fd,
@@ -263,7 +272,7 @@ impl KernelStream for OwnedCompactStream {
             ..
         } = self;
         let (packed, above) = (*packed, *above);
-        let (k, nm) = (*k, (ops.len(), *minor, shape(info)));
+        let (k, nm) = (*k, (ops.len(), *minor, shape(info, *max_cta_insts)));
         let (name, entries) = (&*name, &*entries);
         let (r0, rest) = raw[c..].split_first_mut()?;
         let r1 = rest.first_mut();

@@ -14,7 +14,8 @@ use ruzstd::decoding::FrameDecoder;
 use super::chunk::{with_chunk_pos, ChunkCtx, ChunkDecoder};
 use super::codec::{decompress, decompress_into, MAX_UNCOMPRESSED};
 use super::dir::{
-    ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION_MAJOR,
+    dir_bytes_at_most, ChunkEntry, Directory, KernelEntry, END_MAGIC, HEADER_LEN, MAGIC,
+    TRAILER_LEN, VERSION_MAJOR,
 };
 use super::owned::OwnedCompactStream;
 use crate::error::shown;
@@ -44,6 +45,8 @@ pub struct CompactReader<R> {
     dir_clen: u64,
     dec: ChunkDecoder,
     fd: FrameDecoder,
+    /// Most warp instructions per CTA (the policy's; chunks' CTAs are checked against it).
+    max_cta_insts: u64,
     /// The last decoded chunk: (kernel, chunk, CTAs), so sequential `read_cta` stays cheap.
     cache: Option<(usize, usize, Vec<CtaTrace>)>,
 }
@@ -196,6 +199,17 @@ impl<R: Read + Seek> CompactReader<R> {
                 format!("{dir_ulen} bytes is too large"),
             ));
         }
+        let most = dir_bytes_at_most(dir_offset - HEADER_LEN);
+        if dir_ulen > most {
+            return Err(perr(
+                &format!("directory length at byte {}", tpos + 16),
+                format!(
+                    "{dir_ulen} bytes for a file whose chunks take {} bytes: more than any \
+                     directory of them takes (at most {most}); refused before decompressing",
+                    dir_offset - HEADER_LEN
+                ),
+            ));
+        }
         src.seek(SeekFrom::Start(dir_offset))
             .map_err(|e| io_err(name, "seek", e))?;
         let mut dc = vec![0u8; dir_clen as usize];
@@ -247,6 +261,7 @@ impl<R: Read + Seek> CompactReader<R> {
             dir_clen,
             dec: ChunkDecoder::new(),
             fd: FrameDecoder::new(),
+            max_cta_insts: policy.max_cta_insts,
             cache: None,
         })
     }
@@ -340,7 +355,7 @@ impl<R: Read + Seek> CompactReader<R> {
             (
                 self.kernels[k].ops.len(),
                 self.version.1,
-                shape(&self.kernels[k].entry.info),
+                shape(&self.kernels[k].entry.info, self.max_cta_insts),
             ),
         )
     }
@@ -408,6 +423,15 @@ fn check_kernel(
         ));
     }
     check::missing(&info.name, n, total, policy).map_err(|m| (format!("kernel {k}"), m))?;
+    // What each chunk will hold, before any is decompressed.
+    for (c, ch) in e.chunks.iter().enumerate() {
+        check::chunk_insts(ch.n_ctas, ch.warp_insts, policy).map_err(|m| {
+            (
+                format!("kernel {k} chunk {c} at byte {} index", ch.offset),
+                m,
+            )
+        })?;
+    }
     Ok(())
 }
 
@@ -442,7 +466,7 @@ pub(super) fn decode_chunk_with(
     e: &ChunkEntry,
     file: &str,
     (k, c): (usize, usize),
-    (n_ops, minor, (grid, warps)): (usize, u16, (Dim3, u32)),
+    (n_ops, minor, (grid, warps, max_cta_insts)): (usize, u16, Shape),
 ) -> Result<Vec<CtaTrace>> {
     let what = format!("kernel {k} chunk {c}");
     let mut data = dec.take_buf();
@@ -470,6 +494,7 @@ pub(super) fn decode_chunk_with(
                 what: &what,
                 n_ops,
                 minor,
+                max_cta_insts,
             },
         )
         .map_err(|err| with_chunk_pos(err, e.offset));
@@ -500,9 +525,13 @@ pub(super) fn decode_chunk_with(
     Ok(ctas)
 }
 
-/// A kernel's grid and warps per block, what its CTAs are checked against.
-pub(super) fn shape(info: &KernelInfo) -> (Dim3, u32) {
-    (info.grid, info.warps_per_cta())
+/// What a chunk's CTAs are checked against: the kernel's grid, its warps per block and the
+/// most warp instructions a CTA may hold.
+pub(super) type Shape = (Dim3, u32, u64);
+
+/// The [`Shape`] of a kernel read with at most `max_cta_insts` warp instructions per CTA.
+pub(super) fn shape(info: &KernelInfo, max_cta_insts: u64) -> Shape {
+    (info.grid, info.warps_per_cta(), max_cta_insts)
 }
 
 /// Decodes one chunk's compressed bytes (from [`CompactReader::raw_chunk`]) without the reader,
@@ -529,7 +558,11 @@ pub fn decode_chunk<R>(
         e,
         &rd.name,
         (k, c),
-        (kern.ops.len(), rd.version.1, shape(&kern.entry.info)),
+        (
+            kern.ops.len(),
+            rd.version.1,
+            shape(&kern.entry.info, rd.max_cta_insts),
+        ),
     )
 }
 
@@ -629,7 +662,7 @@ impl<R: Read + Seek + Send> TraceSource for CompactReader<R> {
             self.name.clone(),
             (k, info, ops),
             entries,
-            self.version.1,
+            (self.version.1, self.max_cta_insts),
             raw,
         )))
     }

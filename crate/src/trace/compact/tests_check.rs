@@ -132,6 +132,7 @@ fn unknown_opcodes_are_an_error_naming_kernel_and_opcode_unless_warned() {
     let warn = Policy {
         unknown_opcodes: UnknownOpcodes::Warn,
         allow_partial: true,
+        ..Policy::STRICT
     };
     assert!(CompactReader::from_slice_with(&b, "t.wwt", warn).is_ok());
     // A NUL inside an opcode is never a known one.
@@ -228,4 +229,78 @@ fn an_empty_file_and_bytes_after_the_end_are_called_so() {
     assert!(e.contains("truncated"), "{e}");
     // (The lenient policy changes none of this.)
     assert!(CompactReader::from_slice_with(&more, "t", LENIENT).is_err());
+}
+
+#[test]
+fn a_cta_holding_more_than_the_bound_is_refused_at_the_index_or_where_it_is_decoded() {
+    let t = vecadd();
+    let cta = &t.kernels[0].ctas[0];
+    let n = cta.warp_insts();
+    let addrs: u64 = cta.warps.iter().map(|w| w.addrs.len() as u64).sum();
+    let held = crate::trace::check::cta_held(n, addrs);
+    assert!(addrs > 0 && t.kernels[0].ctas.iter().all(|c| c.warp_insts() == n));
+    let bound = |max: u64| Policy::STRICT.with_max_cta_insts(max);
+    // One CTA per chunk, each declaring more than the bound: refused from the index, before
+    // any chunk is decompressed.
+    let b = encode(&t, 1);
+    let e = match CompactReader::from_slice_with(&b, "t.wwt", bound(n - 1)) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        e,
+        format!(
+            "t.wwt: kernel 0 chunk 0 at byte 16 index: {n} warp instructions in 1 CTAs: more \
+             than {} per CTA or twice that in one chunk; raise the bound with --max-cta-insts N \
+             or WARPWEAVE_MAX_CTA_INSTS=N",
+            n - 1
+        )
+    );
+    // Two CTAs per chunk whose instructions fit the bound but whose addresses pass it: the
+    // index cannot tell, decoding refuses the first CTA at its byte, whichever way it is read.
+    let b = encode(&t, n + 1);
+    let errs = pull_all(&b, bound(held - 1));
+    for e in &errs {
+        assert!(
+            e.starts_with("t.wwt: kernel 0 chunk 0 `control byte` at byte ")
+                && e.contains("(uncompressed; chunk at file byte 16)")
+                && e.contains(&format!(
+                    "block 0,0,0 holds more than {} warp instructions (8 addresses count as one)",
+                    held - 1
+                )),
+            "{e}"
+        );
+    }
+    // At the bound exactly: read.
+    assert_eq!(pull_all(&b, bound(held)), ["", "", ""]);
+}
+
+#[test]
+fn a_directory_longer_than_its_chunks_can_need_is_refused_before_decompressing() {
+    let b = encode(&vecadd(), 1 << 15);
+    let tpos = b.len() - dir::TRAILER_LEN as usize;
+    let dir_offset = u64::from_le_bytes(b[tpos..tpos + 8].try_into().unwrap());
+    let area = dir_offset - dir::HEADER_LEN;
+    let most = dir::dir_bytes_at_most(area);
+    assert_eq!(most, (16 << 20) + 64 * area);
+    // The trailer claims a directory of 512 MiB: more than the chunks can need.
+    let mut big = b.clone();
+    big[tpos + 16..tpos + 24].copy_from_slice(&(512u64 << 20).to_le_bytes());
+    let e = strict_err(&big);
+    assert_eq!(
+        e,
+        format!(
+            "t.wwt: directory length at byte {}: 536870912 bytes for a file whose chunks take \
+             {area} bytes: more than any directory of them takes (at most {most}); refused \
+             before decompressing",
+            tpos + 16
+        )
+    );
+    // Within the bound but not what the frame holds: the frame's own check.
+    big[tpos + 16..tpos + 24].copy_from_slice(&most.to_le_bytes());
+    assert!(
+        strict_err(&big).contains("directory at byte"),
+        "{}",
+        strict_err(&big)
+    );
 }

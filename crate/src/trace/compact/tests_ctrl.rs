@@ -181,6 +181,7 @@ fn older_readers_refuse_a_1_2_directory_and_bad_codes_are_errors() {
         what: "kernel 0 chunk 0",
         n_ops: 16,
         minor,
+        max_cta_insts: crate::trace::check::DEFAULT_MAX_CTA_INSTS,
     };
     let e = chunk::ChunkDecoder::new()
         .decode(&chunk, &ctx(1))

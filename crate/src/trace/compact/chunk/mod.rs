@@ -37,6 +37,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::bytes::{put_svarint, put_varint, Cur};
+use crate::trace::check::{self, Policy};
 use crate::trace::model::{
     AddrShape, CtaTrace, Ctrl, Dim3, OpId, TraceInst, WarpTrace, MAX_DST, MAX_SRC,
 };
@@ -266,6 +267,15 @@ pub struct ChunkDecoder {
     cbits: bool,
 }
 
+/// How one warp's instructions are decoded: with address mode 1 (`zero`: addresses start at
+/// 0), and how many addresses block `cta` may still take before it passes the bound.
+#[derive(Clone, Copy)]
+struct Room {
+    zero: bool,
+    addrs: usize,
+    cta: Dim3,
+}
+
 /// Instructions (`TraceInst` capacity) a decoder keeps in spare buffers at most: ~4 MB of
 /// instructions and their addresses, a chunk's worth of short CTAs.
 pub const SPARE_INSTS: usize = 65_536;
@@ -281,6 +291,8 @@ pub struct ChunkCtx<'a> {
     /// has a shape ([`AddrShape::of`]) as kind 0 or 3, so kinds 1 and 2 need no shape search;
     /// from 1.2 on, chunks have the `cbits` stream.
     pub minor: u16,
+    /// Most warp instructions one CTA may hold (`check::cta_insts`).
+    pub max_cta_insts: u64,
 }
 
 impl ChunkDecoder {
@@ -381,11 +393,13 @@ impl ChunkDecoder {
                 None => Vec::with_capacity(n_warps),
             };
             warps.truncate(n_warps);
+            // (instructions, addresses) of this CTA so far, inside the bound
+            let mut held = (0u64, 0u64);
             for w in 0..n_warps {
                 if w == warps.len() {
                     warps.push(WarpTrace::default());
                 }
-                self.warp(&mut cur, ctx, &mut warps[w])?;
+                self.warp(&mut cur, ctx, &mut warps[w], (id, &mut held))?;
             }
             ctas.push(CtaTrace { id, warps });
         }
@@ -406,10 +420,17 @@ impl ChunkDecoder {
         cur: &mut [Cur<'_>; NSTREAMS],
         ctx: &ChunkCtx<'_>,
         out: &mut WarpTrace,
+        (cta, held): (Dim3, &mut (u64, u64)),
     ) -> Result<()> {
         let h = &mut cur[S_HDR];
         let warp_id = h.var_u32("warp id")?;
         let n_insts = h.varint("instruction count")?;
+        // The same bound as the text reader's, on what the warp header declares (before
+        // anything is reserved) and, below, with the addresses decoded.
+        let policy = Policy::STRICT.with_max_cta_insts(ctx.max_cta_insts);
+        held.0 = held.0.saturating_add(n_insts);
+        check::cta_insts(cta, check::cta_held(held.0, held.1), policy)
+            .map_err(|m| h.err("instruction count", m))?;
         if n_insts > cur[S_CTRL].remaining() as u64 {
             return Err(cur[S_HDR].err(
                 "instruction count",
@@ -447,12 +468,25 @@ impl ChunkDecoder {
         // The warp's control bytes at once (the count was checked against them above).
         let ctrls = cur[S_CTRL].bytes(n_insts as usize, "control byte")?;
         let zero = mode == AMODE_CURSOR_ZERO;
+        let room = check::cta_addr_room(held.0, held.1, policy);
+        if n_raw > room {
+            return Err(cur[S_HDR].err(
+                "address count",
+                check::cta_too_large(cta, policy.max_cta_insts),
+            ));
+        }
+        // Addresses this warp may add before the CTA passes the bound (checked as they come).
+        let room = Room {
+            zero,
+            addrs: usize::try_from(room).unwrap_or(usize::MAX),
+            cta,
+        };
         let (i, a) = (&mut *insts, &mut *addrs);
         match (filter, mode == AMODE_RAW) {
-            (false, false) => self.insts::<false, false>(cur, ctx, ctrls, zero, i, a)?,
-            (true, false) => self.insts::<true, false>(cur, ctx, ctrls, zero, i, a)?,
-            (false, true) => self.insts::<false, true>(cur, ctx, ctrls, zero, i, a)?,
-            (true, true) => self.insts::<true, true>(cur, ctx, ctrls, zero, i, a)?,
+            (false, false) => self.insts::<false, false>(cur, ctx, ctrls, room, i, a)?,
+            (true, false) => self.insts::<true, false>(cur, ctx, ctrls, room, i, a)?,
+            (false, true) => self.insts::<false, true>(cur, ctx, ctrls, room, i, a)?,
+            (true, true) => self.insts::<true, true>(cur, ctx, ctrls, room, i, a)?,
         }
         if mode == AMODE_RAW {
             cur[S_RAW].svarint_sums(n_raw as usize, 0, addrs, "raw address")?;
@@ -463,6 +497,9 @@ impl ChunkDecoder {
                 }
             }
         }
+        held.1 = held.1.saturating_add(addrs.len() as u64);
+        check::cta_insts(cta, check::cta_held(held.0, held.1), policy)
+            .map_err(|m| cur[S_HDR].err("address count", m))?;
         self.addr_hint = addrs.len();
         self.kept_hint = insts.len();
         Ok(())
@@ -470,7 +507,8 @@ impl ChunkDecoder {
 
     /// The instructions of one warp, one control byte each (`ctrls`), into `insts` and
     /// `addrs`; specialised on whether opcodes are filtered (`keep`) and on the raw address
-    /// mode, so the loop of the common case carries neither test. `zero`: address mode 1.
+    /// mode, so the loop of the common case carries neither test. `room`: address mode 1 and
+    /// the addresses the CTA may still take.
     /// Control-stream errors name the offset just past their byte, as reading it one byte at
     /// a time would. Not inlined: on its own the loop keeps its state in registers.
     #[inline(never)]
@@ -479,10 +517,15 @@ impl ChunkDecoder {
         cur: &mut [Cur<'_>; NSTREAMS],
         ctx: &ChunkCtx<'_>,
         ctrls: &[u8],
-        zero: bool,
+        room: Room,
         insts: &mut Vec<TraceInst>,
         addrs: &mut Vec<u64>,
     ) -> Result<()> {
+        let Room {
+            zero,
+            addrs: room,
+            cta,
+        } = room;
         let n_insts = ctrls.len();
         let (mut prev_slot, mut prev_pc, mut prev_mask) = (START, 0u32, u32::MAX);
         for (k, &ctrl) in ctrls.iter().enumerate() {
@@ -571,6 +614,13 @@ impl ChunkDecoder {
                 continue;
             }
             let n = mask.count_ones() as usize;
+            if at + n > room {
+                return Err(cur[S_CTRL].err_back(
+                    back(),
+                    "control byte",
+                    check::cta_too_large(cta, ctx.max_cta_insts),
+                ));
+            }
             if kept {
                 push_inst(insts, &sl.tmpl, mask, at as u32);
             }
