@@ -564,6 +564,11 @@ pub const H100: &[Row] = &[
         "fitted to the fit rows ifetch lines=16/64/256 of tests/hardware/results/h100-holdout.csv (straight-line code streams at 12.8 cycles per 128-byte line on the card; 8 lines give 24, 16 give 12.5)",
     ),
     (
+        "frontend.prefetch_interval",
+        "16",
+        "fitted to the fit probes ifetch lines=16/64/256 and issue_order of tests/hardware/results/h100-probes.csv (in-kernel clock: cold straight-line code at 13.9-15.4 cycles per 128-byte line from its first line, a rate no stream of 1-per-cycle requests gives; mean per-probe error 27.1% -> 15.5%; 17 fits the ifetch probes alone, 1.3-3.4%, but issue_order swings from 39% to 152%)",
+    ),
+    (
         "analytic.dram_latency",
         "685",
         "measured DRAM pointer-chase hop (H100, tests/hardware/results/h100.csv)",

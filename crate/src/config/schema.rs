@@ -182,6 +182,8 @@ pub struct FrontendConfig {
     /// Lines the stream buffer of each sub-core's L0I keeps requested ahead of the last
     /// fetch (`core/prefetch.rs`); 0 turns instruction prefetch off.
     pub prefetch_depth: u32,
+    /// Core cycles between two requests of one stream buffer (1: a line per cycle).
+    pub prefetch_interval: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

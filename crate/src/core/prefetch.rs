@@ -8,6 +8,13 @@
 //! just after the current stream (a jump) starts a new stream at its next line. Lines the L0
 //! already holds are passed over (a loop that fits sends nothing).
 //!
+//! A stream sends a request every `frontend.prefetch_interval` cycles (1 on every preset but
+//! the h100). The sheet gives the stream buffer's depth, not its rate; the H100's in-kernel
+//! clock probes (`tests/hardware/results/h100-probes.csv`, ifetch lines=16/64/256) show one
+//! warp running cold straight-line code at 13.9-15.4 cycles per 128-byte line from the first
+//! line on, which a stream of one request per cycle cannot give (it has the first 16 lines on
+//! their way at once: 7 cycles per line over 16 lines) and a rate limit can.
+//!
 //! The requests go to the L1I directly, beside the sub-cores' demand misses (whose arbiter
 //! grants one per cycle); the L1I has no port limit in the model, so the two do not delay each
 //! other. The request times are computed when the stream advances, so the event-driven front
@@ -21,6 +28,8 @@ use crate::Cycle;
 pub struct StreamBuffer {
     /// Lines kept ahead of the last demand access (0: no prefetch).
     depth: u32,
+    /// Cycles between two requests of the stream (`frontend.prefetch_interval`).
+    interval: u32,
     /// The stream covers lines `base .. next`; `next` is the next one to request.
     base: u64,
     next: u64,
@@ -29,9 +38,10 @@ pub struct StreamBuffer {
 }
 
 impl StreamBuffer {
-    pub fn new(depth: u32) -> Self {
+    pub fn new(depth: u32, interval: u32) -> Self {
         StreamBuffer {
             depth,
+            interval: interval.max(1),
             ..Default::default()
         }
     }
@@ -70,7 +80,7 @@ impl StreamBuffer {
                 continue;
             }
             let at = now.max(self.free);
-            self.free = at + 1;
+            self.free = at + self.interval as u64;
             let (ready, _) = l1_access(l1i, a, at, l1i.latency, miss_penalty);
             l0.fill(a, ready);
             sent += 1;
@@ -100,7 +110,7 @@ mod tests {
     #[test]
     fn a_stream_requests_one_line_per_cycle() {
         let (mut l0, mut l1) = caches();
-        let mut s = StreamBuffer::new(4);
+        let mut s = StreamBuffer::new(4, 1);
         assert_eq!(s.access(0, 10, &mut l0, &mut l1, 100), 4);
         for k in 1..=4u64 {
             assert_eq!(
@@ -120,15 +130,36 @@ mod tests {
         assert_eq!(s.access(130, 201, &mut l0, &mut l1, 100), 0);
     }
 
+    /// With an interval of 16 the same miss sends lines 1..=4 at cycles 10, 26, 42, 58, and a
+    /// later access sends no sooner than the interval after the last request.
+    #[test]
+    fn an_interval_spaces_the_requests() {
+        let (mut l0, mut l1) = caches();
+        let mut s = StreamBuffer::new(4, 16);
+        assert_eq!(s.access(0, 10, &mut l0, &mut l1, 100), 4);
+        for k in 1..=4u64 {
+            assert_eq!(
+                l0.probe(k * 128, 11),
+                super::super::icache::Probe::Hit(10 + 16 * (k - 1) + 120),
+                "line {k}"
+            );
+        }
+        assert_eq!(s.access(128, 60, &mut l0, &mut l1, 100), 1);
+        assert_eq!(
+            l0.probe(5 * 128, 60),
+            super::super::icache::Probe::Hit(74 + 120)
+        );
+    }
+
     /// A jump starts a new stream; lines the L0 holds are passed over; depth 0 sends nothing.
     #[test]
     fn jumps_restart_and_cached_lines_are_skipped() {
         let (mut l0, mut l1) = caches();
-        let mut s = StreamBuffer::new(2);
+        let mut s = StreamBuffer::new(2, 1);
         assert_eq!(s.access(0, 0, &mut l0, &mut l1, 100), 2); // lines 1, 2
         assert_eq!(s.access(40 * 128, 5, &mut l0, &mut l1, 100), 2); // lines 41, 42
         assert_eq!(s.access(0, 9, &mut l0, &mut l1, 100), 0); // 1, 2 held
-        let mut off = StreamBuffer::new(0);
+        let mut off = StreamBuffer::new(0, 1);
         assert_eq!(off.access(80 * 128, 9, &mut l0, &mut l1, 100), 0);
     }
 }

@@ -102,11 +102,14 @@ impl SubCore {
             ),
             fetch: FetchUnit::new(
                 ICache::new(&cfg.frontend.l0i),
-                StreamBuffer::new(if cfg.features.subcore_frontend {
-                    cfg.frontend.prefetch_depth
-                } else {
-                    0
-                }),
+                StreamBuffer::new(
+                    if cfg.features.subcore_frontend {
+                        cfg.frontend.prefetch_depth
+                    } else {
+                        0
+                    },
+                    cfg.frontend.prefetch_interval,
+                ),
             ),
             cus: Collectors::new(cfg.regfile.collector_units),
             exec: ExecUnits::new(counts),

@@ -207,6 +207,13 @@ pub fn specs() -> Vec<KeyDoc> {
         64,
         "Instruction lines each sub-core's stream buffer keeps requested ahead of the last fetch (0: no prefetch)",
     );
+    t.int(
+        "frontend.prefetch_interval",
+        "core cycles",
+        1,
+        1000,
+        "Cycles between two line requests of one stream buffer (1: a line per cycle)",
+    );
     t.icache("frontend.l0i");
     t.icache("frontend.l1i");
     // regfile

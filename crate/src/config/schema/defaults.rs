@@ -114,6 +114,7 @@ impl Default for FrontendConfig {
             kernel_code_stride: 1 << 20,
             l1i_miss_latency: 188,
             prefetch_depth: 0,
+            prefetch_interval: 1,
         }
     }
 }
