@@ -496,7 +496,7 @@ fn png_holds_the_bitmap() {
     assert_eq!(info.color_type, png::ColorType::Indexed);
     let palette = info.palette.as_ref().unwrap().to_vec();
     assert_eq!(palette, image::PALETTE.concat());
-    let mut buf = vec![0; r.output_buffer_size()];
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
     r.next_frame(&mut buf).unwrap();
     assert_eq!(buf, b.px);
     assert_eq!(image::png(b), png);
