@@ -495,7 +495,7 @@ fn png_holds_the_bitmap() {
     assert_eq!((info.width as usize, info.height as usize), (b.w, b.h));
     assert_eq!(info.color_type, png::ColorType::Indexed);
     let palette = info.palette.as_ref().unwrap().to_vec();
-    assert_eq!(palette, image::PALETTE.concat());
+    assert_eq!(palette, image::palette().concat());
     let mut buf = vec![0; r.output_buffer_size().unwrap()];
     r.next_frame(&mut buf).unwrap();
     assert_eq!(buf, b.px);
