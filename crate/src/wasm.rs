@@ -15,6 +15,7 @@
 //!        │                            │   handle.record(sm, from, to)   (optional, before runFor)
 //!        │                            │   handle.runFor(cycles) -> {phase, cycles, ctasDone, ...}
 //!        └── progress/result/error ───┘   handle.resultJson() / handle.timelineJson() -> String
+//!                                         chromeTrace(resultJson, windowJson?) -> String (export)
 //! ```
 
 use wasm_bindgen::prelude::*;
@@ -173,6 +174,14 @@ pub fn detect_format(head: &[u8]) -> String {
 #[wasm_bindgen(js_name = sassSamples)]
 pub fn sass_samples() -> Result<JsValue, JsError> {
     to_js(&input::sass_samples())
+}
+
+/// The Chrome-trace / Perfetto JSON of a finished run, in cycles (1 ns = 1 cycle): the kernels,
+/// IPC and hit-rate counters, and the recorded window's tracks when `windowJson` (the
+/// `chrome` member of `timelineJson()`, as JSON text) is given.
+#[wasm_bindgen(js_name = chromeTrace)]
+pub fn chrome_trace(result_json: &str, window_json: Option<String>) -> Result<String, JsError> {
+    session::chrome_trace(result_json, window_json.as_deref()).map_err(js_err)
 }
 
 /// One run, owned by the Worker and stepped with `runFor`.

@@ -103,6 +103,22 @@ fn recorded_window_text_equals_the_cli_picture() {
         v["timeline"]["sms"][0]["frames"].as_array().unwrap().len(),
         40
     );
+    // The page's Perfetto export: the same document the native library makes.
+    let result = h.result_json().map_err(message).unwrap();
+    let window = v["chrome"].to_string();
+    let t = wasm::chrome_trace(&result, Some(window.clone()))
+        .map_err(message)
+        .unwrap();
+    assert_eq!(
+        t,
+        warpweave::session::chrome_trace(&result, Some(&window)).unwrap()
+    );
+    let t: serde_json::Value = serde_json::from_str(&t).unwrap();
+    assert!(t["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["args"]["name"] == "SM 0 sub-core 1"));
 }
 
 #[wasm_bindgen_test]

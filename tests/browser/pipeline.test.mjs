@@ -1,4 +1,5 @@
-// The pipeline and cache views (the text picture; the L1D state per cycle) in Chromium: the gallery's
+// The pipeline and cache views (the text picture; the L1D state per cycle) and the Perfetto export
+// of the recorded run in Chromium: the gallery's
 // vecadd on the teaching GPU in cycle mode, cycles 20..60 of SM 0 recorded. Stepping forward and
 // back, jumping and the keyboard move the current cycle; the page's text for a cycle equals, byte
 // for byte, the block `warpweave run --mode cycle --show-pipeline --cycles 20..60 --color never`
@@ -150,5 +151,36 @@ test('cache view: the L1 accesses of a cycle and the lines they leave', { skip: 
   await page.$eval('#cacheview', (e) => e.scrollIntoView());
   await screenshot(page, 'cache-view');
   await (await page.$('#cacheview')).screenshot({ path: path.join(ARTIFACTS, 'cache-view-section.png') });
+  await page.close();
+});
+
+test('the Perfetto export of a recorded run is in cycles, with the window per sub-core and memory pipeline', { skip: SKIP }, async () => {
+  const page = await openPage(app.browser, app.server.url);
+  await page.waitForSelector('#version[data-ready="1"]', { timeout: 20000 });
+  await page.waitForSelector('.card[data-workload="vecadd"]', { timeout: 20000 });
+  await page.selectOption('#preset', 'teaching');
+  await page.waitForSelector('#config-form[data-preset="teaching"]');
+  await page.selectOption('#mode', 'cycle');
+  await page.check('#rec-on');
+  await page.fill('#rec-sm', '0');
+  await page.fill('#rec-from', String(WINDOW[0]));
+  await page.fill('#rec-to', String(WINDOW[1]));
+  await page.click('.card[data-workload="vecadd"] button.run-workload');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('status').dataset.state), null, { timeout: 60000 });
+  assert.equal(await page.$eval('#status', (e) => e.dataset.state), 'done', page.log.join('\n'));
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-trace')]);
+  assert.match(dl.suggestedFilename(), /\.trace\.json$/);
+  const t = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+  const env = JSON.parse(await page.evaluate(() => window.warpweave.last.json));
+  const ev = t.traceEvents;
+  // One cycle is one nanosecond: the kernel's span is its cycles / 1000 microseconds.
+  const k = ev.find((e) => e.cat === 'kernel');
+  assert.equal(Math.round(k.dur * 1000), env.result.kernels[0].cycles);
+  assert.match(ev.find((e) => e.name === 'process_name').args.name, /1 ns = 1 cycle/);
+  const names = ev.filter((e) => e.name === 'process_name').map((e) => e.args.name);
+  for (const want of ['SM 0 (1 ns = 1 cycle)', 'SM 0 sub-core 0', 'SM 0 sub-core 1', 'SM 0 memory pipeline 0']) assert.ok(names.includes(want), `${want} in ${names}`);
+  assert.ok(ev.some((e) => e.ph === 'C' && e.name === 'core' && typeof e.args.IPC === 'number'));
+  assert.ok(ev.some((e) => e.ph === 'C' && e.name === 'hit rate'));
+  assert.deepEqual(t.otherData.window, WINDOW);
   await page.close();
 });

@@ -55,11 +55,16 @@ test('long-form CSV has one row per measurement', () => {
   assert.match(toCsv(rows), /result\.kernels\[0\],name,"k,1"\n/);
 });
 
-test('Chrome trace has a complete event per kernel at its cycles', () => {
-  const env = { tool: 'warpweave', version: '0.1.0', mode: 'cycle', gpu: 't', trace: { name: 'n', hash: 'h' }, result: { kernels: [{ name: 'a', launched_at: 10, cycles: 100 }, { name: 'b', cycles: 50 }] } };
-  const t = JSON.parse(chromeTrace(env));
-  const x = t.traceEvents.filter((e) => e.ph === 'X');
-  assert.deepEqual(x.map((e) => [e.name, e.ts, e.dur]), [['a', 10, 100], ['b', 110, 50]]);
+test('the Chrome trace export asks the simulator for it, with the window when there is one', async () => {
+  const calls = [];
+  const sim = { call: async (...args) => { calls.push(args); return '{"traceEvents":[]}'; } };
+  const view = { chrome: { traceEvents: [{ ph: 'X', name: 'FFMA', pid: 12, tid: 13, ts: 0.005, dur: 0.004 }] } };
+  assert.equal(await chromeTrace(sim, { json: '{"mode":"cycle"}', view }), '{"traceEvents":[]}');
+  assert.equal(await chromeTrace(sim, { json: '{"mode":"memory"}' }), '{"traceEvents":[]}');
+  assert.deepEqual(calls, [
+    ['chromeTrace', '{"mode":"cycle"}', JSON.stringify(view.chrome)],
+    ['chromeTrace', '{"mode":"memory"}', undefined],
+  ]);
 });
 
 test('cache view state: the last snapshot plus every change up to the cycle', async () => {
@@ -80,17 +85,3 @@ test('cache view state: the last snapshot plus every change up to the cycle', as
   assert.equal(cacheState([{ l1: { accesses: [], changed: [] } }], 0), null);
 });
 
-test('Chrome trace carries IPC and hit-rate counters and the recorded window per SM', () => {
-  const env = { mode: 'cycle', gpu: 't', result: { kernels: [] }, ipc_over_time: { interval: 64, cycle: [64, 128], ipc: [0.5, 1], l1_hit_rate: [null, 0.25], l2_hit_rate: [0.5, null] } };
-  const view = { chrome: { traceEvents: [{ ph: 'X', name: 'FFMA', pid: 0, tid: 3, ts: 5, dur: 4 }] } };
-  const t = JSON.parse(chromeTrace(env, view));
-  const c = t.traceEvents.filter((e) => e.ph === 'C').map((e) => [e.name, e.ts, e.args]);
-  assert.deepEqual(c, [
-    ['IPC', 64, { ipc: 0.5 }],
-    ['hit rate', 64, { L2: 0.5 }],
-    ['IPC', 128, { ipc: 1 }],
-    ['hit rate', 128, { L1D: 0.25 }],
-  ]);
-  const w = t.traceEvents.find((e) => e.name === 'FFMA');
-  assert.deepEqual([w.pid, w.tid, w.ts, w.dur], [100, 3, 5, 4]);
-});

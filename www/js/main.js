@@ -519,4 +519,4 @@ window.addEventListener('hashchange', () => {
 // ---- exports ----
 $('export-json').addEventListener('click', () => app.last && exportJson(app.last));
 $('export-csv').addEventListener('click', () => app.last && exportCsv(app.last));
-$('export-trace').addEventListener('click', () => app.last && exportChromeTrace(app.last));
+$('export-trace').addEventListener('click', () => app.last && exportChromeTrace(sim, app.last).catch((e) => showError(e.message)));

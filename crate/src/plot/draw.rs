@@ -1,10 +1,9 @@
-//! A [`Chart`] laid out as a short list of shapes in pixel coordinates, shared by the SVG writer
-//! and the PNG rasteriser so both show exactly the same picture.
+//! A [`Chart`] laid out as a short list of shapes in pixel coordinates, which the SVG writer
+//! writes out (and the PNG is that SVG rasterised).
 //!
 //! ```text
 //!  Chart ──layout()──> Drawing { w, h, shapes: [Background, Text, Line, Rect, Polyline, Circle] }
-//!                          ├── svg::write()    -> "<svg ...>"
-//!                          └── raster::draw()  -> Bitmap -> PNG
+//!                          └── svg::render() -> "<svg ...>" ──png::render() (resvg)──> PNG
 //! ```
 
 use super::scale::{tick_label, Scale};

@@ -1,6 +1,8 @@
-//! Charts drawn in Rust as SVG text and PNG images: line charts (numeric or categorical x) and grouped bar
-//! charts, with nice ticks, a legend and a fixed palette. No dependencies, no platform: the
-//! browser app can show the same SVG the CLI writes. Used by sweeps (seed 003's Figures 6-9).
+//! Charts as SVG text and PNG images: line charts (numeric or categorical x) and grouped bar
+//! charts, with nice ticks, a legend and a fixed palette. The SVG is written here; the PNG is
+//! that SVG rasterised by resvg with the embedded DejaVu Sans ([`font`]), so both show the same
+//! picture. No platform: the browser app can make the same files the CLI writes. Used by sweeps
+//! (seed 003's Figures 6-9).
 //!
 //! ```text
 //!  Chart { title, x/y labels, categories, series[ (x, y)... ] } ──to_svg()──> "<svg ...>...</svg>"
@@ -9,12 +11,15 @@
 //!   │         └──────── x ticks ──────┘
 //! ```
 //!
-//! Output is deterministic: the same chart gives byte-identical SVG.
+//! Output is deterministic: the same chart gives byte-identical SVG and PNG.
 
 mod draw;
-mod raster;
+pub mod font;
+mod png;
 mod scale;
 mod svg;
+
+pub use self::png::{rasterise, SCALE as PNG_SCALE};
 
 pub use draw::{layout, Anchor, Drawing, Label, Shape};
 
@@ -73,9 +78,9 @@ impl Chart {
         svg::render(self)
     }
 
-    /// The chart as a PNG image (the same drawing as the SVG, at twice its pixel size).
+    /// The chart as a PNG image: the SVG rasterised at [`PNG_SCALE`] times its pixel size.
     pub fn to_png(&self) -> Vec<u8> {
-        raster::render(self)
+        png::render(self)
     }
 }
 

@@ -262,6 +262,21 @@ pub struct TimelineView<'a> {
     pub chrome: serde_json::Value,
 }
 
+/// The Chrome-trace / Perfetto export of a finished run (one cycle reads as one nanosecond):
+/// `result_json` is the envelope `Session::result_json` returns, `window_json` the recorded
+/// window's `chrome` document from `Session::timeline_json`, if any
+/// ([`timeline::chrome::run_trace`]).
+pub fn chrome_trace(result_json: &str, window_json: Option<&str>) -> Result<String> {
+    let parse = |what: &str, t: &str| {
+        serde_json::from_str::<serde_json::Value>(t)
+            .map_err(|e| Error::other(format!("chrome trace: {what} is not JSON: {e}")))
+    };
+    let env = parse("the result", result_json)?;
+    let window = window_json.map(|w| parse("the window", w)).transpose()?;
+    serde_json::to_string(&timeline::chrome::run_trace(&env, window.as_ref()))
+        .map_err(|e| Error::other(format!("cannot serialise the trace: {e}")))
+}
+
 /// The architecture whose opcode table classifies kernels with binary version 0.
 pub fn arch_of(cfg: &GpuConfig) -> Arch {
     Arch::from_name(&cfg.gpu.arch)
@@ -544,6 +559,36 @@ mod tests {
         assert_eq!(v["result"], serde_json::to_value(&direct).unwrap());
         assert_eq!(v["mode"], "memory");
         assert_eq!(v["trace"]["hash"], direct_src.trace_hash());
+    }
+
+    #[test]
+    fn chrome_trace_of_a_recorded_run_holds_kernels_counters_and_window() {
+        let cfg = config::preset("teaching").unwrap();
+        let src = input::open_workload("vecadd", &[("n".into(), "1024".into())]).unwrap();
+        let mut s = Session::new(src, cfg, "cycle").unwrap();
+        s.record(0, 10, 30).unwrap();
+        while !s.run_for(1000).unwrap().done {}
+        let result = s.result_json().unwrap();
+        let view: serde_json::Value = serde_json::from_str(&s.timeline_json().unwrap()).unwrap();
+        let window = view["chrome"].to_string();
+        let t = chrome_trace(result, Some(&window)).unwrap();
+        assert_eq!(t, chrome_trace(result, Some(&window)).unwrap());
+        let t: serde_json::Value = serde_json::from_str(&t).unwrap();
+        let ev = t["traceEvents"].as_array().unwrap();
+        let kernel = ev.iter().find(|e| e["cat"] == "kernel").unwrap();
+        let env: serde_json::Value = serde_json::from_str(result).unwrap();
+        let cycles = env["result"]["kernels"][0]["cycles"].as_u64().unwrap();
+        assert_eq!(
+            (kernel["dur"].as_f64().unwrap() * 1000.0).round() as u64,
+            cycles
+        );
+        assert!(ev.iter().any(|e| e["ph"] == "C" && e["name"] == "core"));
+        assert!(ev
+            .iter()
+            .any(|e| e["args"]["name"] == "SM 0 memory pipeline 0"));
+        assert_eq!(t["otherData"]["window"], serde_json::json!([10, 30]));
+        let e = chrome_trace("{", None).unwrap_err().to_string();
+        assert!(e.contains("not JSON"), "{e}");
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //!  SmMemory L1   ──> l1_log ──> cache::L1Shadow ──> Frame::l1 (sets x ways, accesses)
 //!  collect(gpu)  ──> Timeline { sms: [SmTimeline { frames: [Frame per cycle] }] }
 //!                      ├─ ascii::render   seed 003 Figure 3 picture (golden-tested)
-//!                      ├─ chrome::render  Perfetto JSON: pid = SM, tid = track, "X" spans
-//!                      └─ image::{png, gif} the same picture as bitmaps (5x7 font)
+//!                      ├─ chrome::render  Perfetto JSON in cycles (1 ns = 1 cycle): a process
+//!                      │                  per SM, sub-core and memory pipeline, "X" spans
+//!                      └─ image::{png, gif} the same picture as bitmaps (DejaVu Sans Mono)
 //! ```
 //! Off by default: an SM without a recorder pays one `is_some()` test per cycle. The recorder
 //! allocates only while recording (its frames), never in the simulator's own state.
@@ -17,7 +18,6 @@
 pub mod ascii;
 pub mod cache;
 pub mod chrome;
-pub(crate) mod font;
 pub mod image;
 mod record;
 #[cfg(test)]

@@ -254,14 +254,37 @@ fn bad_window_or_sm_is_a_config_error() {
     assert!(e.to_string().contains("SM 9999"), "{e}");
 }
 
+/// A trace timestamp (microseconds) back in cycles, as Perfetto reads it (nearest ns).
+fn cyc(v: &serde_json::Value) -> u64 {
+    (v.as_f64().unwrap() * 1000.0).round() as u64
+}
+
 #[test]
 fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
     let tl = record(0, 100);
     let j = chrome::render(&tl);
+    assert_eq!(j["otherData"]["time_unit"], chrome::TIME_UNIT);
     let ev = j["traceEvents"].as_array().unwrap();
+    let meta = |what: &str, name: &str| {
+        ev.iter()
+            .find(|e| e["ph"] == "M" && e["name"] == what && e["args"]["name"] == name)
+            .unwrap_or_else(|| panic!("{what} {name}"))
+    };
+    let sc0 = meta("process_name", "SM 0 sub-core 0")["pid"].clone();
+    assert!(ev
+        .iter()
+        .any(|e| e["name"] == "process_name" && e["args"]["name"] == "SM 0 (1 ns = 1 cycle)"));
+    assert!(ev
+        .iter()
+        .any(|e| e["name"] == "process_name" && e["args"]["name"] == "SM 0 memory pipeline 0"));
     let tid_of = |name: &str| {
         ev.iter()
-            .find(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == name)
+            .find(|e| {
+                e["ph"] == "M"
+                    && e["name"] == "thread_name"
+                    && e["pid"] == sc0
+                    && e["args"]["name"] == name
+            })
             .map(|e| e["tid"].as_u64().unwrap())
             .unwrap_or_else(|| panic!("track {name}"))
     };
@@ -269,10 +292,10 @@ fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
         ev.iter()
             .filter(|e| e["ph"] == "X" && e["tid"] == tid)
             .map(|e| {
-                let ts = e["ts"].as_u64().unwrap();
+                let ts = cyc(&e["ts"]);
                 (
                     ts,
-                    ts + e["dur"].as_u64().unwrap(),
+                    ts + cyc(&e["dur"]),
                     e["name"].as_str().unwrap().to_string(),
                 )
             })
@@ -280,14 +303,25 @@ fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
     };
     // The two FFMAs in the SP unit: dispatched at 3 (done 6) and 7 (done 10).
     assert_eq!(
-        spans(tid_of("sc0 SP")),
+        spans(tid_of("SP")),
         vec![
             (3, 6, "w0 FFMA @0x0000".into()),
             (7, 10, "w0 FFMA @0x0010".into())
         ]
     );
+    // The sub-core's issue track: one cycle per instruction issued.
+    let issue = spans(tid_of("issue"));
+    assert!(
+        issue.contains(&(2, 3, "w0 FFMA @0x0000".into())),
+        "{issue:?}"
+    );
+    assert!(
+        issue.contains(&(6, 7, "w0 FFMA @0x0010".into())),
+        "{issue:?}"
+    );
+    assert!(issue.iter().all(|s| s.1 == s.0 + 1));
     // Warp 0's slot: issued 2, comp_data 3..6, issued 6, draining 7..10.
-    let w0: Vec<(u64, u64, String)> = spans(tid_of("sc0 w0"));
+    let w0: Vec<(u64, u64, String)> = spans(tid_of("w0"));
     let names: Vec<_> = w0.iter().map(|s| (s.0, s.1, s.2.as_str())).collect();
     assert_eq!(
         names,
@@ -300,19 +334,107 @@ fn chrome_trace_spans_are_exact_and_never_overlap_on_a_track() {
             (7, 10, "draining")
         ]
     );
-    // Every track: spans sorted and disjoint.
+    // Every track: spans sorted and disjoint; every (pid, tid) named once, sort indices set.
     let mut by_tid: std::collections::BTreeMap<(u64, u64), Vec<(u64, u64)>> = Default::default();
     for e in ev.iter().filter(|e| e["ph"] == "X") {
-        let ts = e["ts"].as_u64().unwrap();
+        let ts = cyc(&e["ts"]);
         by_tid
             .entry((e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
             .or_default()
-            .push((ts, ts + e["dur"].as_u64().unwrap()));
+            .push((ts, ts + cyc(&e["dur"])));
     }
     for v in by_tid.values_mut() {
         v.sort();
         assert!(v.windows(2).all(|w| w[0].1 <= w[1].0), "{v:?}");
     }
+    let named: Vec<u64> = ev
+        .iter()
+        .filter(|e| e["name"] == "thread_name")
+        .map(|e| e["tid"].as_u64().unwrap())
+        .collect();
+    let sorted: Vec<u64> = ev
+        .iter()
+        .filter(|e| e["name"] == "thread_sort_index")
+        .map(|e| e["args"]["sort_index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(named, sorted);
+    assert!(named.windows(2).all(|w| w[0] < w[1]));
+    // The issued counter sits in the SM's own process.
+    let sm_pid = meta("process_name", "SM 0 (1 ns = 1 cycle)")["pid"].clone();
+    assert!(ev
+        .iter()
+        .any(|e| e["ph"] == "C" && e["pid"] == sm_pid && e["args"]["issued"] == 1));
+}
+
+#[test]
+fn chrome_trace_is_the_same_bytes_for_the_same_window_and_cycles_read_as_ns() {
+    let a = serde_json::to_string(&chrome::render(&record(0, 100))).unwrap();
+    let b = serde_json::to_string(&chrome::render(&record(0, 100))).unwrap();
+    assert_eq!(a, b);
+    // 1 cycle = 1 ns: every cycle's timestamp comes back exactly at the nearest nanosecond.
+    for c in (0..3_000_000u64).step_by(7) {
+        assert_eq!((chrome::ts(c) * 1000.0).round() as u64, c);
+    }
+}
+
+#[test]
+fn run_trace_holds_kernels_counters_and_the_window() {
+    let env: serde_json::Value = serde_json::json!({
+        "tool": "warpweave", "version": "0", "mode": "cycle", "gpu": "t",
+        "trace": {"name": "n", "hash": "h"},
+        "result": {"kernels": [
+            {"name": "a", "launched_at": 10, "cycles": 100, "grid": {"x": 1}},
+            {"name": "b", "cycles": 50}
+        ]},
+        "ipc_over_time": {"interval": 64, "cycle": [64, 128], "ipc": [0.5, 1.0],
+            "l1_hit_rate": [null, 0.25], "l2_hit_rate": [0.5, null]}
+    });
+    let window = chrome::render(&record(0, 100));
+    let t = chrome::run_trace(&env, Some(&window));
+    let ev = t["traceEvents"].as_array().unwrap();
+    let x: Vec<(String, u64, u64)> = ev
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["pid"] == 1)
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().into(),
+                cyc(&e["ts"]),
+                cyc(&e["dur"]),
+            )
+        })
+        .collect();
+    assert_eq!(x, vec![("a".into(), 10, 100), ("b".into(), 110, 50)]);
+    assert!(ev[0]["args"]["name"]
+        .as_str()
+        .unwrap()
+        .contains("1 ns = 1 cycle"));
+    let c: Vec<(String, u64, serde_json::Value)> = ev
+        .iter()
+        .filter(|e| e["ph"] == "C" && e["pid"] == 1)
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().into(),
+                cyc(&e["ts"]),
+                e["args"].clone(),
+            )
+        })
+        .collect();
+    use serde_json::json;
+    assert_eq!(
+        c,
+        vec![
+            ("core".into(), 64, json!({"IPC": 0.5})),
+            ("hit rate".into(), 64, json!({"L2": 0.5})),
+            ("core".into(), 128, json!({"IPC": 1.0})),
+            ("hit rate".into(), 128, json!({"L1D": 0.25})),
+        ]
+    );
+    // The window's events follow unchanged, in processes of their own.
+    let w = window["traceEvents"].as_array().unwrap();
+    assert_eq!(&ev[ev.len() - w.len()..], &w[..]);
+    assert!(w.iter().all(|e| e["pid"].as_u64().unwrap() >= 10));
+    assert_eq!(t["otherData"]["window"], json!([0, 100]));
+    assert_eq!(t["otherData"]["time_unit"], chrome::TIME_UNIT);
 }
 
 /// Every frame of a GIF, as palette indices, with its size and delay (the `gif` crate's
@@ -373,8 +495,8 @@ fn png_holds_the_bitmap() {
     assert_eq!((info.width as usize, info.height as usize), (b.w, b.h));
     assert_eq!(info.color_type, png::ColorType::Indexed);
     let palette = info.palette.as_ref().unwrap().to_vec();
-    assert_eq!(palette, image::PALETTE.concat());
-    let mut buf = vec![0; r.output_buffer_size()];
+    assert_eq!(palette, image::palette().concat());
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
     r.next_frame(&mut buf).unwrap();
     assert_eq!(buf, b.px);
     assert_eq!(image::png(b), png);

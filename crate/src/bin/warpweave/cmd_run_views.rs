@@ -1,6 +1,6 @@
 //! `warpweave run` views of the timeline recorder (seed 003): `--show-pipeline` prints the
 //! cycle-by-cycle pipeline picture, `--animate out.gif|out.png` draws it as an animated GIF or
-//! one PNG per cycle, `--timeline out.json` writes Chrome-trace / Perfetto JSON; all for the
+//! one PNG per cycle, `--timeline out.json` writes Chrome-trace / Perfetto JSON in cycles (1 ns = 1 cycle); all for the
 //! cycles `--cycles A..B` of the SMs `--timeline-sms`.
 
 use clap::Args;
@@ -23,7 +23,8 @@ pub struct ViewArgs {
     /// Draw the picture: an animated .gif, or .png (one file per cycle: NAME-CYCLE.png).
     #[arg(long, value_name = "FILE")]
     pub animate: Option<String>,
-    /// Write the recorded window as Chrome-trace / Perfetto JSON.
+    /// Write the recorded window as Chrome-trace / Perfetto JSON (1 ns in Perfetto = 1 cycle;
+    /// a track per sub-core, execution unit and memory-pipeline stage).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<String>,
     /// Colour in the terminal picture: auto, always, never.
