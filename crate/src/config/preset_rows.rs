@@ -527,6 +527,11 @@ pub const H100: &[Row] = &[
         "fitted: measured L2-hit pointer-chase hop 286 cycles (H100, tests/hardware/results/h100.csv)",
     ),
     (
+        "l2.cache.mshr_merge",
+        "16",
+        "fitted to the fit row matmul_naive 256 of tests/hardware/results/h100.csv (its SMs miss on the same lines at once: 4 merges +26.4% cycles, 8 +15.2%, 12 +5.1%, 16 and more +0.0%)",
+    ),
+    (
         "l2.atomic_interval",
         "1.48",
         "fitted to the fit row histogram_atomic bins=1 of tests/hardware/results/h100-holdout.csv (65,536 atomics on one address in 99,707 cycles)",
