@@ -47,6 +47,16 @@ pub static TARGETS: &[Target] = &[
         seeds: crate::config::fuzz_seeds,
     },
     Target {
+        name: "sass_listing",
+        run: crate::exec::fuzz::fuzz_sass,
+        seeds: crate::exec::fuzz::seeds_sass,
+    },
+    Target {
+        name: "launch_spec",
+        run: crate::exec::fuzz::fuzz_launch,
+        seeds: crate::exec::fuzz::seeds_launch,
+    },
+    Target {
         name: "sweep_plan",
         run: crate::sweep::plan::fuzz_plan,
         seeds: crate::sweep::plan::fuzz_seeds,

@@ -24,6 +24,7 @@
 pub mod alu;
 pub mod cta;
 pub mod decode;
+pub mod fuzz;
 pub mod launch;
 pub mod launch_values;
 pub mod memops;

@@ -373,7 +373,12 @@ fn regs_in(o: &str) -> Vec<(Reg, bool)> {
         }
         let next_ok = j >= b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_');
         if prev_ok && next_ok && j > start {
-            if let Ok(n) = o[start..j].parse::<u16>() {
+            // R0..R255 and UR0..UR63 (URZ is UR63): a larger number names no register.
+            if let Ok(n) = o[start..j].parse::<u16>().map(|n| n.min(256)) {
+                if n > 255 || (uniform && n > 63) {
+                    i = j;
+                    continue;
+                }
                 let r = if uniform { UR_BASE + n } else { n };
                 if r != REG_RZ && r != REG_URZ && (uniform || n < 255) {
                     out.push((r, o[j..].starts_with(".reuse")));
@@ -383,4 +388,19 @@ fn regs_in(o: &str) -> Vec<(Reg, bool)> {
         i = j.max(i + 1);
     }
     out
+}
+
+#[cfg(test)]
+mod regs_tests {
+    use super::*;
+
+    /// A register number past the register file names no register (the fuzz target
+    /// `sass_listing` found `UR65535` overflowing the uniform register index).
+    #[test]
+    fn register_numbers_past_the_file_name_no_register() {
+        assert_eq!(regs_in("UR65535"), vec![]);
+        assert_eq!(regs_in("R256, UR64"), vec![]);
+        assert_eq!(regs_in("R255, R7.reuse"), vec![(7, true)]);
+        assert_eq!(regs_in("UR62"), vec![(UR_BASE + 62, false)]);
+    }
 }
