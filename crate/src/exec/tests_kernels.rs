@@ -80,7 +80,7 @@ fn input_f32(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i % 97) as f32 * 0.25).collect()
 }
 
-fn bytes<T: Copy>(v: &[T]) -> Vec<u8> {
+pub(super) fn bytes<T: Copy>(v: &[T]) -> Vec<u8> {
     let n = std::mem::size_of_val(v);
     // SAFETY: plain numbers as their little-endian bytes (every test target is little endian).
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, n).to_vec() }

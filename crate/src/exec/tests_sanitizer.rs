@@ -21,7 +21,7 @@ use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
 use super::memory::MAX_SHARED;
-use super::tests_kernels::listing;
+use super::tests_kernels::{bytes, listing};
 use super::*;
 use crate::trace::model::{CtaTrace, Dim3, TraceInst, WarpTrace};
 use crate::trace::sanitizer::import::LocalLayout;
@@ -124,12 +124,6 @@ impl Params {
     fn get(&self, k: &str, default: i64) -> i64 {
         self.0.get(k).copied().unwrap_or(default)
     }
-}
-
-fn bytes<T: Copy>(v: &[T]) -> Vec<u8> {
-    let n = std::mem::size_of_val(v);
-    // SAFETY: plain numbers as their little-endian bytes (every test target is little endian).
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, n).to_vec() }
 }
 
 fn buf(name: &str, elem: Elem, data: Vec<u8>) -> BufferDef {

@@ -10,13 +10,7 @@ use crate::Result;
 pub(super) fn map_queues_and_mapping(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     if let Some(o) = im.get("gpgpu_dram_partition_queues") {
         // i2$:$2d:d2$:$2i, packets
-        let v: Vec<u32> = o
-            .value
-            .trim()
-            .split(':')
-            .map(|x| x.trim().parse::<u32>())
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|_| Importer::err(o, "expected i2$:$2d:d2$:$2i whole numbers"))?;
+        let v = Importer::uint_list(o, "i2$:$2d:d2$:$2i")?;
         if v.len() != 4 {
             return Err(Importer::err(o, "expected i2$:$2d:d2$:$2i"));
         }

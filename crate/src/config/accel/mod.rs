@@ -131,6 +131,16 @@ impl<'a> Importer<'a> {
         Error::parse(&o.file, o.line, format!("-{}", o.name), msg)
     }
 
+    /// A value of colon-separated whole numbers (`A:B:...`, the fields named in `form`).
+    fn uint_list(o: &AccelOption, form: &str) -> Result<Vec<u32>> {
+        o.value
+            .trim()
+            .split(':')
+            .map(|x| x.trim().parse::<u32>())
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| Self::err(o, format!("expected {form} whole numbers")))
+    }
+
     fn uint(&mut self, name: &str) -> Result<Option<(u32, &'a AccelOption)>> {
         let Some(o) = self.get(name) else {
             return Ok(None);
@@ -650,13 +660,7 @@ fn map_memory(im: &mut Importer, c: &mut GpuConfig) -> Result<()> {
     let sep = im.uint("dram_seperate_write_queue_enable")?;
     if let Some(o) = im.get("dram_write_queue_size") {
         // SIZE:HIGH:LOW (Accel-Sim's default 32:28:16), used when the queue is enabled.
-        let v: Vec<u32> = o
-            .value
-            .trim()
-            .split(':')
-            .map(|x| x.trim().parse::<u32>())
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|_| Importer::err(o, "expected SIZE:HIGH:LOW whole numbers"))?;
+        let v = Importer::uint_list(o, "SIZE:HIGH:LOW")?;
         let [size, high, low] = v[..] else {
             return Err(Importer::err(o, "expected SIZE:HIGH:LOW"));
         };
