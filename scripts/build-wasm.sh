@@ -4,7 +4,10 @@
 # loads (FILE.gz beside FILE, git-ignored).
 #
 #   cargo build --lib --release --target wasm32-unknown-unknown -p warpweave
-#   wasm-bindgen --target web --out-dir www/pkg target/wasm32-unknown-unknown/release/warpweave.wasm
+#   cargo build --profile bind -p warpweave-bind       (the binder, crate/bind; built once)
+#   target/bind/warpweave-bind target/wasm32-unknown-unknown/release/warpweave.wasm www/pkg
+# The binder writes what `wasm-bindgen --target web --out-dir www/pkg` writes, from the
+# wasm-bindgen library at the version the module is built with (no CLI to install).
 #
 # Usage: scripts/build-wasm.sh [--dev]   (--dev: unoptimised debug build, faster to compile)
 #        scripts/build-wasm.sh --prebuilt  (no cargo build: bind the release .wasm that
@@ -18,15 +21,14 @@ BUILD=1
 if [ "${1:-}" = "--dev" ]; then PROFILE=debug; FLAG=""; fi
 if [ "${1:-}" = "--prebuilt" ]; then BUILD=""; fi
 
-command -v wasm-bindgen >/dev/null || { echo "build-wasm: wasm-bindgen not found; run scripts/install-web-toolchain.sh" >&2; exit 1; }
-
 if [ -n "$BUILD" ]; then
   cargo build --lib ${FLAG} --target wasm32-unknown-unknown -p warpweave
 fi
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')
 WASM="${TARGET_DIR}/wasm32-unknown-unknown/${PROFILE}/warpweave.wasm"
 [ -f "$WASM" ] || { echo "build-wasm: $WASM missing (build it, or drop --prebuilt)" >&2; exit 1; }
-wasm-bindgen --target web --out-dir www/pkg "$WASM"
+cargo build --profile bind -p warpweave-bind -q
+"${TARGET_DIR}/bind/warpweave-bind" "$WASM" www/pkg
 
 mkdir -p www/vendor
 if [ -d node_modules/uplot/dist ]; then

@@ -3,7 +3,7 @@
 # build, a sweep on a real single-node SLURM (tests/slurm), and the browser tests in headless
 # Chromium. Installs what it needs first (idempotent).
 # Usage: scripts/test.sh            (everything)
-#        SKIP_BROWSER=1 scripts/test.sh   (no Chromium/wasm-bindgen: Rust only)
+#        SKIP_BROWSER=1 scripts/test.sh   (no wasm, Chromium or npm: Rust only)
 #        WW_NO_CUDA=1 scripts/test.sh     (no CUDA wheels: the tests that compile CUDA say so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,13 +12,14 @@ export CARGO_TERM_COLOR=never
 step() { printf '\n== %s\n' "$*"; }
 
 step "toolchain"
-scripts/install-toolchain.sh
+scripts/install-toolchain.sh --tests
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo clippy (lib, cli, tests)"
 cargo clippy --all-targets --features cli -- -D warnings
+cargo clippy --profile bind -p warpweave-bind -- -D warnings
 
 # A GPU-free CUDA compiler from PyPI wheels (target/cuda, kept between runs), so that the tests
 # that compile CUDA (`run --cuda`, `cuda sass`) run too; WW_NO_CUDA=1 leaves them out.

@@ -15,6 +15,17 @@ else
   scripts/build-wasm.sh "$@"
 fi
 
+# The page's bindings come from the workspace's binder (crate/bind); they must be what
+# wasm-bindgen's own CLI, installed for its test runner, writes from the same module.
+echo "== bindings: crate/bind against wasm-bindgen --target web"
+profile=release
+[ "${1:-}" = "--dev" ] && profile=debug
+cli_pkg=$(mktemp -d)
+wasm-bindgen --target web --out-dir "$cli_pkg" "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/warpweave.wasm"
+diff -r --exclude='*.gz' "$cli_pkg" www/pkg
+rm -rf "$cli_pkg"
+echo "identical"
+
 # The same wasm API tests three ways: node, a page in headless Chromium, and a dedicated Web
 # Worker in headless Chromium (where the app runs the wasm). One build serves all three.
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
