@@ -88,8 +88,8 @@ if [ "${have}" = "${WB_VERSION}" ]; then
 else
   say "cargo install wasm-bindgen-cli --version ${WB_VERSION} (a few minutes; found '${have:-none}')"
   # No --locked: the CLI's own lockfile pins a crate version the registry lacks.
-  # A tool, built as such: optimised at level 1, no LTO, no debug info (it runs tests for
-  # seconds; its release profile takes twice as long to build).
+  # A tool, built as such: optimised at level 1, no LTO, no debug info (about 3.5 CPU
+  # minutes to build; it spends seconds per test run).
   CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
     cargo install wasm-bindgen-cli --version "${WB_VERSION}"

@@ -574,6 +574,11 @@ pub const H100: &[Row] = &[
         "fitted to the fit probes ifetch lines=16/64/256 and issue_order of tests/hardware/results/h100-probes.csv (in-kernel clock: cold straight-line code at 13.9-15.4 cycles per 128-byte line from its first line, a rate no stream of 1-per-cycle requests gives; mean per-probe error 27.1% -> 15.5%; 17 fits the ifetch probes alone, 1.3-3.4%, but issue_order swings from 39% to 152%)",
     ),
     (
+        "frontend.taken_branch_delay",
+        "10",
+        "fitted to the fit probe loop_probe trips=64 of tests/hardware/results/h100-probes.csv (in-kernel clock: its loop runs 5.6 cycles a trip longer than the sum of its stall counts; 9.65 fits it exactly, 10 gives 0.4%, 0: 7.1%; GPUs predict no branches, modern-gpu-cores.md section 3); held out: l1_lines 10.0-14.4% -> 1.6-5.1%, local_spill 4.6/2.9% -> 6.9/9.2%",
+    ),
+    (
         "analytic.dram_latency",
         "685",
         "measured DRAM pointer-chase hop (H100, tests/hardware/results/h100.csv)",

@@ -184,6 +184,10 @@ pub struct FrontendConfig {
     pub prefetch_depth: u32,
     /// Core cycles between two requests of one stream buffer (1: a line per cycle).
     pub prefetch_interval: u32,
+    /// Cycles a taken branch's target fetch waits after the branch issues (0: the trace's next
+    /// instructions are fetched ahead, as if the branch were predicted).
+    #[serde(default)]
+    pub taken_branch_delay: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

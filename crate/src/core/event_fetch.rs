@@ -49,13 +49,16 @@ impl SubCore {
         }
         let w = &sh.warps[wi];
         let fetched = w.ev.fetched;
-        let pc = sh.ctas[w.cta as usize]
-            .trace
-            .warp(w.widx as usize)
-            .pc(fetched as usize);
+        let insts = sh.ctas[w.cta as usize].trace.warp(w.widx as usize);
+        let pc = insts.pc(fetched as usize);
         let addr = ctx.kernels[w.kernel as usize].code_base + pc as u64;
         if addr >> self.fetch.l0.line_bytes().trailing_zeros() != l0_line {
             return false;
+        }
+        if sh.p.fetch.taken_branch_delay > 0
+            && super::fetch::is_jump_target(&insts, fetched as usize, sh.p.fetch.inst_bytes)
+        {
+            return false; // a jump target: the general case waits for the branch
         }
         let unit_free = if super::mem_direct::is_direct(sh) {
             0
@@ -94,12 +97,16 @@ impl SubCore {
         }
         if fetched - head.min(fetched) + 1 == cap && sh.p.fetch.subcore {
             if let Some((l0_line, h)) = self.ev.l0_last {
-                let pc = sh.ctas[w.cta as usize]
-                    .trace
-                    .warp(w.widx as usize)
-                    .pc(fetched as usize);
+                let insts = sh.ctas[w.cta as usize].trace.warp(w.widx as usize);
+                let pc = insts.pc(fetched as usize);
                 let addr = ctx.kernels[w.kernel as usize].code_base + pc as u64;
-                if addr >> self.fetch.l0.line_bytes().trailing_zeros() == l0_line {
+                let jump = sh.p.fetch.taken_branch_delay > 0
+                    && super::fetch::is_jump_target(
+                        &insts,
+                        fetched as usize,
+                        sh.p.fetch.inst_bytes,
+                    );
+                if !jump && addr >> self.fetch.l0.line_bytes().trailing_zeros() == l0_line {
                     let f = t.max(w.ev.fetch_free);
                     *l0_hits += 1;
                     let d = (h.max(f) + self.fetch.l0.latency as u64).max(f + 1);
@@ -137,6 +144,19 @@ impl SubCore {
                 break;
             }
             let insts = sh.ctas[cta].trace.warp(widx);
+            // No branch prediction (`frontend.taken_branch_delay`): a jump target is fetched
+            // once the branch before it has issued (this call comes right after that issue, at
+            // `t`), the delay later; its entries are decoded no earlier than that fetch's L0
+            // hit would be (the sub-core's fetch unit is not held meanwhile).
+            let mut redirect_at = 0;
+            if fp.taken_branch_delay > 0
+                && super::fetch::is_jump_target(&insts, fetched as usize, fp.inst_bytes)
+            {
+                if head < fetched {
+                    break;
+                }
+                redirect_at = t + fp.taken_branch_delay as u64 + self.fetch.l0.latency as u64;
+            }
             let max = sh.p.group_limit.min(cap - queued);
             // One free entry (the refill after an issue): a group of one, whatever follows.
             let n = if max <= 1 {
@@ -198,6 +218,7 @@ impl SubCore {
             // Decoded at `ready` (at the earliest the cycle after the fetch).
             let d = ready.max(f + 1);
             self.ev.fetch_free = d;
+            let d = d.max(redirect_at);
             warp_free = d;
             let avail = &mut sh.warps[wi].ev.avail;
             for i in fetched..fetched + n {

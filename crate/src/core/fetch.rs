@@ -48,6 +48,9 @@ pub struct FetchUnit {
     pub prefetched: u32,
     /// The sub-core's last issuing warp (greedy fetch, [`FetchParams::greedy`]).
     pub last_issued: Option<u16>,
+    /// The earliest `Warp::fetch_at` of the warps the last fetch attempt passed over for it
+    /// (0: none): when the idle unit has something to do again.
+    pub wake: Cycle,
 }
 
 /// Front-end parameters.
@@ -62,6 +65,16 @@ pub struct FetchParams {
     /// Fetch for the warp that issued last until its buffer is full, then the youngest
     /// warp with room (modern-gpu-cores.md section 3); off: round robin.
     pub greedy: bool,
+    /// `frontend.taken_branch_delay`: 0, a jump target is fetched ahead like the next line;
+    /// else its fetch may start this many cycles after the branch before it issues.
+    pub taken_branch_delay: u32,
+}
+
+/// Whether trace entry `f` is a jump target: the instruction before it (a taken branch, or
+/// a warp's reconvergence jump) is not at the previous code address.
+#[inline]
+pub fn is_jump_target(insts: &PackedWarp, f: usize, inst_bytes: u32) -> bool {
+    f > 0 && insts.pc(f) != insts.pc(f - 1).wrapping_add(inst_bytes)
 }
 
 /// Number of instructions starting at trace index `f` that one fetch may bring.
@@ -109,6 +122,7 @@ impl FetchUnit {
             pf,
             prefetched: 0,
             last_issued: None,
+            wake: 0,
         }
     }
 
@@ -158,6 +172,20 @@ impl FetchUnit {
                 want.get(wi)
             }
         };
+        // A warp redirected by a taken branch may fetch from its `fetch_at`: the earliest
+        // such cycle of the warps passed over wakes the unit (`next_event`).
+        let mut gate = Cycle::MAX;
+        let mut wants = |wi: usize, warps: &[Warp]| {
+            if !wants(wi, warps) {
+                return false;
+            }
+            let at = warps[wi].fetch_at;
+            if at > now {
+                gate = gate.min(at);
+                return false;
+            }
+            true
+        };
         let chosen = if p.greedy {
             // The modern core's fetch: the warp that issued last while it has room, else the
             // youngest warp with a free buffer entry.
@@ -178,6 +206,7 @@ impl FetchUnit {
                 })
                 .find(|&at| wants(order[at] as usize, warps))
         };
+        self.wake = if gate == Cycle::MAX { 0 } else { gate };
         if let Some(at) = chosen {
             let wi = order[at] as usize;
             let (insts, base) = code(&warps[wi]);
@@ -196,6 +225,14 @@ impl FetchUnit {
                 p,
                 base,
             );
+            // No branch prediction: the fetch of a jump target waits for the branch before
+            // it to issue (`SubCore::do_issue` then sets the warp's `fetch_at`).
+            if p.taken_branch_delay > 0 {
+                let end = f + cnt as usize;
+                if end < insts.len() && is_jump_target(&insts, end, p.inst_bytes) {
+                    w.fetch_hold = end as u32;
+                }
+            }
             w.ib.reserve(cnt);
             w.fetching = true;
             want.put(wi, false);
@@ -238,7 +275,7 @@ impl FetchUnit {
         match self.state {
             FetchState::Wait { ready } if ready > now => Some(ready),
             FetchState::Wait { .. } | FetchState::Arb => Some(now + 1),
-            FetchState::Idle => None,
+            FetchState::Idle => (self.wake > now).then_some(self.wake),
         }
     }
 }

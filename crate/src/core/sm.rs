@@ -86,6 +86,11 @@ impl SmParams {
                 subcore: cfg.features.subcore_frontend,
                 miss_penalty: cfg.frontend.l1i_miss_latency,
                 greedy: cfg.core.model == crate::config::CoreModel::Modern,
+                taken_branch_delay: if cfg.features.subcore_frontend {
+                    cfg.frontend.taken_branch_delay
+                } else {
+                    0
+                },
             },
             group_limit: group_limit(&cfg.frontend),
             ibuffer: cfg.frontend.ibuffer_size.max(1),
@@ -506,6 +511,8 @@ impl Sm {
             sh.next_age += 1;
             w.n_insts = c.trace.warp(widx).len() as u32;
             w.ib = IBuffer::new(sh.p.ibuffer);
+            w.fetch_hold = 0;
+            w.fetch_at = 0;
             if !sh.p.analytic_frontend {
                 // The event front end keeps no scoreboard (it stays as `Default` left it).
                 w.sb.reset();

@@ -609,6 +609,11 @@ impl SubCore {
     ) -> u8 {
         let kernel = sh.warps[wi].kernel;
         let idx = sh.warps[wi].ib.pop();
+        let redirect = sh.p.fetch.taken_branch_delay;
+        if redirect > 0 && sh.warps[wi].fetch_hold == idx + 1 {
+            // A taken branch: the target's fetch may start `redirect` cycles from now.
+            sh.warps[wi].fetch_at = now + redirect as u64;
+        }
         let inst = sh.inst(wi, idx);
         let op = ctx.kernels[kernel as usize].ops[inst.op.0 as usize];
         self.sched.issued(wi as u16);

@@ -61,6 +61,11 @@ pub struct Warp {
     /// Kernel launch number.
     pub kernel: u32,
     pub n_insts: u32,
+    /// Trace index the instruction buffer's head must reach before the next fetch: one past
+    /// a taken branch whose target is next (`frontend.taken_branch_delay`; 0: no wait).
+    pub fetch_hold: u32,
+    /// First cycle the warp may fetch again: its taken branch's issue plus the redirect.
+    pub fetch_at: Cycle,
     /// Instructions issued and not yet completed (collector, unit, memory pipeline).
     pub inflight: u16,
     /// Memory instructions not yet completed (MEMBAR waits for zero).
@@ -111,7 +116,11 @@ impl Warp {
     /// More instructions to fetch.
     #[inline]
     pub fn wants_fetch(&self) -> bool {
-        self.active && !self.fetching && self.ib.next_fetch() < self.n_insts && self.ib.free() > 0
+        self.active
+            && !self.fetching
+            && self.ib.next_fetch() < self.n_insts
+            && self.ib.free() > 0
+            && self.ib.head >= self.fetch_hold
     }
 }
 

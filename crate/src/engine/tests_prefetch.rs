@@ -45,6 +45,19 @@ fn code(lines: u32, trips: u32) -> WarpTrace {
     w
 }
 
+/// [`code`] as one dependence chain: every IADD reads the register the one before wrote.
+fn chain(lines: u32, trips: u32) -> WarpTrace {
+    let mut w = code(lines, trips);
+    for i in &mut w.insts {
+        *i = {
+            let mut d = ins(ops().iadd, &[10], &[10]);
+            d.pc = i.pc;
+            d
+        };
+    }
+    w
+}
+
 fn cycles(depth: u32, lines: u32, trips: u32) -> u64 {
     let o = ops();
     run(
@@ -89,6 +102,38 @@ fn straight_line_code_of_1_16_64_256_lines() {
 fn a_loop_that_fits() {
     assert_eq!(cycles(0, 4, 16), 140 + 3 * 130 + 60 * 16);
     assert_eq!(cycles(8, 4, 16), 140 + 63 * 16);
+}
+
+/// No branch prediction (`frontend.taken_branch_delay` = R) on a 4-line loop run 16 times
+/// whose IADDs form one dependence chain (one issue every 4 cycles, the IADD's latency; the
+/// fetches keep up). The jump back from the last IADD (issued at t) to the first is fetched
+/// in the same cycle (the fetch stage follows issue); its L0 hit is there at t + R + 1,
+/// decoded then and issued at t + R + 2 instead of t + 4: max(0, R - 2) cycles per jump, 15
+/// jumps in 16 trips. The same in `cycle` and in `hybrid`'s event front end.
+#[test]
+fn a_taken_branch_costs_its_delay_on_every_trip() {
+    use crate::engine::{ModelChoice, Simulator};
+    use crate::trace::MemTrace;
+    let o = ops();
+    let k = || kernel("code", &o, vec![vec![chain(4, 16)]]);
+    let run_both = |r: u32| {
+        let mut c = cfg(8);
+        c.frontend.taken_branch_delay = r;
+        let cyc = run(&c, vec![k()]).cycles;
+        let mut hy = Simulator::new(
+            c,
+            ModelChoice::named("hybrid").unwrap(),
+            Box::new(MemTrace::from_kernels("test", vec![k()])),
+        )
+        .unwrap();
+        (cyc, hy.run_to_end().unwrap().cycles)
+    };
+    let (base, base_hy) = run_both(0);
+    assert_eq!(base, base_hy);
+    for r in [1u32, 2, 3, 10] {
+        let want = base + 15 * r.saturating_sub(2) as u64;
+        assert_eq!(run_both(r), (want, want), "R = {r}");
+    }
 }
 
 /// `hybrid` steps the front end by events (its fetch differs from `cycle`'s by a few

@@ -61,10 +61,14 @@ pub fn chain_latency(cfg: &GpuConfig, op: &str) -> Result<f64> {
     per_unit(run(i1)?, run(i2)?, ((i2 - i1) * unroll) as f64, op)
 }
 
-/// Throughput of `op` on one SM in operations (thread instructions) per cycle: 8 warps of 8
+/// Throughput of `op` on one SM in operations (thread instructions) per cycle: 32 warps (or as many as an SM holds) of 8
 /// independent chains each, `unroll` rounds per loop body, 2 against 4 iterations.
 pub fn chain_throughput(cfg: &GpuConfig, op: &str, unroll: u64) -> Result<f64> {
-    let (warps, chains, i1, i2) = (8u64, 8u64, 2u64, 4u64);
+    // 32 warps (8 per sub-core) where the SM holds them, as peak-throughput benchmarks run
+    // at high occupancy: with fewer, the bubble of each warp's taken branch back shows
+    // (`frontend.taken_branch_delay`).
+    let warps = 32u64.min(cfg.sm.max_warps as u64);
+    let (chains, i1, i2) = (8u64, 2u64, 4u64);
     let run = |n: u64| {
         cycles(
             cfg,

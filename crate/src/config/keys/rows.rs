@@ -214,6 +214,13 @@ pub fn specs() -> Vec<KeyDoc> {
         1000,
         "Cycles between two line requests of one stream buffer (1: a line per cycle)",
     );
+    t.int(
+        "frontend.taken_branch_delay",
+        "core cycles",
+        0,
+        1000,
+        "The front end predicts no branches: a taken branch's target is fetched once the branch has issued, this many cycles later (0: fetched ahead, as if predicted)",
+    );
     t.icache("frontend.l0i");
     t.icache("frontend.l1i");
     // regfile

@@ -115,6 +115,7 @@ impl Default for FrontendConfig {
             l1i_miss_latency: 188,
             prefetch_depth: 0,
             prefetch_interval: 1,
+            taken_branch_delay: 0,
         }
     }
 }
