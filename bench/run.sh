@@ -29,11 +29,9 @@
 # ratios: each round runs 1 and 2 threads (in alternating order) and (K = 1) the warm wasm run
 # back to back, so a ratio compares one minute of this VM's drifting speed. For two threads a
 # third figure leaves out the rounds in which either run spent DISTURBED (0.05) seconds or more
-# in the kernel: every run of this table spends 0.00-0.04 s there. On a VM whose balloon takes
-# free memory back, runs with transparent huge pages spent 0.05-0.21 s there (first touches of
-# 2 MB blocks the host had taken back, in the guest's `clear_page`) and ran that much longer;
-# the CLI turns huge pages off on such hosts (crate/src/bin/warpweave/host.rs), and a run that
-# still spends that long shows in this figure. It is printed with how many rounds it used, for
+# in the kernel: every run of this table spends 0.00-0.04 s there, and a run that spends
+# longer (page faults the host serves slowly, e.g. huge pages on a VM whose balloon took the
+# memory back) shows in this figure. It is printed with how many rounds it used, for
 # reading the table; "met" is judged on the median of all paired rounds, as before.
 #
 # usage: bench/run.sh   env: THREADS="1 2"; EPOCHS="1 8"; GPU=titanv; ROUNDS=1; BIG=1 (10M trace in every mode);

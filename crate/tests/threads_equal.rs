@@ -1,7 +1,7 @@
 //! Results are bit-identical for any thread count (issue 6): every compact sample trace in
 //! `sample-traces/` (not `large/`) runs on the titanv preset (80 SMs) with the cycle memory
-//! system at 1, 2 and 4 threads, and the full JSON results must be equal. At 2 and 4 threads
-//! the engine is made to fork on every cycle with any busy SM (`par_min_busy = 1`) so that
+//! system at 1, 2, 3, 4, 8 and 16 threads, and the full JSON results must be equal. At two threads
+//! and more the engine is made to fork on every cycle with any busy SM (`par_min_busy = 1`) so that
 //! small traces exercise the parallel path too (the fallback itself cannot change results: it
 //! only picks how the same per-SM steps are scheduled). The memory partitions are made to
 //! fork on every cycle with any busy partition too (`par_min_parts = 1`), and a serial run that
@@ -45,11 +45,14 @@ fn run_opts(path: &Path, threads: usize, force_fork: bool, epoch: u32, reverse: 
     common::json_to_end(&mut sim, &path.display().to_string())
 }
 
+/// The thread counts every sample trace is compared at (against one thread).
+const THREADS: [usize; 5] = [2, 3, 4, 8, 16];
+
 #[test]
-fn every_sample_trace_is_identical_at_1_2_and_4_threads() {
+fn every_sample_trace_is_identical_at_1_to_16_threads() {
     for f in &common::sample_files() {
         let one = run(f, 1, false);
-        for (threads, force) in [(2, true), (4, true)] {
+        for (threads, force) in THREADS.map(|t| (t, true)) {
             let par = run(f, threads, force);
             assert!(
                 par == one,
@@ -101,24 +104,25 @@ fn partition_order_does_not_leak_into_results() {
     }
 }
 
-/// `fast` (analytical memory, event front end): one thread and two visit only the SMs that are
-/// due (`engine/run.rs`); two threads share each cycle with two or more of them (forced from
-/// one here). Every sample trace gives the same JSON at 1 and 2 threads.
+/// `fast` (analytical memory, event front end): the SMs step in windows between CTA
+/// completions (`engine/window.rs`), shared by the threads. Every sample trace gives the same
+/// JSON at 1, 2, 3, 4, 8 and 16 threads.
 #[test]
-fn fast_mode_is_identical_at_1_and_2_threads() {
-    named_mode_is_identical_at_1_and_2_threads("fast");
+fn fast_mode_is_identical_at_1_to_16_threads() {
+    named_mode_is_identical_at_1_to_16_threads("fast");
 }
 
 /// `hybrid` (event front end, cycle memory system): one thread and two visit only the SMs that
 /// are due, and at two threads the partner runs the memory side's halves beside them
 /// (`Gpu::sms_due_split`); every sample trace gives the same JSON at 1 and 2 threads, with
-/// a cycle of one due SM shared too.
+/// a cycle of one due SM shared too; at three threads and more every SM steps each cycle, on
+/// the pool. Every sample trace gives the same JSON at 1, 2, 3, 4, 8 and 16 threads.
 #[test]
-fn hybrid_mode_is_identical_at_1_and_2_threads() {
-    named_mode_is_identical_at_1_and_2_threads("hybrid");
+fn hybrid_mode_is_identical_at_1_to_16_threads() {
+    named_mode_is_identical_at_1_to_16_threads("hybrid");
 }
 
-fn named_mode_is_identical_at_1_and_2_threads(mode: &str) {
+fn named_mode_is_identical_at_1_to_16_threads(mode: &str) {
     use warpweave::analytic::prepass::PrepassCache;
     use warpweave::engine::compare::prepared_simulator;
     let mut files: Vec<PathBuf> = std::fs::read_dir(samples())
@@ -131,7 +135,7 @@ fn named_mode_is_identical_at_1_and_2_threads(mode: &str) {
     let mut cache = PrepassCache::new();
     for f in &files {
         let mut json = Vec::new();
-        for threads in [1, 2] {
+        for threads in [1].into_iter().chain(THREADS) {
             let mut open =
                 || -> warpweave::Result<Box<dyn warpweave::trace::TraceSource + Send>> {
                     Ok(Box::new(CompactReader::open(f)?))
@@ -143,13 +147,25 @@ fn named_mode_is_identical_at_1_and_2_threads(mode: &str) {
             let res = sim
                 .run_to_end()
                 .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            if mode == "fast" && threads > 2 {
+                // The pool steps windows (one fork per window of up to 64 cycles), not cycles.
+                let x = sim.gpu.exchanges();
+                assert!(
+                    x * 20 < res.cycles,
+                    "{}: {x} exchanges in {} cycles at {threads} threads",
+                    f.display(),
+                    res.cycles
+                );
+            }
             json.push(serde_json::to_string(&res).unwrap());
         }
-        assert!(
-            json[0] == json[1],
-            "{}: {mode} at 2 threads differs",
-            f.display()
-        );
+        for (j, threads) in json[1..].iter().zip(THREADS) {
+            assert!(
+                *j == json[0],
+                "{}: {mode} at {threads} threads differs",
+                f.display()
+            );
+        }
     }
 }
 

@@ -27,6 +27,8 @@
 //!   queue and the other workers, spinning between epochs, steal it at once; no epoch waits
 //!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
 //!   SMs so the thread that ran the memory side beside it steals the rest evenly.
+//!   In `fast` the pool instead shares each window's SMs (`window.rs`): one fork per window,
+//!   not per cycle.
 //!
 //! # K = 1 with two threads: the split cycle (`lockstep_split`)
 //! A memory cycle has two halves that do not read each other's output
@@ -736,8 +738,11 @@ impl Gpu {
         let fork = if self.wakes.on {
             // Due SMs only (run.rs): they alone decide whether two threads share the cycle.
             self.collect_due(t0);
-            // (Not without the split order: `lockstep` would step every SM.)
-            par && split && self.wakes.due.len() >= self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
+            // (Not without the split order: `lockstep` would step every SM; and only with a
+            // partner: on more threads the SMs step in windows, which the pool shares.)
+            par && split
+                && self.has_partner()
+                && self.wakes.due.len() >= self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
         } else {
             self.fork_sms(t0 + k - 1, split)
         };
@@ -750,6 +755,10 @@ impl Gpu {
             Executor::Parallel => Some(self.pool.clone()),
             Executor::Serial => None,
         };
+        if par && !self.has_partner() {
+            // The cycle's halves join on the pool.
+            self.forks += 1;
+        }
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
         if split {

@@ -108,6 +108,8 @@ unsafe impl Send for Shared {}
 pub struct Partner {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    /// Joins so far (`Gpu::exchanges`).
+    pub joins: u64,
     #[cfg(feature = "handoff-stats")]
     times: Times,
 }
@@ -147,6 +149,7 @@ impl Partner {
         Ok(Partner {
             shared,
             thread: Some(thread),
+            joins: 0,
             #[cfg(feature = "handoff-stats")]
             times: Times::default(),
         })
@@ -166,6 +169,7 @@ impl Partner {
     /// Runs `b` on the partner thread and `a` on this one; returns when both are done.
     /// A panic in either is resumed here (after both have finished).
     pub fn join<A: FnOnce() -> R, R>(&mut self, a: A, b: &mut (dyn FnMut() + Send)) -> R {
+        self.joins += 1;
         let sh = &*self.shared;
         let ptr: *mut (dyn FnMut() + Send + '_) = b;
         // SAFETY: the lifetime is erased only for the partner's use, which ends before this

@@ -326,6 +326,9 @@ pub struct Gpu {
     /// Cycles stepped in memory windows so far (tests check that they run; not part of the
     /// result, which is the same without them).
     pub window_cycles: u64,
+    /// Forks of the SMs' step onto the pool so far (three threads and more; see
+    /// [`Gpu::exchanges`]).
+    forks: u64,
     /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
     /// K = 1: it runs at the start of the next cycle's parallel phase); see
     /// `Gpu::finish_requests`.
@@ -416,6 +419,7 @@ impl Gpu {
             #[cfg(feature = "parallel")]
             mwin: mwindow::MemWindows::new(cfg.gpu.num_sms as usize),
             window_cycles: 0,
+            forks: 0,
             req_pending: false,
             wakes: run::SmWakes::default(),
             epoch: cfg.features.epoch_cycles.max(1) as u64,
@@ -505,6 +509,18 @@ impl Gpu {
             }
         }
         lines.join("\n  ")
+    }
+
+    /// The exchanges between threads so far: forks onto the pool and joins with the partner
+    /// thread, each a point where one thread waits for another (0 on one thread; not part of
+    /// the result, which is the same for any thread count). `bench/scaling.sh` predicts more
+    /// threads' speed from it.
+    pub fn exchanges(&self) -> u64 {
+        #[cfg(feature = "parallel")]
+        let joins = self.partner.as_ref().map_or(0, |p| p.joins);
+        #[cfg(not(feature = "parallel"))]
+        let joins = 0;
+        self.forks + joins
     }
 
     /// Statistics of all SMs merged in SM order.

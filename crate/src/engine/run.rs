@@ -2,7 +2,8 @@
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
 //!
-//! K = 1, event front end, and one thread or two (`fast`, `hybrid`): the SM half visits only
+//! K = 1, event front end, and one thread or two (`fast`, `hybrid`; `fast` in windows at any
+//! thread count): the SM half visits only
 //! the SMs that are due (`SmWakes`; with a cycle memory system an SM given replies is due the
 //! next cycle): an SM asleep until its
 //! wake cycle, with no CTA or reply to take, would only add a cycle of deferred stall
@@ -267,23 +268,30 @@ impl Gpu {
     /// Whether the next slice steps SMs in windows (`window.rs`): `fast`'s analytical memory
     /// (no memory partitions), one kernel at a time, and the lazy stepping windows build on.
     pub(super) fn windowed(&self) -> bool {
+        self.windows_fit() && self.lazy_ok()
+    }
+
+    /// [`Gpu::windowed`] but for the lazy stepping: `fast`'s analytical memory, one kernel at
+    /// a time, windows not turned off.
+    fn windows_fit(&self) -> bool {
         self.windows
             && matches!(self.partitions, super::MemPartitions::None)
             && self
                 .sched
                 .starts_only_when_empty(self.cfg.sm.concurrent_kernels)
-            && self.lazy_ok()
     }
 
     /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
     /// exact next event (event front end, idle skipping, no timeline recorder), on the serial
     /// executor or two threads (a partner; every cycle's SMs step in `sms_due` or
-    /// `sms_due_split`). With a cycle memory system (`hybrid`) an SM given replies is due the
-    /// next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at two threads the
-    /// partner runs the memory side's halves beside the due SMs (`sms_due_split`).
+    /// `sms_due_split`), or on more threads where the slice steps in windows (the pool shares
+    /// each window's SMs, `window.rs`). With a cycle memory system (`hybrid`) an SM given
+    /// replies is due the next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at
+    /// two threads the partner runs the memory side's halves beside the due SMs
+    /// (`sms_due_split`).
     fn lazy_ok(&self) -> bool {
         let serial = self.executor == super::Executor::Serial;
-        (serial || self.has_partner())
+        (serial || self.has_partner() || self.windows_fit())
             && self.epoch == 1
             && self
                 .sms

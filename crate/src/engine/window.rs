@@ -35,8 +35,8 @@
 //! Each SM gets exactly the calls (`Sm::skip`, then its step) it gets cycle by cycle, and
 //! every CTA is booked in the cycle it finished, in SM order, so results are those of stepping
 //! cycle by cycle (`tests/windows_equal.rs`). With two threads the window's SMs are taken
-//! from both ends of the list (`handoff::TwoEnds`), one join per window instead of one per
-//! cycle; a window is `WINDOW` cycles at most so that most SMs step in every window (a
+//! from both ends of the list (`handoff::TwoEnds`), with more the pool steps them in small
+//! pieces: one join per window instead of one per cycle; a window is `WINDOW` cycles at most so that most SMs step in every window (a
 //! longer one lets them race to their next completion, and only the few booked each window
 //! would step in the next).
 
@@ -54,6 +54,10 @@ const WINDOW: Cycle = 64;
 /// about a microsecond).
 #[cfg(feature = "parallel")]
 const PAR_MIN_SMS: usize = 2;
+
+/// SMs per piece of a window on the pool (an SM's window is up to `WINDOW` cycles of work).
+#[cfg(feature = "parallel")]
+const POOL_PIECE: usize = 2;
 
 /// One SM's part of a window: its own per-SM state.
 struct Lane<'a> {
@@ -142,6 +146,10 @@ impl Gpu {
         #[cfg(feature = "parallel")]
         if self.has_partner() {
             return self.window_sms_split(g, h, ahead);
+        }
+        #[cfg(feature = "parallel")]
+        if self.executor == super::Executor::Parallel && self.wakes.work.len() >= PAR_MIN_SMS {
+            return self.window_sms_pool(g, h, ahead);
         }
         let ch = self.window_here(g, h);
         prefetch(ahead);
@@ -259,6 +267,50 @@ impl Gpu {
             },
         );
         lo | hi
+    }
+
+    /// [`Gpu::window_sms`] on the pool (three threads and more, inside its `install`): the
+    /// window's SMs (those `Gpu::window` listed in `SmWakes::work`, picked by the same test)
+    /// in pieces of `POOL_PIECE` beside the stream's decode-ahead, one fork per window.
+    #[cfg(feature = "parallel")]
+    fn window_sms_pool(
+        &mut self,
+        g: Cycle,
+        h: Cycle,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        use rayon::prelude::*;
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            wakes,
+            forks,
+            ..
+        } = self;
+        *forks += 1;
+        let ctx = StepCtx { kernels };
+        let cfg = &*cfg;
+        let (wake, from, parked) = (&mut wakes.wake, &mut wakes.from, &mut wakes.parked);
+        let step = || {
+            sms.par_iter_mut()
+                .zip(marks.par_iter_mut())
+                .zip(wake.par_iter_mut())
+                .zip(from.par_iter_mut())
+                .zip(parked.par_iter_mut())
+                .with_max_len(POOL_PIECE)
+                .filter(|((((_, m), w), _), p)| {
+                    **p == Cycle::MAX && (m.launch.is_some() || **w < h)
+                })
+                .map(|((((sm, m), wake), from), p)| {
+                    let (c, q) = run_sm(Lane { sm, m, wake, from }, &ctx, cfg, g, h);
+                    *p = q;
+                    c
+                })
+                .reduce(|| false, |a, b| a | b)
+        };
+        rayon::join(step, || prefetch(ahead)).0
     }
 
     /// Ends the window: books the earliest parked cycle's finished CTAs (SM order) if it lies

@@ -310,6 +310,13 @@ pub fn run(a: &RunArgs) -> Result<()> {
         res.warp_insts as f64 / secs.max(1e-9),
         res.cycles as f64 / secs.max(1e-9)
     );
+    // The threads' exchanges (bench/scaling.sh predicts more threads from them).
+    let x = sim.gpu.exchanges();
+    crate::outln!(
+        "thread exchanges {x} in {} cycles ({:.3} per cycle)",
+        res.cycles,
+        x as f64 / res.cycles.max(1) as f64
+    );
     if let Some(kb) = peak_rss_kb() {
         crate::outln!("peak memory {:.1} MB", kb as f64 / 1024.0);
     }

@@ -70,7 +70,6 @@ enum Cmd {
 }
 
 fn main() {
-    host::choose_page_size();
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Run(a) => cmd_run::run(&a),
