@@ -461,6 +461,16 @@ pub struct L2Config {
     pub dram_latency: u32,
     /// Requests waiting at each L2 slice's input, packets.
     pub input_queue: u32,
+    /// Halves of the L2 (1 or 2). With 2, the SMs of the first half of the indices are near
+    /// the first half of the partitions, the others near the second; a load whose line is
+    /// homed in the far half looks it up in the near half's copy (the mirror slice), and a
+    /// miss there crosses the fabric to the home slice, which serves it from its data or
+    /// DRAM; the near half keeps the copy. Stores and atomics go to the home slice.
+    pub sides: u32,
+    /// One-way latency of the fabric between the two halves, L2 cycles.
+    pub fabric_latency: u32,
+    /// Sectors per L2 cycle the fabric carries back to each half (0: unlimited).
+    pub fabric_sectors_per_cycle: f64,
 }
 
 /// Crossbar between SMs and L2 slices.

@@ -203,6 +203,15 @@ impl GpuConfig {
                 ),
             ));
         }
+        if l2.sides == 2 && !l2.partitions.is_multiple_of(2) {
+            return Err(Error::config(
+                "l2.sides",
+                format!(
+                    "two halves need an even l2.partitions, not {}",
+                    l2.partitions
+                ),
+            ));
+        }
         let d = &self.dram;
         if !d.banks.is_multiple_of(d.bank_groups) {
             return Err(Error::config(

@@ -27,13 +27,16 @@ use crate::config::GpuConfig;
 use crate::mem::addrmap::AddrMap;
 use crate::mem::cache::CacheStats;
 use crate::mem::clock::Domain;
+use crate::mem::dram::DramReq;
 use crate::mem::dram::{DramChannel, DramStats};
-use crate::mem::iface::NocPacket;
+use crate::mem::iface::{AccessKind, NocPacket};
 use crate::mem::l2::L2Slice;
 use crate::mem::noc::{Crossbar, NocStats};
 use crate::{Cycle, Result};
 
+mod fabric;
 mod part;
+use fabric::Fabric;
 use part::{CycleIn, Partition};
 
 /// Fewest busy partitions in a cycle for the parallel step to fork (below it they step on the
@@ -96,6 +99,8 @@ pub struct MemPartitions {
     /// The core cycle of each L2 / DRAM tick of the cycle being stepped (scratch).
     l2_cores: Vec<Cycle>,
     dram_cores: Vec<Cycle>,
+    /// The fabric between the two halves of the L2 (`l2.sides` = 2).
+    fab: Fabric,
     /// `warm` with `par`: the slice of each line (scratch, kept for the next memcpy).
     #[cfg(feature = "parallel")]
     warm_scratch: Vec<u32>,
@@ -149,6 +154,7 @@ impl MemPartitions {
             stats: PartitionStats::default(),
             l2_cores: Vec::new(),
             dram_cores: Vec::new(),
+            fab: Fabric::new(cfg, &l2d),
             #[cfg(feature = "parallel")]
             warm_scratch: Vec::new(),
         })
@@ -158,9 +164,21 @@ impl MemPartitions {
     /// destination slice is set here from the address map.
     pub fn try_accept(&mut self, _now: Cycle, mut pkt: NocPacket) -> Result<(), NocPacket> {
         pkt.slice = self.map.slice(pkt.req.addr);
+        if self.map.sides > 1
+            && pkt.req.kind == AccessKind::Load
+            && self.map.side_of_slice(pkt.slice) != self.sm_side(pkt.src_sm)
+        {
+            // A load of a line homed in the far half: the near half's copy.
+            pkt.slice = self.map.mirror(pkt.slice);
+        }
         pkt.reply = false;
         let i = (pkt.src_sm as usize).min(self.sms - 1);
         self.req.try_push(i, pkt)
+    }
+
+    /// The half of the L2 near SM `sm` (the first half of the SM indices are near the first).
+    pub fn sm_side(&self, sm: u32) -> u32 {
+        ((sm as usize).min(self.sms - 1) * self.map.sides as usize / self.sms) as u32
     }
 
     /// Accepts packets in order; the ones refused stay in `pending` (in order) for a retry.
@@ -293,6 +311,9 @@ impl MemPartitions {
                 self.rep.step(d, &self.icnt);
             }
         }
+        // Requests that crossed the fabric by now are looked up at home before the partitions
+        // step, so a DRAM read they start is scheduled from this cycle on.
+        let fab_home = self.map.sides > 1 && self.fabric_arrivals(now);
         let (l2, dram) = (self.l2d.due(now), self.dramd.due(now));
         self.l2_cores.clear();
         self.l2_cores
@@ -348,17 +369,115 @@ impl MemPartitions {
         if ahead {
             self.req.outputs_taken();
         }
+        let fab_busy = self.map.sides > 1 && (self.fabric_collect() || fab_home);
         if self.rep.in_transit() > 0 {
             self.rep.pop_arrived(now, replies);
         }
-        debug_assert_eq!(
-            quiet,
-            [
-                self.slices().all(|s| s.is_idle()),
-                self.parts.iter().all(|p| p.chan.is_idle())
-            ]
+        debug_assert!(
+            fab_busy
+                || quiet
+                    == [
+                        self.slices().all(|s| s.is_idle()),
+                        self.parts.iter().all(|p| p.chan.is_idle())
+                    ]
         );
-        self.quiet = quiet;
+        self.quiet = if fab_busy { [false; 2] } else { quiet };
+    }
+
+    /// The fabric before the partitions step in core cycle `now`: the near copies' misses
+    /// that reached their home slices are looked up there, in the order they left (a hit
+    /// goes back after the home's tag latency; a miss reads the home partition's DRAM, and
+    /// waits, with those behind it, while that queue is full). Returns whether it did
+    /// anything or holds requests.
+    fn fabric_arrivals(&mut self, now: Cycle) -> bool {
+        let mut busy = false;
+        while let Some((arrive, r)) = self.fab.next_arrived(now) {
+            let h = self.map.slice(r.line) as usize;
+            let part = &mut self.parts[h / self.sub];
+            let sl = &mut part.slices[h % self.sub];
+            let slot = sl.cache.probe(r.line);
+            let miss = sl.cache.would_fetch_at(slot, r.sectors, false);
+            if miss != 0 && part.chan.free_slots() < 2 {
+                // The home's DRAM queue is full: this and the later ones wait.
+                break;
+            }
+            self.fab.pop_arrived();
+            let o = sl.cache.access_at(r.line, r.sectors, false, slot);
+            if miss == 0 {
+                let at = self.fab.back(
+                    self.map.side_of_slice(r.near),
+                    arrive + self.fab.home_hit,
+                    r.sectors,
+                );
+                Self::fill_near(&mut self.parts, self.sub, r.near, at, r.line, r.sectors);
+                busy = true;
+                continue;
+            }
+            let caddr = |a| self.map.channel_addr(a);
+            if let Some(e) = o.evicted {
+                let _ = part.chan.push(DramReq {
+                    addr: e.addr,
+                    caddr: caddr(e.addr),
+                    sectors: e.dirty,
+                    write: true,
+                    slice: h as u32,
+                    ready: arrive,
+                });
+            }
+            // The fill goes to the near slice (`slice`): the DRAM hands it back to the fabric.
+            let _ = part.chan.push(DramReq {
+                addr: r.line,
+                caddr: caddr(r.line),
+                sectors: o.fetch | miss,
+                write: false,
+                slice: r.near,
+                ready: arrive,
+            });
+            self.fab.wait(r.near, r.line, r.sectors);
+            part.idle = [false; 2];
+            part.wake();
+            busy = true;
+        }
+        busy || self.fab.in_flight()
+    }
+
+    /// The fabric after the partitions stepped (in slice order, so the results do not depend
+    /// on how they stepped): the near copies' new misses leave for their homes, the DRAM
+    /// reads done for near copies go back (waiting for the bandwidth towards their half).
+    /// Returns whether it did anything or holds requests.
+    fn fabric_collect(&mut self) -> bool {
+        let mut busy = false;
+        for p in &mut self.parts {
+            for r in p.fab_req.drain(..) {
+                self.fab.send(r);
+                busy = true;
+            }
+        }
+        for pi in 0..self.parts.len() {
+            if self.parts[pi].fab_fill.is_empty() {
+                continue;
+            }
+            let fills = std::mem::take(&mut self.parts[pi].fab_fill);
+            for &(ready, near, line, sectors) in &fills {
+                let want = self.fab.done(near, line) | sectors;
+                let at = self.fab.back(self.map.side_of_slice(near), ready, want);
+                Self::fill_near(&mut self.parts, self.sub, near, at, line, want);
+            }
+            let mut fills = fills;
+            fills.clear();
+            self.parts[pi].fab_fill = fills;
+            busy = true;
+        }
+        busy || self.fab.in_flight()
+    }
+
+    /// Sectors of `line` reach the near slice `near` at core cycle `at` (its MSHR's waiters
+    /// are answered then).
+    fn fill_near(parts: &mut [Partition], sub: usize, near: u32, at: Cycle, line: u64, s: u8) {
+        let p = &mut parts[near as usize / sub];
+        p.slices[near as usize % sub].fill_at(at, line, s);
+        p.idle[0] = false;
+        p.wake();
     }
 
     /// Which domains are idle at the end of the cycle (for the next cycle's skips).
@@ -385,6 +504,7 @@ impl MemPartitions {
         }
         take(self.req.next_arrival());
         take(self.rep.next_arrival());
+        take(self.fab.next_arrival());
         for s in self.slices() {
             take(s.next_event());
         }
@@ -494,7 +614,8 @@ impl MemPartitions {
     }
 
     pub fn is_idle(&self) -> bool {
-        self.req.is_idle()
+        !self.fab.in_flight()
+            && self.req.is_idle()
             && self.rep.is_idle()
             && self.slices().all(|s| s.is_idle())
             && self.parts.iter().all(|p| p.chan.is_idle())

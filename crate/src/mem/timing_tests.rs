@@ -300,3 +300,168 @@ fn sleeping_slices_equal_ticking() {
     assert_eq!(a, b);
     assert_eq!(sa, sb);
 }
+
+/// Two L2 halves (`l2.sides` = 2) on a GPU whose clocks are all equal: SMs 0-1 are near
+/// partitions 0-1, SMs 2-3 near partitions 2-3.
+fn two_halves(fabric_latency: u32) -> GpuConfig {
+    let mut c = small_gpu();
+    c.l2.partitions = 4;
+    c.l2.sides = 2;
+    c.l2.fabric_latency = fabric_latency;
+    let core = c.clocks.core_mhz;
+    c.clocks.icnt_mhz = core;
+    c.clocks.l2_mhz = core;
+    c.clocks.dram_mhz = core;
+    c
+}
+
+/// A load that skips the L1 (each one reaches the L2).
+fn l2_load(addr: u64, tag: u64) -> MemRequest {
+    MemRequest {
+        bypass_l1: true,
+        ..load(addr, tag)
+    }
+}
+
+/// The first line from `from` whose home slice is in half `side`.
+fn homed_in(sys: &Sys, side: u32, from: u64) -> u64 {
+    let m = *sys.parts.address_map();
+    (0..)
+        .map(|i| from + i * 128)
+        .find(|&a| m.side_of_slice(m.slice(a)) == side)
+        .unwrap()
+}
+
+/// Latency of one load of SM `sm` (the system otherwise idle).
+fn one_load(sys: &mut Sys, sm: usize, r: MemRequest) -> (Cycle, HitLevel) {
+    let t0 = sys.now;
+    sys.sms[sm].try_request(t0, r).unwrap();
+    loop {
+        sys.step();
+        if let Some(resp) = sys.sms[sm].pop_response(sys.now) {
+            let out = (sys.now - t0, resp.level);
+            sys.now += 1;
+            return out;
+        }
+        sys.advance();
+        assert!(sys.now < t0 + 100_000, "load never completed");
+    }
+}
+
+/// A far-homed line's first read misses the near half's copy, crosses the fabric, misses at
+/// home and reads the home's DRAM (the same channel and bank as with one half): exactly two
+/// crossings (2 x 40 cycles) more than with one L2. A near-homed line's costs the same in
+/// both.
+#[test]
+fn far_homed_first_read_costs_two_fabric_crossings() {
+    let one = {
+        let mut c = two_halves(40);
+        c.l2.sides = 1;
+        c
+    };
+    let probe = Sys::new(&two_halves(40));
+    let far = homed_in(&probe, 1, 0x40_0000);
+    let near = homed_in(&probe, 0, 0x40_0000);
+    for (addr, extra) in [(far, 80), (near, 0)] {
+        let mut a = Sys::new(&one);
+        let mut b = Sys::new(&two_halves(40));
+        let (ta, la) = one_load(&mut a, 0, l2_load(addr, 1));
+        let (tb, lb) = one_load(&mut b, 0, l2_load(addr, 1));
+        assert_eq!((la, lb), (HitLevel::Dram, HitLevel::Dram));
+        assert_eq!(tb, ta + extra, "address {addr:#x}");
+    }
+}
+
+/// The near half keeps the copy: a second read of a far-homed line by the same SM hits it
+/// at the near-homed L2 hit latency. A read of a line the far half holds (another SM there
+/// read it) hits at home: two crossings more than that. Each of those reads is looked up
+/// twice (near copy, home), as the card counts `lts__t_sectors` (`ltcfabric` part).
+#[test]
+fn near_copy_hits_and_far_home_hits() {
+    let cfg = two_halves(40);
+    let mut sys = Sys::new(&cfg);
+    let far = homed_in(&sys, 1, 0x40_0000);
+    let near = homed_in(&sys, 0, 0x80_0000);
+    one_load(&mut sys, 0, l2_load(near, 1));
+    let (t_near, l) = one_load(&mut sys, 0, l2_load(near, 2));
+    assert_eq!(l, HitLevel::L2);
+    one_load(&mut sys, 0, l2_load(far, 3));
+    let (t_copy, l) = one_load(&mut sys, 0, l2_load(far, 4));
+    assert_eq!((t_copy, l), (t_near, HitLevel::L2), "hit in the near copy");
+    // SM 2 (near the second half) reads a line of its half; then SM 0 reads it: the near
+    // copy misses, the home hits.
+    let other = homed_in(&sys, 1, 0xc0_0000);
+    one_load(&mut sys, 2, l2_load(other, 5));
+    let before = sys.parts.stats().l2;
+    let (t_home, _) = one_load(&mut sys, 0, l2_load(other, 6));
+    assert_eq!(t_home, t_near + 80);
+    let after = sys.parts.stats().l2;
+    assert_eq!(after.reads - before.reads, 2, "near copy and home lookups");
+    assert_eq!(after.read_hits - before.read_hits, 1, "the home hit");
+}
+
+/// Stores and atomics go to the home slice: a far-homed store leaves no near copy, so a
+/// later read by the same SM misses the near half and hits at home (two crossings).
+#[test]
+fn far_stores_go_home() {
+    let mut sys = Sys::new(&two_halves(40));
+    let near = homed_in(&sys, 0, 0x80_0000);
+    one_load(&mut sys, 0, l2_load(near, 1));
+    let (t_near, _) = one_load(&mut sys, 0, l2_load(near, 2));
+    let far = homed_in(&sys, 1, 0x40_0000);
+    let st = MemRequest {
+        kind: AccessKind::Store,
+        full: 1,
+        bytes: 32,
+        ..load(far, 3)
+    };
+    one_load(&mut sys, 0, st);
+    let (t, l) = one_load(&mut sys, 0, l2_load(far, 4));
+    assert_eq!(
+        (t, l),
+        (t_near + 80, HitLevel::Dram),
+        "home hit, filled over the fabric"
+    );
+}
+
+/// With two halves, every SM streaming over its own lines (half of them far-homed, through a
+/// fabric of limited bandwidth): the same cycles and counters whichever order the partitions
+/// step in, every load answered, and one home lookup per near-copy miss.
+#[test]
+fn two_halves_streaming_is_order_independent() {
+    let run = |reverse: bool| {
+        let mut cfg = two_halves(30);
+        cfg.l2.fabric_sectors_per_cycle = 2.0;
+        let mut sys = Sys::new(&cfg);
+        sys.parts.reverse = reverse;
+        let n_sm = cfg.gpu.num_sms as usize;
+        let (mut sent, mut done) = (vec![0u64; n_sm], 0u64);
+        let per_sm = 64;
+        while done < per_sm * n_sm as u64 {
+            for (s, k) in sent.iter_mut().enumerate() {
+                while let Some(_r) = sys.sms[s].pop_response(sys.now) {
+                    done += 1;
+                }
+                if *k < per_sm {
+                    let addr = 0x100_0000 + (*k * n_sm as u64 + s as u64) * 128;
+                    let r = MemRequest {
+                        sectors: 0xf,
+                        ..l2_load(addr, *k)
+                    };
+                    if sys.sms[s].try_request(sys.now, r).is_ok() {
+                        *k += 1;
+                    }
+                }
+            }
+            sys.step();
+            sys.now += 1;
+            assert!(sys.now < 200_000, "stream never completed");
+        }
+        (sys.now, sys.parts.stats())
+    };
+    let (t, st) = run(false);
+    assert_eq!((t, st), run(true));
+    // 256 line reads; the far-homed half of them looked up again at home.
+    assert!(st.l2.reads > 256 && st.l2.reads < 512, "{:?}", st.l2);
+    assert_eq!(st.dram.reads, 256, "each line read from DRAM once");
+}

@@ -442,6 +442,27 @@ pub fn specs() -> Vec<KeyDoc> {
         4096,
         "Requests waiting at each L2 slice's input",
     );
+    t.int(
+        "l2.sides",
+        "halves",
+        1,
+        2,
+        "L2 halves: with 2, each SM has a near half (by SM index) keeping copies of the far half's lines; a load missing its near copy crosses the fabric to the home slice",
+    );
+    t.int(
+        "l2.fabric_latency",
+        "L2 cycles",
+        0,
+        10_000,
+        "One-way latency of the fabric between the two L2 halves",
+    );
+    t.float(
+        "l2.fabric_sectors_per_cycle",
+        "sectors / L2 cycle",
+        0.0,
+        4096.0,
+        "Sectors per L2 cycle the fabric carries back to each half (0 = unlimited)",
+    );
     t.flag(
         "l2.warm_from_memcpy",
         "Warm the L2 with MemcpyHtoD data before the kernels",

@@ -319,6 +319,9 @@ impl Default for L2Config {
             flush_at_kernel_end: false,
             dram_latency: 100,
             input_queue: 8,
+            sides: 1,
+            fabric_latency: 0,
+            fabric_sectors_per_cycle: 0.0,
         }
     }
 }

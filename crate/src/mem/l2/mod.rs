@@ -50,6 +50,18 @@ pub struct L2Slice {
     due_at: Cycle,
 }
 
+/// A load's miss in the near half's copy of a far-homed line (`l2.sides` = 2): it crosses the
+/// fabric to the line's home slice instead of going to this partition's DRAM channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FabricReq {
+    pub line: u64,
+    pub sectors: u8,
+    /// The near slice (global index) whose MSHR waits for the sectors.
+    pub near: u32,
+    /// Core cycle it leaves the near slice.
+    pub at: Cycle,
+}
+
 /// Atomic requests the slice's atomic unit holds at most.
 pub const ATOMIC_QUEUE: usize = 32;
 
@@ -195,7 +207,9 @@ impl L2Slice {
         done - d
     }
 
-    /// Handles one request in L2 cycle `d` (core cycle `core_d`); misses go to `dram`.
+    /// Handles one request in L2 cycle `d` (core cycle `core_d`); misses go to `dram`, or,
+    /// for a load looking up this slice's copy of a line homed in the other half (`far`), to
+    /// the fabric.
     pub fn handle(
         &mut self,
         p: &NocPacket,
@@ -203,6 +217,7 @@ impl L2Slice {
         dom: &Domain,
         dram: &mut DramChannel,
         caddr: impl Fn(u64) -> u64,
+        far: Option<&mut Vec<FabricReq>>,
     ) -> Handled {
         let r = &p.req;
         // A full DRAM queue stalls whatever the request is: checked first, as it is the
@@ -270,7 +285,17 @@ impl L2Slice {
                 self.cache.stats.mshr_merges += 1;
             }
             if new != 0 {
-                let _ = dram.push(mk(line, new, false));
+                match far {
+                    Some(f) => f.push(FabricReq {
+                        line,
+                        sectors: new,
+                        near: self.id,
+                        at: ready,
+                    }),
+                    None => {
+                        let _ = dram.push(mk(line, new, false));
+                    }
+                }
             }
         }
         if !waits && p.ack {

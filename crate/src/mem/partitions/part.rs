@@ -18,8 +18,9 @@ use std::ops::Range;
 use crate::mem::addrmap::AddrMap;
 use crate::mem::clock::Domain;
 use crate::mem::dram::DramChannel;
+use crate::mem::iface::AccessKind;
 use crate::mem::iface::NocPacket;
-use crate::mem::l2::{Handled, L2Slice};
+use crate::mem::l2::{FabricReq, Handled, L2Slice};
 use crate::mem::noc::Crossbar;
 use crate::Cycle;
 
@@ -43,6 +44,11 @@ pub(super) struct Partition {
     /// the request crossbar's queues of my slices changes them until the next step).
     pub idle: [bool; 2],
     sleep: L2Sleep,
+    /// This cycle's misses of near copies, for the fabric (`MemPartitions` takes them).
+    pub fab_req: Vec<FabricReq>,
+    /// This cycle's DRAM reads done for another half's near copy: (core cycle the data is
+    /// ready here, near slice, line, sectors).
+    pub fab_fill: Vec<(Cycle, u32, u64, u8)>,
 }
 
 #[inline]
@@ -152,6 +158,8 @@ impl Partition {
             merge: false,
             idle: [true; 2],
             sleep: L2Sleep::default(),
+            fab_req: Vec::new(),
+            fab_fill: Vec::new(),
         }
     }
 
@@ -221,7 +229,11 @@ impl Partition {
                 if arrived {
                     let p = q.front().expect("arrived").1;
                     let ch = &mut self.chan;
-                    if sl.handle(&p, d, x.l2d, ch, |a| map.channel_addr(a)) == Handled::Done {
+                    let far = map.sides > 1
+                        && p.req.kind == AccessKind::Load
+                        && map.slice(p.req.addr) != sl.id;
+                    let fab = far.then_some(&mut self.fab_req);
+                    if sl.handle(&p, d, x.l2d, ch, |a| map.channel_addr(a), fab) == Handled::Done {
                         q.pop_front();
                         self.taken += 1;
                         self.popped |= 1 << j;
@@ -271,8 +283,14 @@ impl Partition {
             self.chan.step(d, core_d);
             while let Some(r) = self.chan.pop_done(d) {
                 let at = core_d + x.dram_lat_core;
-                self.slices[r.slice as usize - self.first].fill_at(at, r.addr, r.sectors);
-                self.sleep.until = self.sleep.until.min(at);
+                match (r.slice as usize).checked_sub(self.first) {
+                    Some(j) if j < self.slices.len() => {
+                        self.slices[j].fill_at(at, r.addr, r.sectors);
+                        self.sleep.until = self.sleep.until.min(at);
+                    }
+                    // Read for the other half's near copy: back over the fabric.
+                    _ => self.fab_fill.push((at, r.slice, r.addr, r.sectors)),
+                }
             }
         }
         if self.chan.queued() != queued {
