@@ -98,10 +98,10 @@ pub fn fetch_group(
     };
     let line = line_of(base + insts.pc(f) as u64);
     while n < max && f + (n as usize) < insts.len() {
-        let prev = insts.pc(f + n as usize - 1);
-        let cur = insts.pc(f + n as usize);
+        let at = f + n as usize;
         if p.subcore
-            && (cur != prev.wrapping_add(p.inst_bytes) || line_of(base + cur as u64) != line)
+            && (is_jump_target(insts, at, p.inst_bytes)
+                || line_of(base + insts.pc(at) as u64) != line)
         {
             break;
         }

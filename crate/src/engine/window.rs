@@ -47,6 +47,13 @@ use crate::core::{Sm, StepCtx};
 use crate::trace::KernelStream;
 use crate::Cycle;
 
+/// Whether an SM steps in the window ending at `h`: not parked on a finished CTA, and given
+/// a CTA or due before `h` (`SmWakes::work` lists these; the pool picks them by the same test).
+#[inline]
+fn in_window(parked: Cycle, m: &EpochMarks, wake: Cycle, h: Cycle) -> bool {
+    parked == Cycle::MAX && (m.launch.is_some() || wake < h)
+}
+
 /// The longest window (cycles).
 const WINDOW: Cycle = 64;
 
@@ -112,7 +119,7 @@ impl Gpu {
         let w = &mut self.wakes;
         w.work.clear();
         for (s, m) in self.marks.iter().enumerate() {
-            if w.parked[s] == Cycle::MAX && (m.launch.is_some() || w.wake[s] < h) {
+            if in_window(w.parked[s], m, w.wake[s], h) {
                 w.work.push(s as u32);
             }
         }
@@ -300,9 +307,7 @@ impl Gpu {
                 .zip(from.par_iter_mut())
                 .zip(parked.par_iter_mut())
                 .with_max_len(POOL_PIECE)
-                .filter(|((((_, m), w), _), p)| {
-                    **p == Cycle::MAX && (m.launch.is_some() || **w < h)
-                })
+                .filter(|((((_, m), w), _), p)| in_window(**p, m, **w, h))
                 .map(|((((sm, m), wake), from), p)| {
                     let (c, q) = run_sm(Lane { sm, m, wake, from }, &ctx, cfg, g, h);
                     *p = q;

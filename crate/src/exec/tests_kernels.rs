@@ -107,7 +107,7 @@ impl Lcg {
     }
 }
 
-fn buf(name: &str, elem: Elem, data: Vec<u8>) -> BufferDef {
+pub(super) fn buf(name: &str, elem: Elem, data: Vec<u8>) -> BufferDef {
     BufferDef {
         name: name.into(),
         elem,

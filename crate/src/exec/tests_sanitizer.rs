@@ -21,7 +21,7 @@ use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
 use super::memory::MAX_SHARED;
-use super::tests_kernels::{bytes, listing};
+use super::tests_kernels::{self, bytes, listing};
 use super::*;
 use crate::trace::model::{CtaTrace, Dim3, TraceInst, WarpTrace};
 use crate::trace::sanitizer::import::LocalLayout;
@@ -126,13 +126,11 @@ impl Params {
     }
 }
 
+/// An input buffer holding `data` (the kernels' tests write theirs back).
 fn buf(name: &str, elem: Elem, data: Vec<u8>) -> BufferDef {
     BufferDef {
-        name: name.into(),
-        elem,
-        len: (data.len() / elem.bytes()) as u64,
-        init: Init::Bytes(data),
         output: false,
+        ..tests_kernels::buf(name, elem, data)
     }
 }
 
