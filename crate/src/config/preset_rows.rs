@@ -579,6 +579,11 @@ pub const H100: &[Row] = &[
         "fitted to the fit probe loop_probe trips=64 of tests/hardware/results/h100-probes.csv (in-kernel clock: its loop runs 5.6 cycles a trip longer than the sum of its stall counts; 9.65 fits it exactly, 10 gives 0.4%, 0: 7.1%; GPUs predict no branches, modern-gpu-cores.md section 3); held out: l1_lines 10.0-14.4% -> 1.6-5.1%, local_spill 4.6/2.9% -> 6.9/9.2%",
     ),
     (
+        "sm.cta_launch_latency",
+        "158",
+        "fitted to the fit row vecadd n=16777216 of tests/hardware/results/h100.csv (131,072 CTAs of 128 threads: the card retires one CTA per SM every 159 cycles at vecadd n=1M, 4M and 16M alike, where the model's DRAM allowed one every 123; 158 gives -0.2%, 0 gave -22.0%)",
+    ),
+    (
         "analytic.dram_latency",
         "685",
         "measured DRAM pointer-chase hop (H100, tests/hardware/results/h100.csv)",

@@ -474,6 +474,30 @@ fn ctas_beyond_occupancy_wait_for_a_free_slot() {
     assert_eq!(four.totals.ctas, 4);
 }
 
+/// `sm.cta_launch_latency` = L spaces the CTA issues to one SM by L cycles (0: one per cycle).
+/// Two slots, four CTAs of 43 cycles each (`ctas_beyond_occupancy_wait_for_a_free_slot`).
+/// L = 20: CTA0 0..42, CTA1 20..62; CTA2 takes CTA0's slot when it frees at 43 (the interval,
+/// from 20, is met), CTA3 CTA1's at 63 (43 + 20): it ends at 105, 106 cycles; two CTAs: 63.
+/// L = 50: CTA1 50..92; CTA2 waits for the interval (100..142) though a slot is free from 43,
+/// CTA3 for 150 (its slot frees at 93): 193 cycles; two CTAs: 93.
+#[test]
+fn cta_issues_to_one_sm_are_spaced_by_the_launch_latency() {
+    let o = ops();
+    let cta = || vec![chain(&o, 10, &[0, 1, 3])];
+    for (lat, two_cycles, four_cycles) in [(20, 63, 106), (50, 93, 193)] {
+        let mut c = cfg();
+        c.sm.max_ctas = 2;
+        c.sm.cta_launch_latency = lat;
+        let two = run(&c, vec![kernel("w", &o, vec![cta(), cta()])]);
+        let four = run(&c, vec![kernel("w", &o, vec![cta(), cta(), cta(), cta()])]);
+        assert_eq!(
+            (two.cycles, four.cycles),
+            (two_cycles, four_cycles),
+            "L = {lat}"
+        );
+    }
+}
+
 /// The block scheduler stops asking a full SM until a CTA finishes there: with one CTA slot
 /// per SM, a long CTA on SM 1 and short ones queued, every later CTA goes to SM 0 as its slot
 /// frees (43 and 86, as in `ctas_beyond_occupancy_wait_for_a_free_slot`), and the run lasts as

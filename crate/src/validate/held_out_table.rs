@@ -14,11 +14,11 @@ pub const HELD_OUT: &[HeldOut] = &[
     HeldOut {
         preset: "h100",
         file: "h100.csv",
-        holdout_kernels: 20,
-        holdout_cycles_mape: 10.28,
-        holdout_cycles_signed: -9.03,
-        holdout_cycles_corr: 0.992,
-        fit_kernels: 6,
-        fit_cycles_mape: 1.34,
+        holdout_kernels: 19,
+        holdout_cycles_mape: 5.79,
+        holdout_cycles_signed: -4.52,
+        holdout_cycles_corr: 0.995,
+        fit_kernels: 7,
+        fit_cycles_mape: 1.18,
     },
 ];
