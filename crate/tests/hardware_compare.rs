@@ -25,10 +25,9 @@ use std::path::{Path, PathBuf};
 use warpweave::validate::hardware::{compare_dir, metric, report_text, FileReport};
 use warpweave::validate::held_out::{table_source, HeldOut, HELD_OUT};
 
-/// Bounds on the holdout cycles MAPE per file: what the model reaches now, so a change that
-/// makes it worse fails (issue 30's goal is 10%, with 12% as the test's limit; not met yet,
-/// see tests/hardware/README.md for what carries the rest).
-const HOLDOUT_CYCLES_MAPE_MAX: [(&str, f64); 2] = [("h100.csv", 14.0), ("h100-holdout.csv", 14.5)];
+/// Bounds on the holdout cycles MAPE per file, a little above what the model reaches now
+/// (5.8% and 8.3%), so a change that makes it worse fails; issue 30's goal is 10%.
+const HOLDOUT_CYCLES_MAPE_MAX: [(&str, f64); 2] = [("h100.csv", 7.0), ("h100-holdout.csv", 10.0)];
 /// Pointer chases measure the L1, L2 and DRAM load-to-use latencies the preset is fitted to.
 const CHASE_MAX: f64 = 5.0;
 /// Seed 004's L2 hit-rate error, the goal for the L2 (h100: 4.2% today, SMs' traffic).
