@@ -7,8 +7,8 @@
 //   bench --list FILE [REPEAT]          every line of FILE in one process, each launched REPEAT
 //                                       times (default 3) after an L2 flush, for nsys: prints
 //                                       `duration WORKLOAD PARAMS EVENT_NS` per launch
-// Probe workloads (l1_lines, mshr_merge, local_spill, ifetch, loop_probe, ffma_chain,
-// issue_order) read the SM clock inside the kernel and print `clk WORKLOAD PARAMS t0 t1 ...`.
+// Probe workloads (l1_lines, mshr_merge, l2_sides, local_spill, ifetch, loop_probe,
+// ffma_chain, issue_order) read the SM clock inside the kernel and print `clk WORKLOAD PARAMS t0 t1 ...`.
 
 #include <cstdio>
 #include <cstdlib>
@@ -212,6 +212,18 @@ static int run_one(const std::string& w, const std::string& params) {
         float* sink = (float*)alloc(4);
         long long* clk = clk_buf(warps);
         { before_launch(); mshr_merge<<<1, 32 * warps>>>(buf, sink, clk); }
+    } else if (w == "l2_sides") {
+        long long lines = num("lines", 16), ctas = num("ctas", 0);
+        if (ctas <= 0) {
+            int dev = 0, sms = 0;
+            CK(cudaGetDevice(&dev));
+            CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+            ctas = sms;
+        }
+        float* buf = (float*)input(ctas * lines * 128);
+        float* sink = (float*)alloc(4);
+        long long* clk = clk_buf(ctas * (lines + 1));
+        { before_launch(); l2_sides<<<ctas, 32>>>(buf, sink, clk, lines, 0); }
     } else if (w == "local_spill") {
         long long n = num("n", 32), reps = num("reps", 16), ctas = num("ctas", 1);
         long long block = num("block", 128);

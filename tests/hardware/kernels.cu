@@ -320,6 +320,44 @@ extern "C" __global__ void mshr_merge(const float* buf, float* sink, long long* 
     if (u == 12345.0f) sink[0] = u;
 }
 
+// l2_sides: one warp per CTA, as many CTAs as SMs. CTA c reads `lines` 128-byte lines of its
+// own (every lane a word), each twice in a row with ld.global.cg (cached in L2, not in L1),
+// timing each read with its use. The first read finds the line where cudaMemcpy left it (its
+// home L2 slice), the second wherever the first left a copy: on a GPU whose L2 has two sides
+// the first reads of far-homed lines take two fabric crossings more than the second.
+// clk: per CTA (smid, 0), then (first, second) per line. `zero` must be 0.
+extern "C" __global__ void l2_sides(const float* buf, float* sink, long long* clk, int lines,
+                                    int zero) {
+    int lane = threadIdx.x & 31;
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    long long* o = clk + 2 * (long long)blockIdx.x * (lines + 1);
+    if (lane == 0) { o[0] = smid; o[1] = 0; }
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < lines; ++i) {
+        const float* p = buf + ((long long)blockIdx.x * lines + i) * 32 + lane;
+        long long t[2];
+        const float* q = p;
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+            long long t0 = clock64();
+            float v;
+            asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(q));
+            float u = v * 2.0f;
+            asm volatile("" ::"f"(u));
+            long long t1 = clock64();
+            t[k] = t1 - t0;
+            acc += u;
+            // The same address, through the value just read (`zero` is 0 at run time): the
+            // compiler can neither merge the two reads nor start the second early.
+            q = p + (__float_as_int(u) & zero);
+        }
+        if (lane == 0) { o[2 + 2 * i] = t[0]; o[3 + 2 * i] = t[1]; }
+    }
+    if (acc == 12345.0f) sink[0] = acc;
+}
+
 // local_spill: every thread stores `n` ints to a local array at run-time indices and reads
 // them back, `reps` times (STL / LDL of one local offset across the warp's lanes).
 extern "C" __global__ void local_spill(const int* seed, int* out, long long* clk, int n, int reps) {

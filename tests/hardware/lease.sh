@@ -6,7 +6,9 @@
 #   2. ncu over workloads.txt (results/PRESET.csv; skipped with WW_SKIP_BASE=1) and over
 #      holdout-workloads.txt (results/PRESET-holdout.csv);
 #   3. the probes of holdout-workloads.txt run plainly, 3 times each: their in-kernel clock
-#      readings (probes.log: `clk WORKLOAD PARAMS t0 t1 ...`);
+#      readings (probes.log: `clk WORKLOAD PARAMS t0 t1 ...`), and the `l2_sides` probe
+#      (l2_sides.log, summarised by l2_sides.py: L2 latency of a line's first and second
+#      read from every SM, the near and far sides of the L2);
 #   4. nsys over both lists in one process (`bench --list`, L2 flushed before each launch,
 #      3 launches each): kernel durations as Nsight Systems sees them (durations.csv), plus
 #      the CUDA-event time of each launch (durations.log);
@@ -81,6 +83,9 @@ stamp() { echo "== $1 ($(date -u +%T))"; }
         done
     done > "$out/probes.log" 2>&1
     tail -5 "$out/probes.log"
+    stamp "l2 sides"
+    for r in 1 2 3; do timeout 20 "$bin" l2_sides lines=16; done > "$out/l2_sides.log" 2>&1
+    python3 "$here/l2_sides.py" "$out/l2_sides.log" 2>&1 | head -5
     stamp nsys
     grep -hvE '^\s*(#|$)' "$here/holdout-workloads.txt" "$here/workloads.txt" > "$dist/all-workloads.txt"
     if command -v nsys >/dev/null; then
