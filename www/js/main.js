@@ -386,11 +386,10 @@ async function startRun() {
   }
 }
 
-/** Cycles from the start of the run to the first kernel's first CTA issue: the launch
- *  latencies of the effective config. */
+/** Cycles from the start of the run to the first kernel's first CTA issue: the kernel launch
+ *  latency of the effective config (`sm.cta_launch_latency` only spaces later CTAs to an SM). */
 function launchLatency() {
-  const v = (k) => Number(app.effective?.get(k)) || 0;
-  return v('sm.kernel_launch_latency') + v('sm.cta_launch_latency');
+  return Number(app.effective?.get('sm.kernel_launch_latency')) || 0;
 }
 
 /** The recorded window: the fields, or (left empty) 200 cycles from the first CTA issue. */

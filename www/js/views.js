@@ -40,7 +40,7 @@ function emptyReason(tl, sm, ctx) {
   const launch = typeof k0?.launch_cycles === 'number' ? k0.launch_cycles : ctx?.launchLatency;
   if (typeof cycles === 'number' && tl.from >= cycles) return `the run ended at cycle ${cycles.toLocaleString('en-US')}, before the window starts.`;
   if (launch && tl.to <= launch)
-    return `the window (cycles ${tl.from}..${tl.to}) lies inside the kernel launch latency: the first CTA is issued at cycle ${launch.toLocaleString('en-US')} (sm.kernel_launch_latency and sm.cta_launch_latency). Leave "cycles from" empty to start at the first issue, or set it to ${launch}.`;
+    return `the window (cycles ${tl.from}..${tl.to}) lies inside the kernel launch latency: the first CTA is issued at cycle ${launch.toLocaleString('en-US')} (sm.kernel_launch_latency). Leave "cycles from" empty to start at the first issue, or set it to ${launch}.`;
   return `SM ${sm} held no warp in these cycles (its CTAs had not arrived or had finished); try another SM or window.`;
 }
 
