@@ -333,11 +333,10 @@ fn compare_help_describes_csv_and_json() {
 /// `run`'s notes: printed after the result and in the JSON's `notes`, between `warnings` and
 /// `config`.
 fn notes_of(args: &[&str]) -> (String, Vec<String>) {
-    let d = tmp("notes");
-    let j = d.join(format!(
-        "{}.json",
-        args.join("_").replace(['/', ':', '='], "-")
-    ));
+    // A folder per call: the tests calling this run in parallel, and `tmp` empties its folder.
+    let name = args.join("_").replace(['/', ':', '=', '.'], "-");
+    let d = tmp(&format!("notes-{name}"));
+    let j = d.join("result.json");
     let mut all = vec!["run", "-q"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--json", s(&j)]);
