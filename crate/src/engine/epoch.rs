@@ -39,7 +39,7 @@
 //! and the request half of c runs at the start of cycle c+1's parallel phase:
 //!
 //! ```text
-//!  thread A (epoch loop)          partner thread (handoff.rs)
+//!  thread A (epoch loop)          partner thread (sync/partner.rs)
 //!  issue CTAs c (decide only)
 //!  ── hand-off ───────────────────────────────────────────────────────────
 //!  (when due: decode chunk n)     (when due: decode chunk n+1; `prefetch_pair`)
@@ -50,9 +50,9 @@
 //!  stage c (packets, done CTAs)   (spinning)
 //! ```
 //! One fork/join per simulated cycle, tens of microseconds of work on each side, so the
-//! hand-off is a spin on an atomic (`handoff::Partner`, well under a microsecond; a rayon
+//! hand-off is a spin on an atomic (`sync::Partner`, well under a microsecond; a rayon
 //! join cost about 5), and the SMs are handed out from both ends of the list
-//! (`handoff::TwoEnds`) so both threads finish within about one SM of each other whatever the
+//! (`sync::Shares`) so both threads finish within about one SM of each other whatever the
 //! cycle's mix of SM and memory work. Which thread steps an SM never changes what it
 //! computes. Anything that reads the memory side between cycles (idle skipping, the end of a
 //! slice) first runs the waiting request half (`Gpu::finish_requests`). The serial executor
@@ -606,14 +606,13 @@ impl Gpu {
         } = self;
         #[cfg(feature = "parallel")]
         if let (true, Some(partner)) = (fork, partner.as_mut()) {
-            // Two threads: the partner thread (`handoff.rs`) runs the memory side (the last
+            // Two threads: the partner thread (`sync/partner.rs`) runs the memory side (the last
             // cycle's request half, then this cycle's reply half) while this one decodes
             // ahead; then both step SMs, taken in runs from the two ends of the list until
             // they meet, so they finish together whatever this cycle's work is.
-            use super::handoff::{Disjoint, TwoEnds};
             partitions.set_parallel(false, 0);
-            let ends = TwoEnds::new(sms.len());
-            let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+            let n = sms.len();
+            let shares = super::sync::Shares::all((&mut sms[..], &mut marks[..]), n);
             let ctx = StepCtx { kernels };
             senders.clear();
             done_hi.clear();
@@ -624,10 +623,8 @@ impl Gpu {
             // finished CTAs for the block scheduler.
             let mut low = || {
                 let mut any = false;
-                while let Some(r) = ends.take_low() {
-                    for i in r {
-                        // SAFETY: `ends` hands out every index once.
-                        let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
+                while let Some(r) = shares.take_low() {
+                    for (i, (sm, m)) in r {
                         any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
                         if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
                             senders.push(i as u32);
@@ -657,11 +654,9 @@ impl Gpu {
                     }
                     let mut any = replies_cycle(partitions, replies, inbox_next, t0);
                     debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
-                    while let Some(r) = ends.take_high() {
+                    while let Some(r) = shares.take_high() {
                         staged.hi_runs.push(staged.hi.len() as u32);
-                        for i in r {
-                            // SAFETY: as above.
-                            let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
+                        for (i, (sm, m)) in r {
                             any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
                             if !sm.sh.outbox.is_empty() {
                                 staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));

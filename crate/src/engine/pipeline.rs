@@ -31,12 +31,13 @@
 //! thread's half borrows the rest of the `Gpu`.
 
 use super::epoch::{
-    decode_halves, post_replies, replies_cycle, requests_cycle, sm_epoch, Inboxes, Staged,
+    decode_halves, post_replies, replies_cycle, requests_cycle, sm_epoch, EpochMarks, Inboxes,
+    Staged,
 };
-use super::handoff::{Disjoint, Gate, TwoEnds};
 use super::run::{feed, stage_split};
+use super::sync::{Gate, Partner, Shares};
 use super::{clocks, Executor, Gpu, MemPartitions};
-use crate::core::StepCtx;
+use crate::core::{Sm, StepCtx};
 use crate::mem::NocPacket;
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
@@ -217,7 +218,7 @@ impl Gpu {
     /// One pipelined cycle (`now + 1`).
     fn pipelined_cycle(
         &mut self,
-        partner: &mut super::handoff::Partner,
+        partner: &mut Partner,
         mem: &mut MemSide,
         gate: &Gate,
         hi: &mut HiOut,
@@ -326,37 +327,36 @@ impl Gpu {
         // This thread claims its items at once; the partner takes the others from the top in
         // runs, and this thread, once done with its own, takes the partner's lowest ones one
         // at a time (the partner's memory side varies from cycle to cycle).
-        let ends = TwoEnds::new(n);
-        let own = ends.take_low_len(split);
-        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let cols = (&mut sms[..], &mut marks[..]);
+        let shares = if due_only {
+            Shares::listed(cols, due)
+        } else {
+            Shares::all(cols, n)
+        };
+        let own = shares.take_low_len(split);
         let ctx = StepCtx { kernels };
         let cfg = &*cfg;
-        // Item `i` of the cycle's list (its due SMs, or every SM): its deferred accounting
-        // (due SMs only) and its step.
-        let visit = |i: usize| {
-            let s = if due_only { due[i] as usize } else { i };
-            // SAFETY: `ends` hands out every item once, and the list holds each SM once.
-            let (sm, m) = unsafe { (ds.get(s), dm.get(s)) };
+        // An item of the cycle's list (a due SM, or any SM): its deferred accounting (due SMs
+        // only) and its step.
+        let visit = |s: usize, sm: &mut Sm, m: &mut EpochMarks| {
             if due_only && c > from[s] {
                 sm.skip(c - from[s]);
             }
-            let ch = sm_epoch(sm, m, &ctx, cfg, c, 1);
-            (s, sm, ch)
+            sm_epoch(sm, m, &ctx, cfg, c, 1)
         };
         let mut theirs = || {
             if let Some(h) = h1.take() {
                 h();
             }
             let mut first = true;
-            while let Some(r) = ends.take_high() {
+            while let Some(r) = shares.take_high() {
                 if first {
                     hi.start = Some(std::time::Instant::now());
                     first = false;
                 }
                 hi.runs.push(hi.pkts.len() as u32);
-                for i in r {
-                    let (s, sm, ch) = visit(i);
-                    hi.any |= ch;
+                for (s, (sm, m)) in r {
+                    hi.any |= visit(s, sm, m);
                     if due_only {
                         wake_hi.push((s as u32, sm.wake));
                         hi.min = hi.min.min(sm.wake);
@@ -382,9 +382,8 @@ impl Gpu {
             let mut next = own;
             while let Some(r) = next {
                 items += r.len();
-                for i in r {
-                    let (s, sm, ch) = visit(i);
-                    any |= ch;
+                for (s, (sm, m)) in r {
+                    any |= visit(s, sm, m);
                     if due_only {
                         wake[s] = sm.wake;
                         min = min.min(sm.wake);
@@ -393,7 +392,7 @@ impl Gpu {
                         senders.push(s as u32);
                     }
                 }
-                next = ends.take_low_len(1);
+                next = shares.take_low_len(1);
             }
             (any, min, start, std::time::Instant::now(), items)
         };

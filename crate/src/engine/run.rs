@@ -391,8 +391,7 @@ impl Gpu {
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
         mem: bool,
     ) -> bool {
-        use super::epoch::{replies_cycle, requests_cycle};
-        use super::handoff::{Disjoint, TwoEnds};
+        use super::epoch::{replies_cycle, requests_cycle, EpochMarks};
         let pending = mem && std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
@@ -416,8 +415,7 @@ impl Gpu {
         let partner = partner.as_mut().expect("two threads");
         debug_assert!(pending || staged.is_empty());
         let due = &wakes.due;
-        let ends = TwoEnds::new(due.len());
-        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let shares = super::sync::Shares::listed((&mut sms[..], &mut marks[..]), due);
         // The wake and accounting arrays are only read beside the other thread (a line one
         // thread writes while the other reads it moves between the cores every cycle): this
         // thread writes its SMs' wakes, the partner lists its own (`wake_hi`), and every due
@@ -428,16 +426,12 @@ impl Gpu {
         done_hi.clear();
         wake_hi.clear();
         // One due SM on either thread: its deferred accounting and its step.
-        let visit = |s: usize| {
-            // SAFETY: `ends` hands out every index of `due` once, and `due` lists each SM
-            // at most once.
-            let (sm, m) = unsafe { (ds.get(s), dm.get(s)) };
+        let visit = |s: usize, sm: &mut Sm, m: &mut EpochMarks| {
             debug_assert!(mem || m.inbox.is_empty());
             if t0 > from[s] {
                 sm.skip(t0 - from[s]);
             }
-            let ch = sm_epoch(sm, m, &ctx, cfg, t0, 1);
-            (sm, ch)
+            sm_epoch(sm, m, &ctx, cfg, t0, 1)
         };
         let (mut h0, mut h1) = super::epoch::decode_halves(ahead.as_deref_mut());
         let mut rb = (false, Cycle::MAX);
@@ -447,14 +441,13 @@ impl Gpu {
                     h();
                 }
                 let (mut any, mut min) = (false, Cycle::MAX);
-                while let Some(r) = ends.take_low() {
-                    for &s in &due[r] {
-                        let (sm, ch) = visit(s as usize);
-                        any |= ch;
-                        wake[s as usize] = sm.wake;
+                while let Some(r) = shares.take_low() {
+                    for (s, (sm, m)) in r {
+                        any |= visit(s, sm, m);
+                        wake[s] = sm.wake;
                         min = min.min(sm.wake);
                         if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
-                            senders.push(s);
+                            senders.push(s as u32);
                         }
                     }
                 }
@@ -473,18 +466,17 @@ impl Gpu {
                     any = replies_cycle(partitions, replies, inbox_next, t0);
                 }
                 debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
-                while let Some(r) = ends.take_high() {
+                while let Some(r) = shares.take_high() {
                     staged.hi_runs.push(staged.hi.len() as u32);
-                    for &s in &due[r] {
-                        let (sm, ch) = visit(s as usize);
-                        any |= ch;
-                        wake_hi.push((s, sm.wake));
+                    for (s, (sm, m)) in r {
+                        any |= visit(s, sm, m);
+                        wake_hi.push((s as u32, sm.wake));
                         min = min.min(sm.wake);
                         if !sm.sh.outbox.is_empty() {
                             staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
                         }
                         if !sm.sh.done_ctas.is_empty() {
-                            done_hi.push(s);
+                            done_hi.push(s as u32);
                         }
                     }
                 }
