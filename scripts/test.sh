@@ -68,6 +68,13 @@ if [ -z "${WW_NO_MIRI:-}" ]; then
     cargo +nightly miri test -p warpweave --features parallel --lib -- \
     engine::sync engine::tests::parallel_stepping_equals_serial 2>&1 | tee -a "$log"
 fi
+# The hand-off protocols of engine/sync under loom (the interleavings of the two threads up to
+# three preemptions; a second or so), built with `--cfg loom` in a folder of its own so the
+# other builds stay.
+step "loom: the hand-off protocols of engine/sync"
+RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 \
+  cargo test -p warpweave --features parallel --lib --target-dir target/loom -- \
+  engine::sync::loom_models 2>&1 | tee -a "$log"
 grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
 
 step "sweep on a real single-node SLURM (sbatch job array, collected CSV = local CSV)"

@@ -181,10 +181,19 @@ impl Drop for Passer<'_> {
         let (g, r) = (self.0, self.1);
         // Passed (or panicking inside the part, or before passing): the round is over for the
         // partner. If this thread's side has not opened yet, DONE tells `open` that nobody
-        // will run its part.
-        let closed = r << 2 | G_CLOSED;
-        if g.state.load(Ordering::Acquire) != closed {
-            g.state.store(r << 2 | G_DONE, Ordering::Release);
+        // will run its part. A read-modify-write, as every other change of `state`: a plain
+        // store could be ordered beside the opener's compare-exchange rather than after it
+        // (so loom models it), leaving the opener's wait for DONE to end on nothing.
+        let (closed, done) = (r << 2 | G_CLOSED, r << 2 | G_DONE);
+        let mut cur = g.state.load(Ordering::Acquire);
+        while cur != closed {
+            match g
+                .state
+                .compare_exchange_weak(cur, done, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
         }
     }
 }
