@@ -1,7 +1,7 @@
 //! Pipelined two-thread cycles (K = 1, a partner thread, a cycle memory system): the serial
 //! part of a cycle runs beside the partner's memory side instead of before it.
 //!
-//! A split cycle (`epoch.rs`, `lockstep_split`; `run.rs`, `Gpu::sms_due_split`) posts one job
+//! A split cycle (`epoch.rs`, `lockstep_split`; `run.rs`, `Gpu::sms_split`) posts one job
 //! per cycle: the partner runs the memory side's halves (the last cycle's request half, this
 //! cycle's reply half) and then SMs from the high end, while this thread steps SMs from the
 //! low end. Between two such joins this thread alone feeds CTAs to the block scheduler, issues
@@ -252,7 +252,7 @@ impl Gpu {
             },
         );
         let (any, min) = mine?;
-        // After the join, as `sms_due_split` / `lockstep_split` end.
+        // After the join, as `sms_split` / `lockstep_split` end.
         let Gpu {
             sms,
             sched,
