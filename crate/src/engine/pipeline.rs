@@ -35,7 +35,7 @@ use super::epoch::{
     Staged,
 };
 use super::run::{feed, stage_split};
-use super::sync::{Gate, Partner, Shares};
+use super::sync::{Closer, Gate, Partner, Shares};
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::core::{Sm, StepCtx};
 use crate::mem::NocPacket;
@@ -191,7 +191,7 @@ impl Gpu {
     ) -> Result<bool> {
         let mut partner = self.partner.take().expect("two threads");
         let mut mem = MemSide::take(self);
-        let gate = Gate::default();
+        let mut gate = Gate::default();
         let mut hi = HiOut {
             pkts: Vec::new(),
             runs: Vec::new(),
@@ -201,7 +201,7 @@ impl Gpu {
             end: std::time::Instant::now(),
         };
         let r = loop {
-            match self.pipelined_cycle(&mut partner, &mut mem, &gate, &mut hi, stream) {
+            match self.pipelined_cycle(&mut partner, &mut mem, &mut gate, &mut hi, stream) {
                 Err(e) => break Err(e),
                 Ok(progress) => {
                     if !(progress && self.pipeline_ok_with(&mem.partitions, end)) {
@@ -220,7 +220,7 @@ impl Gpu {
         &mut self,
         partner: &mut Partner,
         mem: &mut MemSide,
-        gate: &Gate,
+        gate: &mut Gate,
         hi: &mut HiOut,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
     ) -> Result<bool> {
@@ -228,7 +228,8 @@ impl Gpu {
         self.last_progress = self.now;
         self.now += 1;
         let c = self.now;
-        let round = gate.round();
+        let (closer, passer) = gate.round();
+        let mut passer = Some(passer);
         let pending = std::mem::take(&mut self.req_pending);
         debug_assert!(pending, "pipelined after a split cycle");
         let due_only = self.wakes.on;
@@ -243,9 +244,9 @@ impl Gpu {
             inbox_next,
         } = mem;
         partner.join(
-            || mine = self.pipelined_half(c, gate, round, hi, stream),
+            || mine = self.pipelined_half(c, closer, hi, stream),
             &mut || {
-                let passer = gate.passer(round);
+                let passer = passer.take().expect("one pass per round");
                 requests_cycle(partitions, clocks, outbox, staged);
                 mem_any = replies_cycle(partitions, replies, inbox_next, c);
                 passer.pass();
@@ -276,17 +277,15 @@ impl Gpu {
     }
 
     /// This thread's half of pipelined cycle `c`: the feed and the block scheduler's issue,
-    /// the due SMs, then its share of the SMs (the partner's through `gate`). Returns whether
-    /// anything changed and the least new wake of its SMs.
+    /// the due SMs, then its share of the SMs (the partner's through `closer`, its side of the
+    /// cycle's gate round). Returns whether anything changed and the least new wake of its SMs.
     fn pipelined_half(
         &mut self,
         c: Cycle,
-        gate: &Gate,
-        round: u64,
+        closer: Closer<'_>,
         hi: &mut HiOut,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
     ) -> Result<(bool, Cycle)> {
-        let closer = gate.closer(round);
         // What the regular loop does between the cycles (its checks cannot fire here).
         feed(self, stream)?;
         let issued = self.issue_ctas(c);

@@ -1,11 +1,13 @@
 //! A second hand-off inside a [`Partner::join`](super::Partner::join): the partner's job
 //! starts with work of its own (the memory side of a pipelined cycle, `engine/pipeline.rs`)
 //! and then takes a part the joining thread prepares meanwhile (its share of the cycle's SMs,
-//! with what the joining thread decided before them). One round per join ([`Gate::round`]):
+//! with what the joining thread decided before them). One round per join ([`Gate::round`]
+//! hands out its two sides, and borrows the gate until both are gone, so rounds never
+//! overlap):
 //!
 //! ```text
+//!  let (c, p) = gate.round()
 //!  this thread (join side a)                 partner (join side b)
-//!  let c = gate.closer(r)                    let p = gate.passer(r)
 //!  ... prepare ...                           ... own work ...
 //!  c.open_with(&mut part, || {  ───────────> p.pass(): waits for the open, runs `part`
 //!      ... its own share ...
@@ -27,7 +29,8 @@ pub struct Gate {
     /// The open round's part; written before the round opens (Release), run by the partner
     /// after it sees the open (Acquire), alive until the round is DONE.
     part: Slot<Option<Job>>,
-    last: AtomicU64,
+    /// Rounds so far.
+    last: u64,
 }
 
 const G_OPEN: u64 = 1;
@@ -47,7 +50,7 @@ impl Default for Gate {
         Gate {
             state: Line(AtomicU64::new(0)),
             part: Slot::new(None),
-            last: AtomicU64::new(0),
+            last: 0,
         }
     }
 }
@@ -59,19 +62,14 @@ impl std::fmt::Debug for Gate {
 }
 
 impl Gate {
-    /// A new round, before the join whose two sides use it.
-    pub fn round(&self) -> u64 {
-        self.last.fetch_add(1, Ordering::Relaxed) + 1
-    }
-
-    /// This thread's side of round `r`: closes the round unopened when dropped.
-    pub fn closer(&self, r: u64) -> Closer<'_> {
-        Closer(self, r)
-    }
-
-    /// The partner's side of round `r`: ends the round when dropped without passing.
-    pub fn passer(&self, r: u64) -> Passer<'_> {
-        Passer(self, r)
+    /// A new round, before the join whose two sides use it: this thread's side (which closes
+    /// the round unopened when dropped) and the partner's (which ends the round when dropped
+    /// without passing). One of each per round, and no round before the last one's sides are
+    /// gone: the part slot has one writer and one reader at a time.
+    pub fn round(&mut self) -> (Closer<'_>, Passer<'_>) {
+        self.last += 1;
+        let (g, r) = (&*self, self.last);
+        (Closer(g, r), Passer(g, r))
     }
 
     fn spin_until(&self, mut f: impl FnMut(u64) -> bool) -> u64 {
@@ -86,7 +84,7 @@ impl Gate {
     }
 }
 
-/// See [`Gate::closer`].
+/// This thread's side of a round ([`Gate::round`]).
 pub struct Closer<'g>(&'g Gate, u64);
 
 impl Closer<'_> {
@@ -107,8 +105,9 @@ impl Closer<'_> {
         // DONE; the returned guard waits for DONE when the round opened, and never leaves
         // `open_with`, so it is dropped (on every path) before `part` is.
         let ptr = unsafe { erase(part) };
-        // SAFETY: no round `r` is open yet, so the partner does not read `part` now, and the
-        // last round's part was done with before that round ended.
+        // SAFETY: round `r` is not open yet, so its passer does not read `part` now, and the
+        // passers of earlier rounds are gone (`Gate::round` borrows the gate until both sides
+        // of a round are), so no other thread touches it.
         g.part.with_mut(|p| unsafe { *p = Some(ptr) });
         let open = r << 2 | G_OPEN;
         let cur = g.state.load(Ordering::Relaxed);
@@ -153,7 +152,7 @@ impl Drop for Opened<'_> {
     }
 }
 
-/// See [`Gate::passer`].
+/// The partner's side of a round ([`Gate::round`]).
 pub struct Passer<'g>(&'g Gate, u64);
 
 impl Passer<'_> {

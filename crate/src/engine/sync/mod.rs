@@ -27,7 +27,7 @@ mod gate;
 mod partner;
 mod shares;
 
-pub use gate::Gate;
+pub use gate::{Closer, Gate};
 pub use partner::Partner;
 pub use shares::Shares;
 #[cfg(test)]

@@ -69,20 +69,20 @@ fn join_once_runs_both_halves() {
 #[test]
 fn the_gate_hands_a_part_to_the_partner_mid_job() {
     let mut p = Partner::new().unwrap();
-    let gate = Gate::default();
+    let mut gate = Gate::default();
     let (mut own, mut prepared, mut seen, mut mine) = (0u64, 0u64, 0u64, 0u64);
     for i in 1..=rounds(5000) {
-        let r = gate.round();
+        let (c, pass) = gate.round();
+        let mut pass = Some(pass);
         p.join(
             || {
-                let c = gate.closer(r);
                 prepared = i;
                 let mut part = || seen = prepared * 2;
                 mine = c.open_with(&mut part, || i + 1);
                 assert_eq!(seen, 2 * i);
             },
             &mut || {
-                let pass = gate.passer(r);
+                let pass = pass.take().unwrap();
                 own += 1;
                 pass.pass();
             },
@@ -97,41 +97,47 @@ fn the_gate_hands_a_part_to_the_partner_mid_job() {
 #[test]
 fn a_gate_round_never_leaves_a_side_waiting() {
     let mut p = Partner::new().unwrap();
-    let gate = Gate::default();
-    let r = gate.round();
-    let mut passed = false;
-    p.join(|| drop(gate.closer(r)), &mut || {
-        gate.passer(r).pass();
-        passed = true;
-    });
-    assert!(passed);
-    let r = gate.round();
-    let mut ran = false;
-    let res = catch_unwind(AssertUnwindSafe(|| {
-        p.join(
-            || {
-                let c = gate.closer(r);
-                // Opens after the partner has given up.
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                let mut part = || ran = true;
-                c.open_with(&mut part, || ());
-            },
-            &mut || {
-                let _pass = gate.passer(r);
-                panic!("the partner's own work failed");
-            },
-        )
-    }));
-    assert!(res.is_err() && !ran);
+    let mut gate = Gate::default();
+    {
+        let (c, pass) = gate.round();
+        let mut pass = Some(pass);
+        let mut passed = false;
+        p.join(|| drop(c), &mut || {
+            pass.take().unwrap().pass();
+            passed = true;
+        });
+        assert!(passed);
+    }
+    {
+        let (c, pass) = gate.round();
+        let mut pass = Some(pass);
+        let mut ran = false;
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            p.join(
+                || {
+                    // Opens after the partner has given up.
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    let mut part = || ran = true;
+                    c.open_with(&mut part, || ());
+                },
+                &mut || {
+                    let _pass = pass.take();
+                    panic!("the partner's own work failed");
+                },
+            )
+        }));
+        assert!(res.is_err() && !ran);
+    }
     // The gate serves the next round as usual.
-    let r = gate.round();
+    let (c, pass) = gate.round();
+    let mut pass = Some(pass);
     let mut ran = false;
     p.join(
         || {
             let mut part = || ran = true;
-            gate.closer(r).open_with(&mut part, || ());
+            c.open_with(&mut part, || ());
         },
-        &mut || gate.passer(r).pass(),
+        &mut || pass.take().unwrap().pass(),
     );
     assert!(ran);
 }
