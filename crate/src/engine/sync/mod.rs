@@ -11,9 +11,9 @@
 //!   a part the joining thread prepares meanwhile; the same lifetime erasure, the same
 //!   waiting on every path.
 //! - [`Shares`] (`shares.rs`): per-SM state (columns of slices) taken item by item by two
-//!   threads from the two ends of a list ([`TwoEnds`]), each item handed out once, so each
-//!   thread gets `&mut` access to distinct elements only (what `split_at_mut` does for one
-//!   boundary, with the boundary decided as the threads meet).
+//!   threads from the two ends of a list ([`TwoEnds`](shares::TwoEnds)), each item handed out
+//!   once, so each thread gets `&mut` access to distinct elements only (what `split_at_mut`
+//!   does for one boundary, with the boundary decided as the threads meet).
 //!
 //! Every `unsafe` block states its invariant in a `SAFETY:` comment. The unit tests
 //! (`tests.rs`) run under Miri (scripts/test.sh), and the models in `loom_models.rs` check the
