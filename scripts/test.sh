@@ -55,18 +55,26 @@ else
 fi
 step "fuzz targets: the stable mutation loop, ${FUZZ_SECS:-10} s per target"
 FUZZ_SECS="${FUZZ_SECS:-10}" cargo test --features cli --lib fuzz_mutation_loop -- --ignored --nocapture 2>&1 | tee -a "$log"
-# The engine's hand-written `unsafe` (the two-thread hand-off and the disjoint SM slices of a
-# parallel step) under Miri, on nightly (installed here if missing; WW_NO_MIRI=1 leaves it out).
+# The engine's hand-written `unsafe`, all in engine/sync (the two-thread hand-off, the gate and
+# the SM state shared item by item), under Miri, on nightly (installed here if missing;
+# WW_NO_MIRI=1 leaves it out): its unit tests and a parallel step of the whole engine.
 # Tree Borrows: crossbeam-epoch, under rayon, trips Stacked Borrows in code that is not ours;
 # leaks ignored: rayon's global pool outlives the test by design.
 if [ -z "${WW_NO_MIRI:-}" ]; then
-  step "Miri: the engine's unsafe hand-off and parallel step"
+  step "Miri: engine/sync and a parallel step"
   rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
   rustup +nightly component list --installed | grep -q '^miri' || rustup +nightly component add miri
   MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
     cargo +nightly miri test -p warpweave --features parallel --lib -- \
-    engine::handoff engine::tests::parallel_stepping_equals_serial 2>&1 | tee -a "$log"
+    engine::sync engine::tests::parallel_stepping_equals_serial 2>&1 | tee -a "$log"
 fi
+# The hand-off protocols of engine/sync under loom (the interleavings of the two threads up to
+# three preemptions; a second or so), built with `--cfg loom` in a folder of its own so the
+# other builds stay.
+step "loom: the hand-off protocols of engine/sync"
+RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 \
+  cargo test -p warpweave --features parallel --lib --target-dir target/loom -- \
+  engine::sync::loom_models 2>&1 | tee -a "$log"
 grep -E '^test result:' "$log" | awk '{p+=$4; f+=$6} END {printf "rust: %d passed, %d failed\n", p, f}'
 
 step "sweep on a real single-node SLURM (sbatch job array, collected CSV = local CSV)"

@@ -39,7 +39,7 @@
 //! and the request half of c runs at the start of cycle c+1's parallel phase:
 //!
 //! ```text
-//!  thread A (epoch loop)          partner thread (handoff.rs)
+//!  thread A (epoch loop)          partner thread (sync/partner.rs)
 //!  issue CTAs c (decide only)
 //!  ── hand-off ───────────────────────────────────────────────────────────
 //!  (when due: decode chunk n)     (when due: decode chunk n+1; `prefetch_pair`)
@@ -50,9 +50,9 @@
 //!  stage c (packets, done CTAs)   (spinning)
 //! ```
 //! One fork/join per simulated cycle, tens of microseconds of work on each side, so the
-//! hand-off is a spin on an atomic (`handoff::Partner`, well under a microsecond; a rayon
+//! hand-off is a spin on an atomic (`sync::Partner`, well under a microsecond; a rayon
 //! join cost about 5), and the SMs are handed out from both ends of the list
-//! (`handoff::TwoEnds`) so both threads finish within about one SM of each other whatever the
+//! (`sync::Shares`) so both threads finish within about one SM of each other whatever the
 //! cycle's mix of SM and memory work. Which thread steps an SM never changes what it
 //! computes. Anything that reads the memory side between cycles (idle skipping, the end of a
 //! slice) first runs the waiting request half (`Gpu::finish_requests`). The serial executor
@@ -63,7 +63,7 @@
 //! ahead from the reply crossbar (`mwindow.rs`).
 //!
 //! With the event front end (`hybrid`) the split cycle visits only the SMs that are due
-//! (`run.rs`, `Gpu::sms_due_split`): the partner runs the same memory halves first, then both
+//! (`run.rs`, `Gpu::sms_split`): the partner runs the same memory halves first, then both
 //! threads take due SMs from the two ends of that list. (Visiting all 80 SMs of a titanv
 //! every cycle, as the cycle front end must, cost `hybrid` more than the second thread won.)
 //!
@@ -72,7 +72,7 @@
 //! end at the next completion (`window.rs`), the two threads taking SMs from the two ends of
 //! the window's list, one join per window. Where windows are off (kernels of several streams
 //! that may start beside running ones) the two threads share only the cycles with at least
-//! two due SMs (`run.rs`, `Gpu::sms_due_split`); every other cycle runs on this thread
+//! two due SMs (`run.rs`, `Gpu::sms_split`); every other cycle runs on this thread
 //! (`Gpu::sms_due`), the partner decoding beside it when a chunk is due.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
@@ -576,11 +576,20 @@ impl Gpu {
             // the partner beside them.
             if matches!(self.partitions, super::MemPartitions::None) {
                 self.finish_requests();
-                let progress = self.sms_due_split(t0, ahead, false);
+                let progress = self.sms_split(t0, ahead, false, true);
                 return progress | self.mem_side();
             }
             self.partitions.set_parallel(false, 0);
-            return self.sms_due_split(t0, ahead, true);
+            return self.sms_split(t0, ahead, true, true);
+        }
+        #[cfg(feature = "parallel")]
+        if fork && self.partner.is_some() {
+            // Two threads: the partner thread (`sync/partner.rs`) runs the memory side (the
+            // last cycle's request half, then this cycle's reply half) while this one decodes
+            // ahead; then both step SMs, taken in runs from the two ends of the list until
+            // they meet, so they finish together whatever this cycle's work is (run.rs).
+            self.partitions.set_parallel(false, 0);
+            return self.sms_split(t0, ahead, true, false);
         }
         let pending = std::mem::take(&mut self.req_pending);
         let Gpu {
@@ -595,92 +604,9 @@ impl Gpu {
             replies,
             inbox_next,
             #[cfg(feature = "parallel")]
-            senders,
-            #[cfg(feature = "parallel")]
-            done_hi,
-            #[cfg(feature = "parallel")]
-            sched,
-            #[cfg(feature = "parallel")]
             partner,
             ..
         } = self;
-        #[cfg(feature = "parallel")]
-        if let (true, Some(partner)) = (fork, partner.as_mut()) {
-            // Two threads: the partner thread (`handoff.rs`) runs the memory side (the last
-            // cycle's request half, then this cycle's reply half) while this one decodes
-            // ahead; then both step SMs, taken in runs from the two ends of the list until
-            // they meet, so they finish together whatever this cycle's work is.
-            use super::handoff::{Disjoint, TwoEnds};
-            partitions.set_parallel(false, 0);
-            let ends = TwoEnds::new(sms.len());
-            let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
-            let ctx = StepCtx { kernels };
-            senders.clear();
-            done_hi.clear();
-            let mut rb = false;
-            // Staging: this thread notes the SMs it stepped that sent packets or finished
-            // CTAs and stages them after the join (SM order, its cache); the partner stages
-            // its own SMs' packets itself, run by run (`Staged::hi`), and notes those that
-            // finished CTAs for the block scheduler.
-            let mut low = || {
-                let mut any = false;
-                while let Some(r) = ends.take_low() {
-                    for i in r {
-                        // SAFETY: `ends` hands out every index once.
-                        let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
-                        any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
-                        if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
-                            senders.push(i as u32);
-                        }
-                    }
-                }
-                any
-            };
-            // Decoding ahead: the next two chunks at once, one on each thread (a chunk is
-            // worth dozens of cycles; one thread decoding alone kept the other waiting).
-            let (mut h0, mut h1) = decode_halves(ahead.as_deref_mut());
-            let a = partner.join(
-                || {
-                    if let Some(h) = h0.take() {
-                        h();
-                    }
-                    low()
-                },
-                &mut || {
-                    if let Some(h) = h1.take() {
-                        h();
-                    }
-                    if pending {
-                        // The last cycle's request half (it must precede this cycle's reply
-                        // half; the SMs never read it).
-                        requests_cycle(partitions, clocks, outbox, staged);
-                    }
-                    let mut any = replies_cycle(partitions, replies, inbox_next, t0);
-                    debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
-                    while let Some(r) = ends.take_high() {
-                        staged.hi_runs.push(staged.hi.len() as u32);
-                        for i in r {
-                            // SAFETY: as above.
-                            let (sm, m) = unsafe { (ds.get(i), dm.get(i)) };
-                            any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
-                            if !sm.sh.outbox.is_empty() {
-                                staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
-                            }
-                            if !sm.sh.done_ctas.is_empty() {
-                                done_hi.push(i as u32);
-                            }
-                        }
-                    }
-                    rb = any;
-                },
-            );
-            let done_any = super::run::stage_split(sms, sched, senders, done_hi, staged, t0);
-            let progress = a | rb | done_any;
-            // This cycle's request half waits for the next cycle's parallel phase (or for
-            // `finish_requests`, whichever comes first).
-            self.req_pending = true;
-            return progress;
-        }
         if pending {
             requests_cycle(partitions, clocks, outbox, staged);
         }

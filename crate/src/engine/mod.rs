@@ -53,8 +53,6 @@ pub mod compare;
 pub mod cta_issue;
 mod epoch;
 mod feed;
-#[cfg(feature = "parallel")]
-mod handoff;
 pub mod model;
 #[cfg(feature = "parallel")]
 mod mwindow;
@@ -64,6 +62,8 @@ pub mod occupancy;
 mod pipeline;
 pub mod result;
 mod run;
+#[cfg(feature = "parallel")]
+mod sync;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_bench;
 mod window;
@@ -290,9 +290,9 @@ pub struct Gpu {
     #[cfg(feature = "parallel")]
     pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     /// Two threads: the partner that runs the other half of each split K = 1 cycle
-    /// (`handoff.rs`; a rayon join costs too much once per cycle).
+    /// (`sync/partner.rs`; a rayon join costs too much once per cycle).
     #[cfg(feature = "parallel")]
-    partner: Option<handoff::Partner>,
+    partner: Option<sync::Partner>,
     /// The next cycle to simulate.
     pub now: Cycle,
     last_progress: Cycle,
@@ -599,7 +599,7 @@ impl<'a> Simulator<'a> {
             if n > 1 {
                 // Two threads at K = 1: the pool's one worker runs the epoch loop (windows
                 // run it on the calling thread, `run_slice`) and the partner thread the other
-                // half of every fork (`handoff.rs`); a join the pool itself is asked for (a
+                // half of every fork (`sync/partner.rs`); a join the pool itself is asked for (a
                 // cycle too small to split) runs its halves in turn. A second worker would
                 // find no work, yet wake at each `install` and `sched_yield` for dozens of
                 // rounds, on a 2-core host taking turns with the partner's spin (`perf sched`:
@@ -613,7 +613,7 @@ impl<'a> Simulator<'a> {
                 self.gpu.pool = Some(std::sync::Arc::new(pool));
                 self.gpu.partner = if n == 2 {
                     Some(
-                        handoff::Partner::new()
+                        sync::Partner::new()
                             .map_err(|e| Error::other(format!("partner thread: {e}")))?,
                     )
                 } else {

@@ -1,7 +1,7 @@
 //! Pipelined two-thread cycles (K = 1, a partner thread, a cycle memory system): the serial
 //! part of a cycle runs beside the partner's memory side instead of before it.
 //!
-//! A split cycle (`epoch.rs`, `lockstep_split`; `run.rs`, `Gpu::sms_due_split`) posts one job
+//! A split cycle (`epoch.rs`, `lockstep_split`; `run.rs`, `Gpu::sms_split`) posts one job
 //! per cycle: the partner runs the memory side's halves (the last cycle's request half, this
 //! cycle's reply half) and then SMs from the high end, while this thread steps SMs from the
 //! low end. Between two such joins this thread alone feeds CTAs to the block scheduler, issues
@@ -31,12 +31,13 @@
 //! thread's half borrows the rest of the `Gpu`.
 
 use super::epoch::{
-    decode_halves, post_replies, replies_cycle, requests_cycle, sm_epoch, Inboxes, Staged,
+    decode_halves, post_replies, replies_cycle, requests_cycle, sm_epoch, EpochMarks, Inboxes,
+    Staged,
 };
-use super::handoff::{Disjoint, Gate, TwoEnds};
 use super::run::{feed, stage_split};
+use super::sync::{Closer, Gate, Partner, Shares};
 use super::{clocks, Executor, Gpu, MemPartitions};
-use crate::core::StepCtx;
+use crate::core::{Sm, StepCtx};
 use crate::mem::NocPacket;
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
@@ -190,7 +191,7 @@ impl Gpu {
     ) -> Result<bool> {
         let mut partner = self.partner.take().expect("two threads");
         let mut mem = MemSide::take(self);
-        let gate = Gate::default();
+        let mut gate = Gate::default();
         let mut hi = HiOut {
             pkts: Vec::new(),
             runs: Vec::new(),
@@ -200,7 +201,7 @@ impl Gpu {
             end: std::time::Instant::now(),
         };
         let r = loop {
-            match self.pipelined_cycle(&mut partner, &mut mem, &gate, &mut hi, stream) {
+            match self.pipelined_cycle(&mut partner, &mut mem, &mut gate, &mut hi, stream) {
                 Err(e) => break Err(e),
                 Ok(progress) => {
                     if !(progress && self.pipeline_ok_with(&mem.partitions, end)) {
@@ -217,9 +218,9 @@ impl Gpu {
     /// One pipelined cycle (`now + 1`).
     fn pipelined_cycle(
         &mut self,
-        partner: &mut super::handoff::Partner,
+        partner: &mut Partner,
         mem: &mut MemSide,
-        gate: &Gate,
+        gate: &mut Gate,
         hi: &mut HiOut,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
     ) -> Result<bool> {
@@ -227,7 +228,8 @@ impl Gpu {
         self.last_progress = self.now;
         self.now += 1;
         let c = self.now;
-        let round = gate.round();
+        let (closer, passer) = gate.round();
+        let mut passer = Some(passer);
         let pending = std::mem::take(&mut self.req_pending);
         debug_assert!(pending, "pipelined after a split cycle");
         let due_only = self.wakes.on;
@@ -242,16 +244,16 @@ impl Gpu {
             inbox_next,
         } = mem;
         partner.join(
-            || mine = self.pipelined_half(c, gate, round, hi, stream),
+            || mine = self.pipelined_half(c, closer, hi, stream),
             &mut || {
-                let passer = gate.passer(round);
+                let passer = passer.take().expect("one pass per round");
                 requests_cycle(partitions, clocks, outbox, staged);
                 mem_any = replies_cycle(partitions, replies, inbox_next, c);
                 passer.pass();
             },
         );
         let (any, min) = mine?;
-        // After the join, as `sms_due_split` / `lockstep_split` end.
+        // After the join, as `sms_split` / `lockstep_split` end.
         let Gpu {
             sms,
             sched,
@@ -275,17 +277,15 @@ impl Gpu {
     }
 
     /// This thread's half of pipelined cycle `c`: the feed and the block scheduler's issue,
-    /// the due SMs, then its share of the SMs (the partner's through `gate`). Returns whether
-    /// anything changed and the least new wake of its SMs.
+    /// the due SMs, then its share of the SMs (the partner's through `closer`, its side of the
+    /// cycle's gate round). Returns whether anything changed and the least new wake of its SMs.
     fn pipelined_half(
         &mut self,
         c: Cycle,
-        gate: &Gate,
-        round: u64,
+        closer: Closer<'_>,
         hi: &mut HiOut,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
     ) -> Result<(bool, Cycle)> {
-        let closer = gate.closer(round);
         // What the regular loop does between the cycles (its checks cannot fire here).
         feed(self, stream)?;
         let issued = self.issue_ctas(c);
@@ -326,37 +326,36 @@ impl Gpu {
         // This thread claims its items at once; the partner takes the others from the top in
         // runs, and this thread, once done with its own, takes the partner's lowest ones one
         // at a time (the partner's memory side varies from cycle to cycle).
-        let ends = TwoEnds::new(n);
-        let own = ends.take_low_len(split);
-        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let cols = (&mut sms[..], &mut marks[..]);
+        let shares = if due_only {
+            Shares::listed(cols, due)
+        } else {
+            Shares::all(cols, n)
+        };
+        let own = shares.take_low_len(split);
         let ctx = StepCtx { kernels };
         let cfg = &*cfg;
-        // Item `i` of the cycle's list (its due SMs, or every SM): its deferred accounting
-        // (due SMs only) and its step.
-        let visit = |i: usize| {
-            let s = if due_only { due[i] as usize } else { i };
-            // SAFETY: `ends` hands out every item once, and the list holds each SM once.
-            let (sm, m) = unsafe { (ds.get(s), dm.get(s)) };
+        // An item of the cycle's list (a due SM, or any SM): its deferred accounting (due SMs
+        // only) and its step.
+        let visit = |s: usize, sm: &mut Sm, m: &mut EpochMarks| {
             if due_only && c > from[s] {
                 sm.skip(c - from[s]);
             }
-            let ch = sm_epoch(sm, m, &ctx, cfg, c, 1);
-            (s, sm, ch)
+            sm_epoch(sm, m, &ctx, cfg, c, 1)
         };
         let mut theirs = || {
             if let Some(h) = h1.take() {
                 h();
             }
             let mut first = true;
-            while let Some(r) = ends.take_high() {
+            while let Some(r) = shares.take_high() {
                 if first {
                     hi.start = Some(std::time::Instant::now());
                     first = false;
                 }
                 hi.runs.push(hi.pkts.len() as u32);
-                for i in r {
-                    let (s, sm, ch) = visit(i);
-                    hi.any |= ch;
+                for (s, (sm, m)) in r {
+                    hi.any |= visit(s, sm, m);
                     if due_only {
                         wake_hi.push((s as u32, sm.wake));
                         hi.min = hi.min.min(sm.wake);
@@ -382,9 +381,8 @@ impl Gpu {
             let mut next = own;
             while let Some(r) = next {
                 items += r.len();
-                for i in r {
-                    let (s, sm, ch) = visit(i);
-                    any |= ch;
+                for (s, (sm, m)) in r {
+                    any |= visit(s, sm, m);
                     if due_only {
                         wake[s] = sm.wake;
                         min = min.min(sm.wake);
@@ -393,7 +391,7 @@ impl Gpu {
                         senders.push(s as u32);
                     }
                 }
-                next = ends.take_low_len(1);
+                next = shares.take_low_len(1);
             }
             (any, min, start, std::time::Instant::now(), items)
         };

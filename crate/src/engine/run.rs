@@ -11,7 +11,7 @@
 //! visited at all and its skipped cycles are added in one go at its next visit or when the
 //! slice ends. The whole-GPU skip and the next-event search read the same wake cycles. Each
 //! cycle first lists its due SMs ([`Gpu::collect_due`]); with two threads a cycle with at
-//! least two of them is shared (`Gpu::sms_due_split`: the list taken from both ends, and with
+//! least two of them is shared (`Gpu::sms_split`: the list taken from both ends, and with
 //! a cycle memory system the partner first runs the memory side's halves, as in the split
 //! cycle of `epoch.rs`), one with fewer runs on this thread alone. In `fast` most cycles have
 //! none or one due SM (a CTA
@@ -173,7 +173,7 @@ pub(super) fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Sen
     Ok(())
 }
 
-/// The SMs' wake cycles for the due-SMs-only SM half (`Gpu::sms_due`, `Gpu::sms_due_split`),
+/// The SMs' wake cycles for the due-SMs-only SM half (`Gpu::sms_due`, `Gpu::sms_split`),
 /// on only while it is the only way SMs step (`Gpu::lazy_ok`, from `run_epochs`' start to its
 /// end): per SM
 /// its [`Sm::wake`] (it changes only when the SM steps or takes a CTA), and the first cycle
@@ -226,7 +226,7 @@ impl SmWakes {
         self.seen = None;
     }
 
-    /// After a two-thread cycle `t0` of due SMs (`Gpu::sms_due_split`, `pipeline.rs`): the
+    /// After a two-thread cycle `t0` of due SMs (`Gpu::sms_split`, `pipeline.rs`): the
     /// partner's SMs' new wakes (`wake_hi`; this thread wrote its own), every due SM's
     /// accounting done through `t0`, and the least wake (`min`: of the SMs stepped).
     #[cfg(feature = "parallel")]
@@ -284,11 +284,11 @@ impl Gpu {
     /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
     /// exact next event (event front end, idle skipping, no timeline recorder), on the serial
     /// executor or two threads (a partner; every cycle's SMs step in `sms_due` or
-    /// `sms_due_split`), or on more threads where the slice steps in windows (the pool shares
+    /// `sms_split`), or on more threads where the slice steps in windows (the pool shares
     /// each window's SMs, `window.rs`). With a cycle memory system (`hybrid`) an SM given
     /// replies is due the next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at
     /// two threads the partner runs the memory side's halves beside the due SMs
-    /// (`sms_due_split`).
+    /// (`sms_split`).
     fn lazy_ok(&self) -> bool {
         let serial = self.executor == super::Executor::Serial;
         (serial || self.has_partner() || self.windows_fit())
@@ -376,23 +376,25 @@ impl Gpu {
         progress
     }
 
-    /// The SM half of a K = 1 cycle on two threads, due SMs only (`SmWakes` on, a partner
-    /// thread): the SMs of `SmWakes::due` are taken in runs from the two ends of that list
-    /// (`TwoEnds`), each with its deferred accounting as in [`Gpu::sms_due`], beside the
-    /// stream's decode-ahead; then their packets and finished CTAs are staged in SM order (as
-    /// `lockstep_split` does). With a cycle memory system (`mem`, split order) the partner
-    /// first runs the memory side's halves, as in `lockstep_split`: the last cycle's request
-    /// half (when it waits) and this cycle's reply half; this cycle's request half then waits
-    /// in turn. Returns whether anything changed.
+    /// The SM half of a K = 1 cycle on two threads (a partner thread): the SMs (every one, or
+    /// with `due_only` those of `SmWakes::due`, each with its deferred accounting as in
+    /// [`Gpu::sms_due`]) are taken in runs from the two ends of the list (`sync::Shares`),
+    /// beside the stream's decode-ahead (the next two chunks, one on each thread); then their
+    /// packets and finished CTAs are staged in SM order. With a cycle memory system (`mem`,
+    /// split order; `lockstep_split`) the partner first runs the memory side's halves: the
+    /// last cycle's request half (when it waits) and this cycle's reply half; this cycle's
+    /// request half then waits in turn (for the next cycle's partner, or for
+    /// `finish_requests`). Returns whether anything changed.
     #[cfg(feature = "parallel")]
-    pub(super) fn sms_due_split(
+    pub(super) fn sms_split(
         &mut self,
         t0: Cycle,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
         mem: bool,
+        due_only: bool,
     ) -> bool {
-        use super::epoch::{replies_cycle, requests_cycle};
-        use super::handoff::{Disjoint, TwoEnds};
+        use super::epoch::{replies_cycle, requests_cycle, EpochMarks};
+        use super::sync::Shares;
         let pending = mem && std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
@@ -415,9 +417,13 @@ impl Gpu {
         } = self;
         let partner = partner.as_mut().expect("two threads");
         debug_assert!(pending || staged.is_empty());
-        let due = &wakes.due;
-        let ends = TwoEnds::new(due.len());
-        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
+        let n = sms.len();
+        let cols = (&mut sms[..], &mut marks[..]);
+        let shares = if due_only {
+            Shares::listed(cols, &wakes.due)
+        } else {
+            Shares::all(cols, n)
+        };
         // The wake and accounting arrays are only read beside the other thread (a line one
         // thread writes while the other reads it moves between the cores every cycle): this
         // thread writes its SMs' wakes, the partner lists its own (`wake_hi`), and every due
@@ -427,17 +433,13 @@ impl Gpu {
         senders.clear();
         done_hi.clear();
         wake_hi.clear();
-        // One due SM on either thread: its deferred accounting and its step.
-        let visit = |s: usize| {
-            // SAFETY: `ends` hands out every index of `due` once, and `due` lists each SM
-            // at most once.
-            let (sm, m) = unsafe { (ds.get(s), dm.get(s)) };
+        // One SM on either thread: its deferred accounting (due SMs only) and its step.
+        let visit = |s: usize, sm: &mut Sm, m: &mut EpochMarks| {
             debug_assert!(mem || m.inbox.is_empty());
-            if t0 > from[s] {
+            if due_only && t0 > from[s] {
                 sm.skip(t0 - from[s]);
             }
-            let ch = sm_epoch(sm, m, &ctx, cfg, t0, 1);
-            (sm, ch)
+            sm_epoch(sm, m, &ctx, cfg, t0, 1)
         };
         let (mut h0, mut h1) = super::epoch::decode_halves(ahead.as_deref_mut());
         let mut rb = (false, Cycle::MAX);
@@ -447,14 +449,15 @@ impl Gpu {
                     h();
                 }
                 let (mut any, mut min) = (false, Cycle::MAX);
-                while let Some(r) = ends.take_low() {
-                    for &s in &due[r] {
-                        let (sm, ch) = visit(s as usize);
-                        any |= ch;
-                        wake[s as usize] = sm.wake;
-                        min = min.min(sm.wake);
+                while let Some(r) = shares.take_low() {
+                    for (s, (sm, m)) in r {
+                        any |= visit(s, sm, m);
+                        if due_only {
+                            wake[s] = sm.wake;
+                            min = min.min(sm.wake);
+                        }
                         if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
-                            senders.push(s);
+                            senders.push(s as u32);
                         }
                     }
                 }
@@ -467,34 +470,38 @@ impl Gpu {
                 let (mut any, mut min) = (false, Cycle::MAX);
                 if mem {
                     if pending {
-                        // The last cycle's request half precedes this cycle's reply half.
+                        // The last cycle's request half precedes this cycle's reply half (the
+                        // SMs never read it).
                         requests_cycle(partitions, clocks, outbox, staged);
                     }
                     any = replies_cycle(partitions, replies, inbox_next, t0);
                 }
+                // This side stages its own SMs' packets run by run (`Staged::hi`) and notes
+                // those that finished CTAs for the block scheduler.
                 debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
-                while let Some(r) = ends.take_high() {
+                while let Some(r) = shares.take_high() {
                     staged.hi_runs.push(staged.hi.len() as u32);
-                    for &s in &due[r] {
-                        let (sm, ch) = visit(s as usize);
-                        any |= ch;
-                        wake_hi.push((s, sm.wake));
-                        min = min.min(sm.wake);
+                    for (s, (sm, m)) in r {
+                        any |= visit(s, sm, m);
+                        if due_only {
+                            wake_hi.push((s as u32, sm.wake));
+                            min = min.min(sm.wake);
+                        }
                         if !sm.sh.outbox.is_empty() {
                             staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
                         }
                         if !sm.sh.done_ctas.is_empty() {
-                            done_hi.push(s);
+                            done_hi.push(s as u32);
                         }
                     }
                 }
                 rb = (any, min);
             },
         );
-        wakes.settle_split(wake_hi, t0, min_a.min(rb.1));
+        if due_only {
+            wakes.settle_split(wake_hi, t0, min_a.min(rb.1));
+        }
         let done_any = stage_split(sms, sched, senders, done_hi, staged, t0);
-        // This cycle's request half waits for the next cycle's partner (or for
-        // `finish_requests`).
         self.req_pending = mem;
         a | rb.0 | done_any
     }

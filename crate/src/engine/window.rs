@@ -35,7 +35,7 @@
 //! Each SM gets exactly the calls (`Sm::skip`, then its step) it gets cycle by cycle, and
 //! every CTA is booked in the cycle it finished, in SM order, so results are those of stepping
 //! cycle by cycle (`tests/windows_equal.rs`). With two threads the window's SMs are taken
-//! from both ends of the list (`handoff::TwoEnds`), with more the pool steps them in small
+//! from both ends of the list (`sync::Shares`), with more the pool steps them in small
 //! pieces: one join per window instead of one per cycle; a window is `WINDOW` cycles at most so that most SMs step in every window (a
 //! longer one lets them race to their next completion, and only the few booked each window
 //! would step in the next).
@@ -199,7 +199,6 @@ impl Gpu {
         h: Cycle,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
     ) -> bool {
-        use super::handoff::{Disjoint, TwoEnds};
         let pair = ahead.as_deref_mut().and_then(|s| s.prefetch_pair());
         if self.wakes.work.len() < PAR_MIN_SMS {
             // Too little to share: the SMs here, the decoding (if due) on both threads.
@@ -223,37 +222,28 @@ impl Gpu {
             Some([x, y]) => (Some(x), Some(y)),
             None => (None, None),
         };
-        let ends = TwoEnds::new(work.len());
-        let (ds, dm) = (Disjoint::new(sms), Disjoint::new(marks));
-        let (dw, df, dp) = (
-            Disjoint::new(&mut wakes.wake),
-            Disjoint::new(&mut wakes.from),
-            Disjoint::new(&mut wakes.parked),
+        let shares = super::sync::Shares::listed(
+            (
+                &mut sms[..],
+                &mut marks[..],
+                &mut wakes.wake[..],
+                &mut wakes.from[..],
+                &mut wakes.parked[..],
+            ),
+            work,
         );
         let ctx = StepCtx { kernels };
         let side = |low: bool| {
             let mut ch = false;
             while let Some(r) = if low {
-                ends.take_low()
+                shares.take_low()
             } else {
-                ends.take_high()
+                shares.take_high()
             } {
-                for &s in &work[r] {
-                    let s = s as usize;
-                    // SAFETY: `ends` hands out every index of `work` once, and `work` lists
-                    // each SM at most once.
-                    let lane = unsafe {
-                        Lane {
-                            sm: ds.get(s),
-                            m: dm.get(s),
-                            wake: dw.get(s),
-                            from: df.get(s),
-                        }
-                    };
-                    let (c, p) = run_sm(lane, &ctx, cfg, g, h);
+                for (_, (sm, m, wake, from, parked)) in r {
+                    let (c, p) = run_sm(Lane { sm, m, wake, from }, &ctx, cfg, g, h);
                     ch |= c;
-                    // SAFETY: as above.
-                    unsafe { *dp.get(s) = p };
+                    *parked = p;
                 }
             }
             ch

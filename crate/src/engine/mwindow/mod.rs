@@ -52,9 +52,9 @@ use settle::{book_parked, stage_window};
 use super::epoch::{
     decode_halves, mem_epoch, mem_epoch_while, sm_cycle, EpochMarks, Inboxes, Staged,
 };
-use super::handoff::{Disjoint, Partner, TwoEnds};
 use super::pipeline::{Boundary, MemSide};
 use super::run::feed;
+use super::sync::{Partner, Shares};
 use super::{Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
 use crate::core::{Sm, StepCtx};
@@ -218,6 +218,15 @@ fn run_lane(
         .min(m.inbox.first().map_or(Cycle::MAX, |&(c, _)| c + 1));
     ch
 }
+
+/// What an SM of the window's parallel phase gets (`Shares`): itself, its marks and lane, its
+/// replies read ahead and the first cycle among them, and its wake and accounting when only
+/// due SMs are listed.
+type Item<'s> = (
+    (&'s mut Sm, &'s mut EpochMarks, &'s mut Lane),
+    (&'s mut Vec<(Cycle, NocPacket)>, &'s mut Cycle),
+    Option<(&'s mut Cycle, &'s mut Cycle)>,
+);
 
 impl Gpu {
     /// Whether memory windows may follow cycle `now` (a cycle that made progress; see the
@@ -467,31 +476,20 @@ impl Gpu {
             hi_sent,
             ..
         } = w;
-        let n = work.len();
         let sms_n = sms.len();
         let k = bound.k().min(sms_n);
         let split = work.partition_point(|&s| (s as usize) < k);
-        let ends = TwoEnds::new(n);
-        let (ds, dm, dl) = (
-            Disjoint::new(sms),
-            Disjoint::new(marks),
-            Disjoint::new(lanes),
-        );
         // The SMs take their replies from one buffer, the partner reads into the other.
         let [a0, a1] = ahead_in;
         let (take, fill) = if *pull == 0 { (a0, a1) } else { (a1, a0) };
-        let (dn, dfirst) = (
-            Disjoint::new(&mut take.inb.per_sm),
-            Disjoint::new(&mut take.first),
-        );
-        let (dw, df) = if due_only {
+        let shares = Shares::listed(
             (
-                Disjoint::new(&mut wakes.wake),
-                Disjoint::new(&mut wakes.from),
-            )
-        } else {
-            (Disjoint::new(&mut []), Disjoint::new(&mut []))
-        };
+                (&mut sms[..], &mut marks[..], &mut lanes[..]),
+                (&mut take.inb.per_sm[..], &mut take.first[..]),
+                due_only.then_some((&mut wakes.wake[..], &mut wakes.from[..])),
+            ),
+            work,
+        );
         let x = WinCtx {
             ctx: StepCtx { kernels },
             cfg,
@@ -499,39 +497,33 @@ impl Gpu {
             h,
             due_only,
         };
-        // Steps item `i`, listing its SM in `parked` / `sent` when it parked / sent packets.
-        let visit =
-            |i: usize, spare: &mut (Cycle, Cycle), parked: &mut Vec<u32>, sent: &mut Vec<u32>| {
-                let s = work[i] as usize;
-                // SAFETY: `ends` hands out every item once, and `work` lists each SM once.
-                let (sm, m, l) = unsafe { (ds.get(s), dm.get(s), dl.get(s)) };
-                // SAFETY: as above.
-                unsafe { take_ahead(m, dn.get(s), dfirst.get(s)) };
-                let (wk, fr) = if due_only {
-                    // SAFETY: as above.
-                    unsafe { (dw.get(s), df.get(s)) }
-                } else {
-                    (&mut spare.0, &mut spare.1)
-                };
-                let ch = run_lane(sm, m, l, wk, fr, &x);
-                if l.parked != Cycle::MAX {
-                    parked.push(s as u32);
-                }
-                if !l.sent.is_empty() {
-                    sent.push(s as u32);
-                }
-                ch
-            };
+        // Steps SM `s`, listing it in `parked` / `sent` when it parked / sent packets.
+        let visit = |s: usize,
+                     ((sm, m, l), (new, first), wf): Item<'_>,
+                     spare: &mut (Cycle, Cycle),
+                     parked: &mut Vec<u32>,
+                     sent: &mut Vec<u32>| {
+            take_ahead(m, new, first);
+            let (wk, fr) = wf.unwrap_or((&mut spare.0, &mut spare.1));
+            let ch = run_lane(sm, m, l, wk, fr, &x);
+            if l.parked != Cycle::MAX {
+                parked.push(s as u32);
+            }
+            if !l.sent.is_empty() {
+                sent.push(s as u32);
+            }
+            ch
+        };
         let mut hi = (false, None, std::time::Instant::now());
         let mut theirs = || {
             let mut any = mem.ticks(spent, fill, log, ahead);
             let mut spare = (0, 0);
             let mut start = None;
             // In short runs: this thread, done with its own, takes the rest.
-            while let Some(r) = ends.take_high_len(HIGH_RUN) {
+            while let Some(r) = shares.take_high_len(HIGH_RUN) {
                 start.get_or_insert_with(std::time::Instant::now);
-                for i in r {
-                    any |= visit(i, &mut spare, hi_parked, hi_sent);
+                for (s, item) in r {
+                    any |= visit(s, item, &mut spare, hi_parked, hi_sent);
                 }
             }
             hi = (any, start, std::time::Instant::now());
@@ -547,14 +539,14 @@ impl Gpu {
                 let mut spare = (0, 0);
                 // Its own SMs a few at a time (the partner, done early, takes the last of
                 // them), then the partner's lowest one at a time.
-                while let Some(r) = ends.take_low_len(if items < split {
+                while let Some(r) = shares.take_low_len(if items < split {
                     (split - items).min(OWN_RUN)
                 } else {
                     1
                 }) {
                     items += r.len();
-                    for i in r {
-                        any |= visit(i, &mut spare, lo_parked, lo_sent);
+                    for (s, item) in r {
+                        any |= visit(s, item, &mut spare, lo_parked, lo_sent);
                     }
                 }
                 (any, start, std::time::Instant::now(), items)

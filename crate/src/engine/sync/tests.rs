@@ -1,0 +1,265 @@
+//! Each primitive on two threads; small under Miri (scripts/test.sh runs them there).
+
+use super::{Gate, Partner, Shares, TwoEnds};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Rounds of the repeated tests: fewer under Miri, where a round costs far more.
+fn rounds(n: u64) -> u64 {
+    if cfg!(miri) {
+        n.min(40)
+    } else {
+        n
+    }
+}
+
+#[test]
+fn both_sides_run_and_see_each_others_writes_after_the_join() {
+    let mut p = Partner::new().unwrap();
+    let mut v = [0u64; 4];
+    let n = rounds(10_000);
+    for round in 1..=n {
+        let r = {
+            let (x, y) = v.split_at_mut(2);
+            let mut b = || {
+                y[0] += round;
+                y[1] = y[0] * 2;
+            };
+            p.join(
+                || {
+                    x[0] += round;
+                    x[0]
+                },
+                &mut b,
+            )
+        };
+        assert_eq!(r, v[0]);
+        assert_eq!(v[0], v[2]);
+        assert_eq!(v[3], 2 * v[2]);
+    }
+    assert_eq!(v[0], n * (n + 1) / 2);
+    assert_eq!(p.joins, n);
+}
+
+#[test]
+fn a_panic_on_the_partner_reaches_the_caller_and_the_partner_lives_on() {
+    let mut p = Partner::new().unwrap();
+    let r = catch_unwind(AssertUnwindSafe(|| p.join(|| 1, &mut || panic!("boom"))));
+    assert!(r.is_err());
+    let mut hit = false;
+    p.join(|| (), &mut || hit = true);
+    assert!(hit);
+    // A panic on this side waits for the partner's side before it goes on.
+    let mut late = false;
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        p.join(|| panic!("here"), &mut || late = true)
+    }));
+    assert!(r.is_err() && late);
+}
+
+#[test]
+fn join_once_runs_both_halves() {
+    let mut p = Partner::new().unwrap();
+    let (mut a, mut b) = (0, 0);
+    p.join_once(|| a = 1, || b = 2);
+    assert_eq!((a, b), (1, 2));
+}
+
+/// The gate's part runs on the partner after its own work, sees what this side wrote before
+/// opening, and is done (its writes visible) when `open_with` returns.
+#[test]
+fn the_gate_hands_a_part_to_the_partner_mid_job() {
+    let mut p = Partner::new().unwrap();
+    let mut gate = Gate::default();
+    let (mut own, mut prepared, mut seen, mut mine) = (0u64, 0u64, 0u64, 0u64);
+    for i in 1..=rounds(5000) {
+        let (c, pass) = gate.round();
+        let mut pass = Some(pass);
+        p.join(
+            || {
+                prepared = i;
+                let mut part = || seen = prepared * 2;
+                mine = c.open_with(&mut part, || i + 1);
+                assert_eq!(seen, 2 * i);
+            },
+            &mut || {
+                let pass = pass.take().unwrap();
+                own += 1;
+                pass.pass();
+            },
+        );
+        assert_eq!((own, mine), (i, i + 1));
+    }
+}
+
+/// Every way out of a round ends it for the other side: a closer dropped unopened lets the
+/// partner's `pass` return, and a partner that gives up (panics) before passing does not
+/// leave `open_with` waiting; the part then simply does not run.
+#[test]
+fn a_gate_round_never_leaves_a_side_waiting() {
+    let mut p = Partner::new().unwrap();
+    let mut gate = Gate::default();
+    {
+        let (c, pass) = gate.round();
+        let mut pass = Some(pass);
+        let mut passed = false;
+        p.join(|| drop(c), &mut || {
+            pass.take().unwrap().pass();
+            passed = true;
+        });
+        assert!(passed);
+    }
+    {
+        let (c, pass) = gate.round();
+        let mut pass = Some(pass);
+        let mut ran = false;
+        let res = catch_unwind(AssertUnwindSafe(|| {
+            p.join(
+                || {
+                    // Opens after the partner has given up.
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    let mut part = || ran = true;
+                    c.open_with(&mut part, || ());
+                },
+                &mut || {
+                    let _pass = pass.take();
+                    panic!("the partner's own work failed");
+                },
+            )
+        }));
+        assert!(res.is_err() && !ran);
+    }
+    // The gate serves the next round as usual.
+    let (c, pass) = gate.round();
+    let mut pass = Some(pass);
+    let mut ran = false;
+    p.join(
+        || {
+            let mut part = || ran = true;
+            c.open_with(&mut part, || ());
+        },
+        &mut || pass.take().unwrap().pass(),
+    );
+    assert!(ran);
+}
+
+#[test]
+fn two_ends_hand_out_every_index_once() {
+    for n in [0usize, 1, 2, 5, 80, 81] {
+        let e = TwoEnds::new(n);
+        let mut seen = vec![0u8; n];
+        let mut low = true;
+        loop {
+            let r = if low { e.take_low() } else { e.take_high() };
+            let Some(r) = r else { break };
+            for i in r {
+                seen[i] += 1;
+            }
+            low = !low;
+        }
+        assert!(seen.iter().all(|&c| c == 1), "n = {n}: {seen:?}");
+        assert!(e.take_low().is_none() && e.take_high().is_none());
+    }
+    let e = TwoEnds::new(7);
+    assert_eq!(e.take_low_len(3), Some(0..3));
+    assert_eq!(e.take_high_len(2), Some(5..7));
+    assert_eq!(e.take_low_len(0), None);
+    assert_eq!(e.take_high_len(9), Some(3..5));
+    assert_eq!(e.take_low_len(1), None);
+}
+
+/// Both threads step the items of a `Shares` from the two ends: every SM's elements of every
+/// column are reached once, by one thread.
+#[test]
+fn shares_reach_every_element_once_from_both_threads() {
+    let mut p = Partner::new().unwrap();
+    let n = if cfg!(miri) { 9 } else { 80 };
+    for round in 0..rounds(1000) {
+        let mut a = vec![0u32; n];
+        let mut b = vec![0u64; n + 3];
+        let mut c = vec![0u8; n];
+        let sh = Shares::all((&mut a[..], (&mut b[..], Some(&mut c[..]))), n);
+        let step = |low: bool| {
+            let mut got = 0;
+            loop {
+                let run = match (low, round % 2) {
+                    (true, 0) => sh.take_low(),
+                    (false, 0) => sh.take_high(),
+                    (true, _) => sh.take_low_len(2),
+                    (false, _) => sh.take_high_len(3),
+                };
+                let Some(run) = run else { break got };
+                for (s, (x, (y, z))) in run {
+                    *x += 1;
+                    *y += s as u64;
+                    *z.unwrap() += 1;
+                    got += 1;
+                }
+            }
+        };
+        let mut hi = 0;
+        let lo = p.join(|| step(true), &mut || hi = step(false));
+        assert_eq!(lo + hi, n);
+        assert!(a.iter().all(|&x| x == 1) && c.iter().all(|&x| x == 1));
+        assert!(b[..n].iter().enumerate().all(|(s, &y)| y == s as u64));
+    }
+}
+
+/// A list's SMs only, each with its own elements.
+#[test]
+fn listed_shares_reach_the_listed_elements_only() {
+    let mut p = Partner::new().unwrap();
+    let list = [1u32, 2, 4, 7, 8];
+    let mut v = [0u32; 10];
+    let mut none: Option<&mut [u8]> = None;
+    let sh = Shares::listed((&mut v[..], none.take()), &list);
+    let step = || {
+        while let Some(run) = sh.take_low() {
+            for (s, (x, z)) in run {
+                assert!(z.is_none());
+                *x += s as u32;
+            }
+        }
+    };
+    let mut hi = || {
+        while let Some(run) = sh.take_high() {
+            for (s, (x, _)) in run {
+                *x += s as u32;
+            }
+        }
+    };
+    p.join(step, &mut hi);
+    assert_eq!(v, [0, 1, 2, 0, 4, 0, 0, 7, 8, 0]);
+}
+
+#[test]
+#[should_panic(expected = "not strictly increasing")]
+fn a_list_naming_an_sm_twice_is_refused() {
+    let mut v = [0u32; 4];
+    let _ = Shares::listed((&mut v[..],), &[0, 2, 2]);
+}
+
+#[test]
+#[should_panic(expected = "beyond a column")]
+fn a_list_beyond_a_column_is_refused() {
+    let (mut v, mut w) = ([0u32; 4], [0u32; 3]);
+    let _ = Shares::listed((&mut v[..], &mut w[..]), &[0, 3]);
+}
+
+#[test]
+#[should_panic(expected = "shorter than the items")]
+fn a_column_shorter_than_the_items_is_refused() {
+    let mut v = [0u32; 4];
+    let _ = Shares::all((&mut v[..],), 5);
+}
+
+#[test]
+fn a_parked_partner_is_woken() {
+    let mut p = Partner::new().unwrap();
+    // Long enough for the partner to exhaust its spin rounds and park.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let mut hit = 0;
+    p.join(|| (), &mut || hit += 1);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    p.join(|| (), &mut || hit += 1);
+    assert_eq!(hit, 2);
+}
