@@ -29,6 +29,9 @@ if [ -z "${WW_NO_CUDA:-}" ]; then
   export WW_NVCC WW_CUOBJDUMP
 fi
 
+step "hardware scripts (the probes table from lease.sh's log, round trip)"
+python3 tests/hardware/probes_csv.py --self-test
+
 log=$(mktemp -t warpweave-cargo-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 step "cargo test (dev profile: opt-level 1, dependencies at 2; --features cli)"
