@@ -19,7 +19,11 @@ import sys
 def parse(paths):
     runs = []
     for path in paths:
-        with open(path) as f:
+        try:
+            f = open(path)
+        except OSError as e:
+            sys.exit(f"{path}: {e.strerror}")
+        with f:
             for line in f:
                 t = line.split()
                 if len(t) < 3 or t[0] != "clk" or t[1] != "l2_sides":

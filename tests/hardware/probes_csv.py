@@ -90,7 +90,11 @@ def main():
         return self_test()
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
-    with open(sys.argv[1]) as f:
+    try:
+        f = open(sys.argv[1])
+    except OSError as e:
+        raise SystemExit(f"{sys.argv[1]}: {e.strerror}")
+    with f:
         sys.stdout.write(table(f, sys.argv[2]))
 
 
