@@ -412,3 +412,39 @@ fn fast_on_a_memory_bound_kernel_notes_its_known_error() {
     let (_, n) = notes_of(&["--trace", v, "--mode", "hybrid"]);
     assert!(!has(&n, "from `cycle`"), "{n:?}");
 }
+
+/// A kernel of many short CTAs under a CTA issue interval says so: vecadd of 1 M elements is
+/// 8,192 CTAs over the rtx2080ti's 68 SMs, so some SM receives at least 121 of them, and at
+/// one per 200 cycles their issue takes (n - 1) x 200 cycles, at least 80% of the kernel's
+/// execution. Without an interval, or with one CTA per SM, no note.
+#[test]
+fn a_kernel_bounded_by_its_cta_issue_interval_is_noted() {
+    let v = "builtin:vecadd:n=1048576";
+    let (_, n) = notes_of(&["--trace", v, "--set", "sm.cta_launch_latency=200"]);
+    let note = n
+        .iter()
+        .find(|t| t.starts_with("CTA issue bounds kernel _Z6vecaddPKfS0_Pfi"))
+        .unwrap_or_else(|| panic!("{n:?}"));
+    let nums: Vec<u64> = note
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // "... received M of its CTAs, one per sm.cta_launch_latency = 200 cycles, which takes
+    // I of its E execution cycles ..." (the kernel name holds digits too: take the last four).
+    let [most, lat, issue, exec] = nums[nums.len() - 4..] else {
+        panic!("{note}")
+    };
+    assert_eq!(lat, 200, "{note}");
+    assert!(most >= 121, "{note}");
+    assert_eq!(issue, (most - 1) * 200, "{note}");
+    assert!(issue as f64 >= 0.8 * exec as f64, "{note}");
+    let (_, n) = notes_of(&["--trace", v]);
+    assert!(!has(&n, "CTA issue"), "{n:?}");
+    let (_, n) = notes_of(&[
+        "--trace",
+        "builtin:vecadd:n=4096",
+        "--set",
+        "sm.cta_launch_latency=200",
+    ]);
+    assert!(!has(&n, "CTA issue"), "{n:?}");
+}

@@ -7,6 +7,7 @@
 //!  l2.warm_from_memcpy + MemcpyHtoD + L2 hit rate ~1 ─> "the inputs sit in the L2"
 //!  l1d.adaptive_carveout + l1d.cache.size_kb set ─────> "the carve-out chose another L1 size"
 //!  analytical memory on a memory-bound kernel ────────> "this mode's known error is large here"
+//!  CTAs to one SM x sm.cta_launch_latency ~ execution ─> "CTA issue bounds this kernel"
 //! ```
 
 use crate::mem::carveout;
@@ -25,6 +26,9 @@ const WARM_L2_HIT: f64 = 0.9;
 /// Share of the non-idle scheduler cycles waiting on memory from which a kernel is
 /// memory-bound.
 const MEMORY_BOUND_SHARE: f64 = 0.5;
+
+/// Share of a kernel's execution cycles from which the CTA issue interval bounds it.
+const CTA_ISSUE_BOUND_SHARE: f64 = 0.8;
 
 /// The notes on `r`, a result of `gpu`'s run.
 pub fn of(gpu: &Gpu, r: &SimResult) -> Vec<String> {
@@ -82,6 +86,28 @@ pub fn of(gpu: &Gpu, r: &SimResult) -> Vec<String> {
                      --set l1d.adaptive_carveout=false keeps the size set",
                     cfg.l1d.cache.size_kb,
                     kb.join(", ")
+                ));
+            }
+        }
+    }
+    // Kernels as long as their CTAs' issue to the busiest SM, one per `cta_launch_latency`.
+    let lat = u64::from(cfg.sm.cta_launch_latency);
+    if lat > 0 {
+        for k in &r.kernels {
+            let most = gpu
+                .sms
+                .iter()
+                .filter_map(|sm| sm.sh.stats.kernels.get(k.launch as usize))
+                .map(|c| c.ctas)
+                .max()
+                .unwrap_or(0);
+            let issue = most.saturating_sub(1) * lat;
+            if k.exec_cycles > 0 && issue as f64 >= CTA_ISSUE_BOUND_SHARE * k.exec_cycles as f64 {
+                notes.push(format!(
+                    "CTA issue bounds kernel {}: one SM received {most} of its CTAs, one per \
+                     sm.cta_launch_latency = {lat} cycles, which takes {issue} of its {} execution \
+                     cycles (a kernel of fewer, longer CTAs waits less)",
+                    k.name, k.exec_cycles
                 ));
             }
         }
