@@ -112,11 +112,10 @@ fn fast_mode_is_identical_at_1_to_16_threads() {
     named_mode_is_identical_at_1_to_16_threads("fast");
 }
 
-/// `hybrid` (event front end, cycle memory system): one thread and two visit only the SMs that
-/// are due, and at two threads the partner runs the memory side's halves beside them
-/// (`Gpu::sms_due_split`); every sample trace gives the same JSON at 1 and 2 threads, with
-/// a cycle of one due SM shared too; at three threads and more every SM steps each cycle, on
-/// the pool. Every sample trace gives the same JSON at 1, 2, 3, 4, 8 and 16 threads.
+/// `hybrid` (event front end, cycle memory system): every thread count visits only the SMs
+/// that are due, and with two threads or more the crew runs the memory side's halves beside
+/// them (`Gpu::sms_step`), a cycle of one due SM shared too. Every sample trace gives the same
+/// JSON at 1, 2, 3, 4, 8 and 16 threads.
 #[test]
 fn hybrid_mode_is_identical_at_1_to_16_threads() {
     named_mode_is_identical_at_1_to_16_threads("hybrid");

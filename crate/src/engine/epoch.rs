@@ -22,58 +22,54 @@
 //!   parallel too when enough are busy (`mem/partitions/part.rs`), merged in slice order. The
 //!   serial executor runs the same two halves one after the other, so results are identical
 //!   for any thread count, at any K.
-//! - Threads: `Simulator::run_for` runs its epoch loop on a worker of the private pool
-//!   (`engine/run.rs`, `run_epochs`), so each epoch's fork is a push onto that worker's own
-//!   queue and the other workers, spinning between epochs, steal it at once; no epoch waits
-//!   for a sleeping thread to be woken. The SM half is split into pieces of at most `8 / K`
-//!   SMs so the thread that ran the memory side beside it steals the rest evenly.
-//!   In `fast` the pool instead shares each window's SMs (`window.rs`): one fork per window,
-//!   not per cycle.
+//! - Threads: K > 1 epochs fork on rayon's pool: `Simulator::run_for` runs its epoch loop on
+//!   a worker of the private pool (`engine/run.rs`, `run_epochs`), so each epoch's fork is a
+//!   push onto that worker's own queue and the other workers, spinning between epochs, steal
+//!   it at once. The SM half is split into pieces of at most `8 / K` SMs so the thread that
+//!   ran the memory side beside it steals the rest evenly. K = 1 (the default) steps on the
+//!   crew instead (below).
 //!
-//! # K = 1 with two threads: the split cycle (`lockstep_split`)
+//! # K = 1 on two threads and more: the crew and the split cycle
+//! With `n` threads a crew of `n - 1` threads (`sync/crew.rs`), owned for the whole run,
+//! shares every cycle with enough busy SMs: one job per simulated cycle, tens of
+//! microseconds of work, so the hand-off is a spin on an atomic (well under a microsecond; a
+//! rayon join cost about 5). The poster takes SMs from the low end of the cycle's list, the
+//! other workers from the high end (`sync::Shares`), so all finish within about an SM of each
+//! other whatever the cycle's mix of work; which worker steps an SM never changes what it
+//! computes. Each worker first claims a one-shot side (`sync::Sides`): the stream's
+//! decode-ahead halves and the memory side's halves of the split order:
+//!
 //! A memory cycle has two halves that do not read each other's output
 //! (`mem::MemPartitions::replies_first_ok`): the *reply half* (reply crossbar, L2 slices,
 //! DRAM channels, replies popped for the SMs) reads nothing the SMs send in the same cycle, and
 //! the *request half* (the SMs' packets injected, the request crossbar stepped) is read by no
 //! slice before the next cycle. So the reply half of cycle c runs beside the SMs of cycle c,
-//! and the request half of c runs at the start of cycle c+1's parallel phase:
+//! and the request half of c runs at the start of cycle c+1's job:
 //!
 //! ```text
-//!  thread A (epoch loop)          partner thread (sync/partner.rs)
+//!  poster (epoch loop)               the crew's workers
 //!  issue CTAs c (decide only)
-//!  ── hand-off ───────────────────────────────────────────────────────────
-//!  (when due: decode chunk n)     (when due: decode chunk n+1; `prefetch_pair`)
-//!                                 request half of c-1 (staged packets of c-1)
-//!                                 reply half of c ─> inboxes (stamped c)
-//!  SMs from the low end  ──>  <── SMs from the high end (runs taken until they meet)
-//!  ── join ───────────────────────────────────────────────────────────────
-//!  stage c (packets, done CTAs)   (spinning)
+//!  ── post the job ───────────────────────────────────────────────────────
+//!  sides, as claimed: request half of c-1 and reply half of c (-> inboxes, stamped c),
+//!  decode-ahead chunks n and n+1
+//!  SMs from the low end  ──>        <── SMs from the high end (runs taken until they meet)
+//!  ── close the job, wait for the workers in it ──────────────────────────
+//!  stage c in SM order (packets, done CTAs)
 //! ```
-//! One fork/join per simulated cycle, tens of microseconds of work on each side, so the
-//! hand-off is a spin on an atomic (`sync::Partner`, well under a microsecond; a rayon
-//! join cost about 5), and the SMs are handed out from both ends of the list
-//! (`sync::Shares`) so both threads finish within about one SM of each other whatever the
-//! cycle's mix of SM and memory work. Which thread steps an SM never changes what it
-//! computes. Anything that reads the memory side between cycles (idle skipping, the end of a
-//! slice) first runs the waiting request half (`Gpu::finish_requests`). The serial executor
-//! keeps the reference order (requests, then replies, in one `MemPartitions::tick`), and
-//! `tests/threads_equal.rs` compares the two. While the issuing kernel keeps CTAs queued, the
-//! cycles are pipelined (`pipeline.rs`), and while it has more to come than its queue holds,
-//! the SMs step windows of several cycles per hand-off, the replies of the next cycles read
-//! ahead from the reply crossbar (`mwindow.rs`).
+//! Anything that reads the memory side between cycles (idle skipping, the end of a slice)
+//! first runs the waiting request half (`Gpu::finish_requests`). The serial executor keeps the
+//! reference order (requests, then replies, in one `MemPartitions::tick`), and
+//! `tests/threads_equal.rs` compares them at 1, 2, 3, 4, 8 and 16 threads. With the event
+//! front end (`hybrid`) the cycle visits only the SMs that are due (`run.rs`,
+//! `Gpu::sms_step`). A cycle with fewer busy SMs than `min_busy` runs on the poster alone.
 //!
-//! With the event front end (`hybrid`) the split cycle visits only the SMs that are due
-//! (`run.rs`, `Gpu::sms_split`): the partner runs the same memory halves first, then both
-//! threads take due SMs from the two ends of that list. (Visiting all 80 SMs of a titanv
-//! every cycle, as the cycle front end must, cost `hybrid` more than the second thread won.)
-//!
-//! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs, and
-//! an SM reads nothing of the others between CTA completions: the SMs step in windows that
-//! end at the next completion (`window.rs`), the two threads taking SMs from the two ends of
-//! the window's list, one join per window. Where windows are off (kernels of several streams
-//! that may start beside running ones) the two threads share only the cycles with at least
-//! two due SMs (`run.rs`, `Gpu::sms_split`); every other cycle runs on this thread
-//! (`Gpu::sms_due`), the partner decoding beside it when a chunk is due.
+//! On exactly two threads, while the issuing kernel has more CTAs to come than its queue
+//! holds, the SMs step windows of several cycles per hand-off between the poster and one
+//! partner, the replies of the next cycles read ahead from the reply crossbar (`mwindow/`). Without a cycle memory system (`fast`) there is no memory side to run
+//! beside the SMs, and an SM reads nothing of the others between CTA completions: the SMs
+//! step in windows that end at the next completion (`window.rs`), shared by the crew, one job
+//! per window. Where windows are off (kernels of several streams that may start beside
+//! running ones) the crew shares the cycles with at least two due SMs.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
@@ -82,10 +78,10 @@ use crate::mem::NocPacket;
 use crate::trace::{KernelStream, PackedCta};
 use crate::Cycle;
 
-/// Fewest busy SMs for a split K = 1 cycle on the partner thread (two threads): the memory
-/// side runs there beside them, and the hand-off costs about a microsecond. (With one busy
-/// SM the memory side alone rarely pays for it: a pointer chase ran 1.5x slower.)
-const PAR_MIN_BUSY_SMS_PARTNER: usize = 2;
+/// Fewest busy SMs for a K = 1 cycle on the crew: the memory side runs there beside them,
+/// and the hand-off costs well under a microsecond. (With one busy SM the memory side alone
+/// rarely pays for it: a pointer chase ran 1.5x slower.)
+const PAR_MIN_BUSY_SMS_CREW: usize = 2;
 
 /// What one SM did in each cycle of an epoch of K > 1 cycles (counts after the cycle; K = 1
 /// reads the outboxes themselves), so its packets and finished CTAs can be staged cycle by
@@ -109,33 +105,18 @@ pub(super) struct Staged {
     pub k: u64,
     /// Packets in (cycle, SM) order.
     pub pkts: Vec<(Cycle, NocPacket)>,
-    /// Two-thread K = 1 cycle: the packets of the SMs the partner stepped (all above those of
-    /// `pkts`), staged by the partner itself in the runs it took from the high end, each run
-    /// in SM order; `hi_runs` holds where each run starts, so the runs in reverse continue
-    /// `pkts` in SM order.
-    pub hi: Vec<(Cycle, NocPacket)>,
-    pub hi_runs: Vec<u32>,
     /// Cycles at which a kernel ended (the L2 flush at kernel end happens then).
     pub flushes: Vec<Cycle>,
 }
 
 impl Staged {
     pub fn is_empty(&self) -> bool {
-        self.pkts.is_empty() && self.hi.is_empty() && self.flushes.is_empty()
+        self.pkts.is_empty() && self.flushes.is_empty()
     }
 
-    /// Every packet in SM order: `pkts`, then the runs of `hi` from the lowest SM up.
+    /// Every packet, in SM order.
     fn drain_into(&mut self, pending: &mut Vec<NocPacket>) {
-        pending.extend(self.pkts.iter().map(|p| p.1));
-        let mut end = self.hi.len();
-        for &start in self.hi_runs.iter().rev() {
-            let start = start as usize;
-            pending.extend(self.hi[start..end].iter().map(|p| p.1));
-            end = start;
-        }
-        self.pkts.clear();
-        self.hi.clear();
-        self.hi_runs.clear();
+        pending.extend(self.pkts.drain(..).map(|p| p.1));
     }
 }
 
@@ -350,30 +331,6 @@ fn deliver(replies: &mut Vec<NocPacket>, inbox: &mut Inboxes, c: Cycle) -> bool 
     any
 }
 
-/// [`Gpu::post_replies`] on the fields it reads (the pipelined cycle holds the memory side's
-/// apart, `pipeline.rs`).
-pub(super) fn post_replies(
-    ib: &mut Inboxes,
-    marks: &mut [EpochMarks],
-    wakes: &mut super::run::SmWakes,
-    next: Cycle,
-) {
-    for &s in &ib.filled {
-        // Handed over by swapping buffers when the SM's inbox is empty (nearly always:
-        // `sm_epoch` empties it), so the replies are not copied here, on this thread.
-        let (inbox, new) = (&mut marks[s as usize].inbox, &mut ib.per_sm[s as usize]);
-        if inbox.is_empty() {
-            std::mem::swap(inbox, new);
-        } else {
-            inbox.append(new);
-        }
-        if wakes.on {
-            wakes.wake_at(s as usize, next);
-        }
-    }
-    ib.filled.clear();
-}
-
 /// Replies the memory side produced in the epoch it is running, per SM, handed to the SMs'
 /// marks at the epoch's end; `filled` lists the SMs whose inbox is not empty (so the
 /// hand-over visits only those).
@@ -451,22 +408,35 @@ impl Gpu {
         ) > 0
     }
 
-    /// Whether a partner thread runs the other half of split cycles (two threads).
-    pub(super) fn has_partner(&self) -> bool {
+    /// Whether a crew of exactly two threads runs (the memory windows of `mwindow/` hand work
+    /// between two threads only; with more, each cycle is shared by the whole crew).
+    #[cfg(feature = "parallel")]
+    pub(super) fn crew_of_two(&self) -> bool {
+        self.crew.as_ref().is_some_and(|c| c.workers() == 2)
+    }
+
+    /// Whether a crew of two threads or more shares the SM half.
+    pub(super) fn has_crew(&self) -> bool {
         #[cfg(feature = "parallel")]
-        return self.partner.is_some();
+        return self.crew.is_some();
         #[cfg(not(feature = "parallel"))]
         false
     }
 
-    /// Whether the SM half should fork: parallel executor and enough SMs with work (fewer
-    /// for a split cycle on the partner thread, whose hand-off costs about a microsecond).
-    fn fork_sms(&self, last: Cycle, split: bool) -> bool {
-        let min = if split && self.has_partner() {
-            self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
+    /// Fewest busy SMs for the SM half to fork: `par_min_busy`, or fewer with the crew,
+    /// whose hand-off costs well under a microsecond.
+    fn min_busy(&self) -> usize {
+        if self.has_crew() {
+            self.par_min_busy.min(PAR_MIN_BUSY_SMS_CREW)
         } else {
             self.par_min_busy
-        };
+        }
+    }
+
+    /// Whether the SM half should fork: parallel executor and enough SMs with work through
+    /// cycle `last`.
+    fn fork_sms(&self, last: Cycle) -> bool {
+        let min = self.min_busy();
         self.executor == Executor::Parallel
             && self.sms.len() >= min
             && self
@@ -531,7 +501,26 @@ impl Gpu {
     /// (`SmWakes`), an SM given replies is due in the next cycle, whose `sm_epoch` delivers
     /// them.
     fn post_replies(&mut self, next: Cycle) {
-        post_replies(&mut self.inbox_next, &mut self.marks, &mut self.wakes, next);
+        let Gpu {
+            inbox_next: ib,
+            marks,
+            wakes,
+            ..
+        } = self;
+        for &s in &ib.filled {
+            // Handed over by swapping buffers when the SM's inbox is empty (nearly always:
+            // `sm_epoch` empties it), so the replies are not copied here, on this thread.
+            let (inbox, new) = (&mut marks[s as usize].inbox, &mut ib.per_sm[s as usize]);
+            if inbox.is_empty() {
+                std::mem::swap(inbox, new);
+            } else {
+                inbox.append(new);
+            }
+            if wakes.on {
+                wakes.wake_at(s as usize, next);
+            }
+        }
+        ib.filled.clear();
     }
 
     /// K = 1: the SMs step the cycle, their packets are staged, the memory side runs it.
@@ -559,94 +548,6 @@ impl Gpu {
         )
     }
 
-    /// K = 1 with the parallel executor, when the memory side allows the split order
-    /// (`MemPartitions::split_ok`): the SMs step cycle `t0` beside the memory side's reply half
-    /// of `t0` (and the stream's decode-ahead); then the SMs' packets are staged and the
-    /// request half runs. One join per cycle, and the serial rest is the staging and the
-    /// request crossbar. Same results as `lockstep`.
-    fn lockstep_split(
-        &mut self,
-        t0: Cycle,
-        fork: bool,
-        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
-    ) -> bool {
-        #[cfg(feature = "parallel")]
-        if fork && self.wakes.on {
-            // Due SMs only, on both threads (run.rs), with a cycle memory system's halves on
-            // the partner beside them.
-            if matches!(self.partitions, super::MemPartitions::None) {
-                self.finish_requests();
-                let progress = self.sms_split(t0, ahead, false, true);
-                return progress | self.mem_side();
-            }
-            self.partitions.set_parallel(false, 0);
-            return self.sms_split(t0, ahead, true, true);
-        }
-        #[cfg(feature = "parallel")]
-        if fork && self.partner.is_some() {
-            // Two threads: the partner thread (`sync/partner.rs`) runs the memory side (the
-            // last cycle's request half, then this cycle's reply half) while this one decodes
-            // ahead; then both step SMs, taken in runs from the two ends of the list until
-            // they meet, so they finish together whatever this cycle's work is (run.rs).
-            self.partitions.set_parallel(false, 0);
-            return self.sms_split(t0, ahead, true, false);
-        }
-        let pending = std::mem::take(&mut self.req_pending);
-        let Gpu {
-            sms,
-            marks,
-            kernels,
-            cfg,
-            partitions,
-            clocks,
-            outbox,
-            staged,
-            replies,
-            inbox_next,
-            #[cfg(feature = "parallel")]
-            partner,
-            ..
-        } = self;
-        if pending {
-            requests_cycle(partitions, clocks, outbox, staged);
-        }
-        if !fork {
-            // Too little work for a fork anywhere in this cycle (small kernels): all of it on
-            // this thread, as the serial executor runs it (the split order gives the same).
-            partitions.set_parallel(false, 0);
-            // A chunk due for decoding ahead: the next two decode side by side, one on each
-            // thread (the partner has nothing else to do in such a cycle).
-            #[cfg(feature = "parallel")]
-            if let Some(p) = partner.as_mut() {
-                if let Some([h0, h1]) = ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
-                    p.join_once(h0, h1);
-                }
-            }
-            prefetch(ahead);
-            return self.lockstep(t0, 1, false);
-        }
-        let (a, b) = both(
-            true,
-            &mut || sms_epoch(sms, marks, kernels, cfg, t0, 1, true),
-            &mut || {
-                both(
-                    true,
-                    &mut || replies_cycle(partitions, replies, inbox_next, t0),
-                    &mut || prefetch(ahead),
-                )
-                .0
-            },
-        );
-        let progress = a | b | self.stage(t0, 1);
-        requests_cycle(
-            &mut self.partitions,
-            &mut self.clocks,
-            &mut self.outbox,
-            &mut self.staged,
-        );
-        progress
-    }
-
     /// One epoch: K core cycles up to the next multiple of K (see the module picture). Leaves
     /// `now` at the epoch's last cycle. Returns whether anything changed. `ahead`: a kernel
     /// stream to decode ahead beside the epoch (on another thread when parallel).
@@ -659,79 +560,104 @@ impl Gpu {
             // `fast`: each SM on its own up to the next CTA completion (window.rs).
             return self.window(t0, &mut ahead) | progress;
         }
-        let par = self.executor == Executor::Parallel;
-        let split = self.epoch == 1 && par && self.partitions.split_ok(t0);
-        let fork = if self.wakes.on {
-            // Due SMs only (run.rs): they alone decide whether two threads share the cycle.
-            self.collect_due(t0);
-            // (Not without the split order: `lockstep` would step every SM; and only with a
-            // partner: on more threads the SMs step in windows, which the pool shares.)
-            par && split
-                && self.has_partner()
-                && self.wakes.due.len() >= self.par_min_busy.min(PAR_MIN_BUSY_SMS_PARTNER)
+        if self.epoch == 1 {
+            progress |= self.cycle(t0, &mut ahead);
         } else {
-            self.fork_sms(t0 + k - 1, split)
-        };
-        if !split {
-            self.finish_requests();
+            progress |= self.epoch_pipelined(t0, k, &mut ahead);
         }
+        self.post_replies(t0 + k);
+        self.now = t0 + k - 1;
+        progress
+    }
+
+    /// One K = 1 cycle `t0`: with the crew when there is enough to share (the SMs beside the
+    /// memory side's halves when the memory side allows the split order,
+    /// `MemPartitions::split_ok`; see the module docs), else on this thread. The results are
+    /// the same either way.
+    fn cycle(
+        &mut self,
+        t0: Cycle,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        let split = self.partitions.split_ok(t0);
+        let fork = if self.wakes.on {
+            // Due SMs only (run.rs): they alone decide whether the crew shares the cycle.
+            self.collect_due(t0);
+            self.has_crew() && self.wakes.due.len() >= self.min_busy()
+        } else {
+            self.fork_sms(t0)
+        };
+        self.partitions.set_parallel(false, 0);
+        if fork {
+            let mem = split && !matches!(self.partitions, MemPartitions::None);
+            if !mem {
+                self.finish_requests();
+            }
+            let p = self.sms_step(t0, ahead, mem, self.wakes.on, true);
+            return if mem { p } else { p | self.mem_side() };
+        }
+        // Too little work for the crew in this cycle (small kernels): all of it on this
+        // thread, in the serial order. A chunk due for decoding ahead: the next two decode
+        // side by side, one on another thread (which has nothing else to do in such a cycle).
+        self.finish_requests();
+        #[cfg(feature = "parallel")]
+        if let Some(c) = self.crew.as_mut() {
+            if let Some([h0, h1]) = ahead.as_deref_mut().and_then(|s| s.prefetch_pair()) {
+                c.join_once(h0, h1);
+            }
+        }
+        prefetch(ahead);
+        self.lockstep(t0, 1, false)
+    }
+
+    /// One epoch of K > 1 cycles: the SMs step it (in parallel on the pool) beside the memory
+    /// side's run of the last epoch (module picture), then their output is staged.
+    fn epoch_pipelined(
+        &mut self,
+        t0: Cycle,
+        k: u64,
+        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
+    ) -> bool {
+        let par = self.executor == Executor::Parallel;
+        let fork = self.fork_sms(t0 + k - 1);
+        self.finish_requests();
         self.partitions.set_parallel(par, self.par_min_parts);
         #[cfg(feature = "parallel")]
         let pool = match self.executor {
             Executor::Parallel => Some(self.pool.clone()),
             Executor::Serial => None,
         };
-        if par && !self.has_partner() {
-            // The cycle's halves join on the pool.
-            self.forks += 1;
-        }
         #[cfg(not(feature = "parallel"))]
         let pool: Option<Option<()>> = None;
-        if split {
-            // One hand-off to the pool for the whole cycle, one join in it (epoch.rs docs).
-            let this = &mut *self;
-            progress |= in_pool(&pool, &mut || this.lockstep_split(t0, fork, &mut ahead));
-        } else if self.epoch == 1 {
-            // One hand-off to the pool for the whole cycle (SMs, staging, memory side).
-            let this = &mut *self;
-            progress |= in_pool(&pool, &mut || {
-                both(par, &mut || this.lockstep(t0, k, fork), &mut || {
-                    prefetch(&mut ahead)
-                })
-                .0
-            });
-        } else {
-            let Gpu {
-                sms,
-                marks,
-                kernels,
-                cfg,
-                partitions,
-                clocks,
-                outbox,
-                replies,
-                staged,
-                inbox_next,
-                ..
-            } = self;
-            let (a, b) = join(
-                &pool,
-                &mut || sms_epoch(sms, marks, kernels, cfg, t0, k, fork),
-                &mut || {
-                    both(
-                        par,
-                        &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
-                        &mut || prefetch(&mut ahead),
-                    )
-                    .0
-                },
-            );
-            progress |= a | b;
-            progress |= self.stage(t0, k);
+        if par {
+            self.forks += 1;
         }
-        self.post_replies(t0 + k);
-        self.now = t0 + k - 1;
-        progress
+        let Gpu {
+            sms,
+            marks,
+            kernels,
+            cfg,
+            partitions,
+            clocks,
+            outbox,
+            replies,
+            staged,
+            inbox_next,
+            ..
+        } = self;
+        let (a, b) = join(
+            &pool,
+            &mut || sms_epoch(sms, marks, kernels, cfg, t0, k, fork),
+            &mut || {
+                both(
+                    par,
+                    &mut || mem_epoch(partitions, clocks, outbox, replies, staged, inbox_next),
+                    &mut || prefetch(ahead),
+                )
+                .0
+            },
+        );
+        a | b | self.stage(t0, k)
     }
 }
 
@@ -742,7 +668,6 @@ type Pool = Option<Option<()>>;
 
 /// The stream's next two chunks to decode ahead, one for each thread ([`KernelStream::prefetch_pair`]),
 /// or None twice when nothing is due.
-#[cfg(feature = "parallel")]
 pub(super) fn decode_halves<'a>(
     s: Option<&'a mut (dyn KernelStream + Send + 'static)>,
 ) -> (
@@ -777,16 +702,6 @@ fn both(
     let _ = par;
     let x = a();
     (x, b())
-}
-
-/// Runs `f` inside the executor's pool (None: serial executor, run it here).
-fn in_pool(pool: &Pool, f: &mut (dyn FnMut() -> bool + Send)) -> bool {
-    #[cfg(feature = "parallel")]
-    if let Some(Some(p)) = pool {
-        return p.install(f);
-    }
-    let _ = pool;
-    f()
 }
 
 /// Runs both halves of a pipelined epoch: on two threads of the pool with the parallel

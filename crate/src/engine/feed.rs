@@ -108,7 +108,7 @@ impl Gpu {
             // decode-ahead waits for the next step, beside the SMs (here it would leave the
             // partner thread idle: on vecadd-1m `fast`, 20-80 ms of a 0.2 s run).
             #[cfg(feature = "parallel")]
-            if let Some(p) = self.partner.as_mut() {
+            if let Some(p) = self.crew.as_mut() {
                 if !s.has_decoded() {
                     if let Some([a, b]) = s.prefetch_pair() {
                         p.join_once(a, b);

@@ -58,11 +58,8 @@ pub mod model;
 mod mwindow;
 pub mod notes;
 pub mod occupancy;
-#[cfg(feature = "parallel")]
-mod pipeline;
 pub mod result;
 mod run;
-#[cfg(feature = "parallel")]
 mod sync;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm_bench;
@@ -289,10 +286,10 @@ pub struct Gpu {
     /// The thread pool of the parallel executor (None: rayon's global pool).
     #[cfg(feature = "parallel")]
     pub pool: Option<std::sync::Arc<rayon::ThreadPool>>,
-    /// Two threads: the partner that runs the other half of each split K = 1 cycle
-    /// (`sync/partner.rs`; a rayon join costs too much once per cycle).
+    /// Two threads or more: the crew that steps the SMs of each K = 1 cycle or window
+    /// (`sync/crew.rs`; a rayon join costs too much once per cycle).
     #[cfg(feature = "parallel")]
-    partner: Option<sync::Partner>,
+    crew: Option<sync::Crew>,
     /// The next cycle to simulate.
     pub now: Cycle,
     last_progress: Cycle,
@@ -308,18 +305,8 @@ pub struct Gpu {
     inbox_next: Inboxes,
     /// The SMs' packets and finished CTAs of the last epoch, for the memory side to run.
     staged: Staged,
-    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch; in a
-    /// two-thread K = 1 cycle those this thread stepped).
+    /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
-    /// Two-thread K = 1 cycle: SMs the partner stepped that finished CTAs.
-    #[cfg(feature = "parallel")]
-    done_hi: Vec<u32>,
-    /// Two-thread K = 1 cycle, due SMs only: the partner's SMs and their new wake cycles.
-    #[cfg(feature = "parallel")]
-    wake_hi: Vec<(u32, Cycle)>,
-    /// Pipelined cycles: which SMs each thread steps (`pipeline.rs`).
-    #[cfg(feature = "parallel")]
-    bound: pipeline::Boundary,
     /// Memory windows: the SMs' places and scratch (`mwindow.rs`).
     #[cfg(feature = "parallel")]
     mwin: mwindow::MemWindows,
@@ -395,7 +382,7 @@ impl Gpu {
             #[cfg(feature = "parallel")]
             pool: None,
             #[cfg(feature = "parallel")]
-            partner: None,
+            crew: None,
             now: 0,
             last_progress: 0,
             code_slots: Vec::new(),
@@ -410,12 +397,6 @@ impl Gpu {
             },
             staged: Staged::default(),
             senders: Vec::new(),
-            #[cfg(feature = "parallel")]
-            done_hi: Vec::new(),
-            #[cfg(feature = "parallel")]
-            wake_hi: Vec::new(),
-            #[cfg(feature = "parallel")]
-            bound: pipeline::Boundary::new(cfg.gpu.num_sms as usize),
             #[cfg(feature = "parallel")]
             mwin: mwindow::MemWindows::new(cfg.gpu.num_sms as usize),
             window_cycles: 0,
@@ -511,13 +492,13 @@ impl Gpu {
         lines.join("\n  ")
     }
 
-    /// The exchanges between threads so far: forks onto the pool and joins with the partner
-    /// thread, each a point where one thread waits for another (0 on one thread; not part of
+    /// The exchanges between threads so far: forks onto the pool and jobs of the crew, each
+    /// a point where one thread waits for others (0 on one thread; not part of
     /// the result, which is the same for any thread count). `bench/scaling.sh` predicts more
     /// threads' speed from it.
     pub fn exchanges(&self) -> u64 {
         #[cfg(feature = "parallel")]
-        let joins = self.partner.as_ref().map_or(0, |p| p.joins);
+        let joins = self.crew.as_ref().map_or(0, |p| p.joins);
         #[cfg(not(feature = "parallel"))]
         let joins = 0;
         self.forks + joins
@@ -597,33 +578,28 @@ impl<'a> Simulator<'a> {
                 threads
             };
             if n > 1 {
-                // Two threads at K = 1: the pool's one worker runs the epoch loop (windows
-                // run it on the calling thread, `run_slice`) and the partner thread the other
-                // half of every fork (`sync/partner.rs`); a join the pool itself is asked for (a
-                // cycle too small to split) runs its halves in turn. A second worker would
-                // find no work, yet wake at each `install` and `sched_yield` for dozens of
-                // rounds, on a 2-core host taking turns with the partner's spin (`perf sched`:
-                // up to tens of ms of a 75 ms `fast` run). K > 1 epochs fork with rayon, on two
-                // workers.
-                let workers = if n == 2 && self.gpu.epoch == 1 { 1 } else { n };
+                // K = 1: the pool's one worker runs the epoch loop (windows run it on the
+                // calling thread, `run_slice`) and the crew steps the SMs with it
+                // (`sync/crew.rs`); a join the pool itself is asked for (a cycle that cannot
+                // split) runs its halves in turn. More workers would find no work, yet wake at
+                // each `install` and `sched_yield` for dozens of rounds, taking turns with the
+                // crew's spin on a machine with few cores (`perf sched`: up to tens of ms of a
+                // 75 ms `fast` run). K > 1 epochs fork with rayon, on `n` workers.
+                let workers = if self.gpu.epoch == 1 { 1 } else { n };
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(workers)
                     .build()
                     .map_err(|e| Error::other(format!("thread pool of {n}: {e}")))?;
                 self.gpu.pool = Some(std::sync::Arc::new(pool));
-                self.gpu.partner = if n == 2 {
-                    Some(
-                        sync::Partner::new()
-                            .map_err(|e| Error::other(format!("partner thread: {e}")))?,
-                    )
-                } else {
-                    None
-                };
+                self.gpu.crew = Some(
+                    sync::Crew::new(n)
+                        .map_err(|e| Error::other(format!("{} crew threads: {e}", n - 1)))?,
+                );
                 self.gpu.executor = Executor::Parallel;
                 return Ok(());
             }
             self.gpu.pool = None;
-            self.gpu.partner = None;
+            self.gpu.crew = None;
         }
         let _ = threads;
         self.gpu.executor = Executor::Serial;
@@ -707,13 +683,13 @@ impl<'a> Simulator<'a> {
             let admitted = self.admit()?;
             // Epochs until the slice ends or a kernel waits to start (which needs `src`, on
             // this thread). With a private pool the loop runs on one of its workers, so every
-            // fork is a local push and no epoch waits for this thread to be woken. Windows with
-            // a partner thread fork only to the partner: the loop stays on this thread, whose
+            // fork is a local push and no epoch waits for this thread to be woken. Windows fork
+            // only to the crew: the loop stays on this thread, whose
             // allocator already holds the pages the functional pre-pass freed (on a worker,
             // the first chunks' decode wrote fresh ones).
             #[cfg(feature = "parallel")]
             let pool = match self.gpu.executor {
-                Executor::Parallel if self.gpu.has_partner() && self.gpu.windowed() => None,
+                Executor::Parallel if self.gpu.has_crew() && self.gpu.windowed() => None,
                 Executor::Parallel => self.gpu.pool.clone(),
                 Executor::Serial => None,
             };

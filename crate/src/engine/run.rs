@@ -2,21 +2,17 @@
 //! parallel executor): CTA feeding between epochs, the end and deadlock checks, and idle-cycle
 //! skipping (see the `engine` module docs, "Skipping cycles").
 //!
-//! K = 1, event front end, and one thread or two (`fast`, `hybrid`; `fast` in windows at any
-//! thread count): the SM half visits only
+//! K = 1 and the event front end (`fast`, `hybrid`): the SM half visits only
 //! the SMs that are due (`SmWakes`; with a cycle memory system an SM given replies is due the
 //! next cycle): an SM asleep until its
 //! wake cycle, with no CTA or reply to take, would only add a cycle of deferred stall
 //! accounting ([`Sm::skip`]), so it is not
 //! visited at all and its skipped cycles are added in one go at its next visit or when the
 //! slice ends. The whole-GPU skip and the next-event search read the same wake cycles. Each
-//! cycle first lists its due SMs ([`Gpu::collect_due`]); with two threads a cycle with at
-//! least two of them is shared (`Gpu::sms_split`: the list taken from both ends, and with
-//! a cycle memory system the partner first runs the memory side's halves, as in the split
-//! cycle of `epoch.rs`), one with fewer runs on this thread alone. In `fast` most cycles have
-//! none or one due SM (a CTA
-//! finished or launched) and a few have dozens (the analytical memory answers whole waves in
-//! the same cycle), so the two threads meet only in those.
+//! cycle first lists its due SMs ([`Gpu::collect_due`]); with a crew (two threads or more) a
+//! cycle with at least two of them is shared (`Gpu::sms_step`: the list taken from both
+//! ends, and with a cycle memory system the memory side's halves beside them, as in the split
+//! cycle of `epoch.rs`), one with fewer runs on this thread alone.
 //! Usually (one stream, or no concurrent kernels) a slice goes further and steps the SMs in
 //! windows (`window.rs`, `SmWakes::windows`): each SM from its wake cycle on, by itself, to
 //! the next CTA completion; the same wake and accounting cycles, some SMs ahead of `now`.
@@ -98,15 +94,11 @@ fn epochs(
             _ => None,
         };
         progress |= gpu.step(ahead);
-        // Two threads: the following cycles with the serial part beside the memory side, as
-        // long as the checks below could not fire between them (pipeline.rs).
+        // Two threads: several cycles per hand-off while the issuing kernel has CTAs to come
+        // (mwindow/), as long as the checks below could not fire between them.
         #[cfg(feature = "parallel")]
         if progress && gpu.mem_windows_ok(end) {
-            // Several cycles per hand-off while the issuing kernel has CTAs to come
-            // (mwindow.rs).
             progress = gpu.mem_windows(stream, end)?;
-        } else if progress && gpu.pipeline_ok(end) {
-            progress = gpu.pipelined(stream, end)?;
         }
         let now = gpu.now;
         if progress {
@@ -173,7 +165,7 @@ pub(super) fn feed(gpu: &mut Gpu, stream: &mut Option<Box<dyn KernelStream + Sen
     Ok(())
 }
 
-/// The SMs' wake cycles for the due-SMs-only SM half (`Gpu::sms_due`, `Gpu::sms_split`),
+/// The SMs' wake cycles for the due-SMs-only SM half (`Gpu::sms_step`),
 /// on only while it is the only way SMs step (`Gpu::lazy_ok`, from `run_epochs`' start to its
 /// end): per SM
 /// its [`Sm::wake`] (it changes only when the SM steps or takes a CTA), and the first cycle
@@ -226,21 +218,6 @@ impl SmWakes {
         self.seen = None;
     }
 
-    /// After a two-thread cycle `t0` of due SMs (`Gpu::sms_split`, `pipeline.rs`): the
-    /// partner's SMs' new wakes (`wake_hi`; this thread wrote its own), every due SM's
-    /// accounting done through `t0`, and the least wake (`min`: of the SMs stepped).
-    #[cfg(feature = "parallel")]
-    pub fn settle_split(&mut self, wake_hi: &[(u32, Cycle)], t0: Cycle, min: Cycle) {
-        for &(s, w) in wake_hi {
-            self.wake[s as usize] = w;
-        }
-        for &s in &self.due {
-            self.from[s as usize] = t0 + 1;
-        }
-        self.min = self.rest_min.min(min);
-        self.due.clear();
-    }
-
     /// SM `s` is due at `t` at the latest (replies for it, `Gpu::post_replies`).
     pub fn wake_at(&mut self, s: usize, t: Cycle) {
         self.wake[s] = self.wake[s].min(t);
@@ -282,17 +259,11 @@ impl Gpu {
     }
 
     /// Whether the SM half may visit only due SMs (`SmWakes`): K = 1, SMs whose wake is their
-    /// exact next event (event front end, idle skipping, no timeline recorder), on the serial
-    /// executor or two threads (a partner; every cycle's SMs step in `sms_due` or
-    /// `sms_split`), or on more threads where the slice steps in windows (the pool shares
-    /// each window's SMs, `window.rs`). With a cycle memory system (`hybrid`) an SM given
-    /// replies is due the next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them; at
-    /// two threads the partner runs the memory side's halves beside the due SMs
-    /// (`sms_split`).
+    /// exact next event (event front end, idle skipping, no timeline recorder), on any number
+    /// of threads (`sms_step`, `window.rs`). With a cycle memory system (`hybrid`) an SM given
+    /// replies is due the next cycle (`Gpu::post_replies`), when `sm_epoch` delivers them.
     fn lazy_ok(&self) -> bool {
-        let serial = self.executor == super::Executor::Serial;
-        (serial || self.has_partner() || self.windows_fit())
-            && self.epoch == 1
+        self.epoch == 1
             && self
                 .sms
                 .iter()
@@ -342,59 +313,26 @@ impl Gpu {
         wakes.rest_min = min;
     }
 
-    /// [`Gpu::sms_serial`] visiting only the SMs that are due (`SmWakes::due`, listed by
-    /// [`Gpu::collect_due`]); each visited SM first gets the accounting of the cycles it
-    /// slept through.
-    fn sms_due(&mut self, t0: Cycle) -> bool {
-        let Gpu {
-            sms,
-            marks,
-            kernels,
-            cfg,
-            sched,
-            staged,
-            wakes,
-            ..
-        } = self;
-        let ctx = StepCtx { kernels };
-        let mut progress = false;
-        let mut min = wakes.rest_min;
-        for &s in &wakes.due {
-            let s = s as usize;
-            let (sm, m) = (&mut sms[s], &mut marks[s]);
-            if t0 > wakes.from[s] {
-                sm.skip(t0 - wakes.from[s]);
-            }
-            wakes.from[s] = t0 + 1;
-            progress |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
-            wakes.wake[s] = sm.wake;
-            min = min.min(sm.wake);
-            progress |= stage_sm(sm, s, t0, sched, staged);
-        }
-        wakes.due.clear();
-        wakes.min = min;
-        progress
-    }
-
-    /// The SM half of a K = 1 cycle on two threads (a partner thread): the SMs (every one, or
-    /// with `due_only` those of `SmWakes::due`, each with its deferred accounting as in
-    /// [`Gpu::sms_due`]) are taken in runs from the two ends of the list (`sync::Shares`),
-    /// beside the stream's decode-ahead (the next two chunks, one on each thread); then their
-    /// packets and finished CTAs are staged in SM order. With a cycle memory system (`mem`,
-    /// split order; `lockstep_split`) the partner first runs the memory side's halves: the
-    /// last cycle's request half (when it waits) and this cycle's reply half; this cycle's
-    /// request half then waits in turn (for the next cycle's partner, or for
-    /// `finish_requests`). Returns whether anything changed.
-    #[cfg(feature = "parallel")]
-    pub(super) fn sms_split(
+    /// The SM half of a K = 1 cycle: the SMs (every one, or with `due_only` those of
+    /// `SmWakes::due`, each first given the accounting of the cycles it slept through) are
+    /// taken in runs from the two ends of the list (`sync::Shares`): this thread from the low
+    /// end, the crew's other workers (`crew`: two threads or more) from the high end, each
+    /// first claiming a one-shot side (`sync::Sides`): the stream's decode-ahead (the next two
+    /// chunks) and, with a cycle memory system (`mem`, split order), the memory side's halves:
+    /// the last cycle's request half (when it waits) and this cycle's reply half; this cycle's
+    /// request half then waits in turn (for the next cycle, or for `finish_requests`). Then
+    /// the stepped SMs' packets and finished CTAs are staged in SM order. Without `fork` (or
+    /// without a crew) the same, on this thread alone. Returns whether anything changed.
+    pub(super) fn sms_step(
         &mut self,
         t0: Cycle,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
         mem: bool,
         due_only: bool,
+        fork: bool,
     ) -> bool {
-        use super::epoch::{replies_cycle, requests_cycle, EpochMarks};
-        use super::sync::Shares;
+        use super::epoch::{replies_cycle, requests_cycle};
+        use super::sync::{Shares, Sides};
         let pending = mem && std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
@@ -404,106 +342,111 @@ impl Gpu {
             sched,
             staged,
             wakes,
-            senders,
-            done_hi,
-            partner,
             partitions,
             clocks,
             outbox,
             replies,
             inbox_next,
-            wake_hi,
+            #[cfg(feature = "parallel")]
+            crew,
             ..
         } = self;
-        let partner = partner.as_mut().expect("two threads");
         debug_assert!(pending || staged.is_empty());
         let n = sms.len();
-        let cols = (&mut sms[..], &mut marks[..]);
+        #[cfg(feature = "parallel")]
+        let mut crew = crew.as_mut().filter(|_| fork);
+        #[cfg(feature = "parallel")]
+        let workers = crew.as_ref().map_or(1, |c| c.workers());
+        #[cfg(not(feature = "parallel"))]
+        let (workers, _) = (1, fork);
+        let (wake, from, due) = (&mut wakes.wake, &wakes.from, &wakes.due);
+        let cols = (
+            &mut sms[..],
+            &mut marks[..],
+            due_only.then_some(&mut wake[..]),
+        );
         let shares = if due_only {
-            Shares::listed(cols, &wakes.due)
+            Shares::listed(cols, due)
         } else {
             Shares::all(cols, n)
-        };
-        // The wake and accounting arrays are only read beside the other thread (a line one
-        // thread writes while the other reads it moves between the cores every cycle): this
-        // thread writes its SMs' wakes, the partner lists its own (`wake_hi`), and every due
-        // SM's `from` is set after the join.
-        let (wake, from) = (&mut wakes.wake, &wakes.from);
+        }
+        .for_workers(workers);
         let ctx = StepCtx { kernels };
-        senders.clear();
-        done_hi.clear();
-        wake_hi.clear();
-        // One SM on either thread: its deferred accounting (due SMs only) and its step.
-        let visit = |s: usize, sm: &mut Sm, m: &mut EpochMarks| {
-            debug_assert!(mem || m.inbox.is_empty());
-            if due_only && t0 > from[s] {
-                sm.skip(t0 - from[s]);
+        let cfg = &*cfg;
+        let take = |low: bool| {
+            let mut any = false;
+            while let Some(r) = if low {
+                shares.take_low()
+            } else {
+                shares.take_high()
+            } {
+                for (s, (sm, m, w)) in r {
+                    if due_only && t0 > from[s] {
+                        sm.skip(t0 - from[s]);
+                    }
+                    any |= sm_epoch(sm, m, &ctx, cfg, t0, 1);
+                    if let Some(w) = w {
+                        *w = sm.wake;
+                    }
+                }
             }
-            sm_epoch(sm, m, &ctx, cfg, t0, 1)
+            any
+        };
+        let mut mem_any = false;
+        let mut memory = || {
+            if pending {
+                // The last cycle's request half precedes this cycle's reply half (the SMs
+                // never read it).
+                requests_cycle(partitions, clocks, outbox, staged);
+            }
+            mem_any = replies_cycle(partitions, replies, inbox_next, t0);
         };
         let (mut h0, mut h1) = super::epoch::decode_halves(ahead.as_deref_mut());
-        let mut rb = (false, Cycle::MAX);
-        let (a, min_a) = partner.join(
-            || {
-                if let Some(h) = h0.take() {
-                    h();
+        let mut d0 = || h0.take().map_or((), |h| h());
+        let mut d1 = || h1.take().map_or((), |h| h());
+        let sides = Sides::new([
+            mem.then_some(&mut memory as &mut (dyn FnMut() + Send)),
+            Some(&mut d0),
+            Some(&mut d1),
+        ]);
+        let any_hi = std::sync::atomic::AtomicBool::new(false);
+        let mine = || {
+            sides.run();
+            take(true)
+        };
+        #[cfg(feature = "parallel")]
+        let lo = match crew.take() {
+            Some(c) => c.run(mine, &|_| {
+                sides.run();
+                if take(false) {
+                    any_hi.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
-                let (mut any, mut min) = (false, Cycle::MAX);
-                while let Some(r) = shares.take_low() {
-                    for (s, (sm, m)) in r {
-                        any |= visit(s, sm, m);
-                        if due_only {
-                            wake[s] = sm.wake;
-                            min = min.min(sm.wake);
-                        }
-                        if !sm.sh.outbox.is_empty() || !sm.sh.done_ctas.is_empty() {
-                            senders.push(s as u32);
-                        }
-                    }
-                }
-                (any, min)
-            },
-            &mut || {
-                if let Some(h) = h1.take() {
-                    h();
-                }
-                let (mut any, mut min) = (false, Cycle::MAX);
-                if mem {
-                    if pending {
-                        // The last cycle's request half precedes this cycle's reply half (the
-                        // SMs never read it).
-                        requests_cycle(partitions, clocks, outbox, staged);
-                    }
-                    any = replies_cycle(partitions, replies, inbox_next, t0);
-                }
-                // This side stages its own SMs' packets run by run (`Staged::hi`) and notes
-                // those that finished CTAs for the block scheduler.
-                debug_assert!(staged.hi.is_empty() && staged.pkts.is_empty());
-                while let Some(r) = shares.take_high() {
-                    staged.hi_runs.push(staged.hi.len() as u32);
-                    for (s, (sm, m)) in r {
-                        any |= visit(s, sm, m);
-                        if due_only {
-                            wake_hi.push((s as u32, sm.wake));
-                            min = min.min(sm.wake);
-                        }
-                        if !sm.sh.outbox.is_empty() {
-                            staged.hi.extend(sm.sh.outbox.drain(..).map(|p| (t0, p)));
-                        }
-                        if !sm.sh.done_ctas.is_empty() {
-                            done_hi.push(s as u32);
-                        }
-                    }
-                }
-                rb = (any, min);
-            },
-        );
+            }),
+            None => mine(),
+        };
+        #[cfg(not(feature = "parallel"))]
+        let lo = mine();
+        let mut progress = lo | any_hi.into_inner() | mem_any;
+        // Staging in SM order, as the serial loop stages SM by SM.
+        staged.t0 = t0;
+        staged.k = 1;
         if due_only {
-            wakes.settle_split(wake_hi, t0, min_a.min(rb.1));
+            let mut min = wakes.rest_min;
+            for &s in &wakes.due {
+                let s = s as usize;
+                wakes.from[s] = t0 + 1;
+                min = min.min(wakes.wake[s]);
+                progress |= stage_sm(&mut sms[s], s, t0, sched, staged);
+            }
+            wakes.due.clear();
+            wakes.min = min;
+        } else {
+            for (s, sm) in sms.iter_mut().enumerate() {
+                progress |= stage_sm(sm, s, t0, sched, staged);
+            }
         }
-        let done_any = stage_split(sms, sched, senders, done_hi, staged, t0);
         self.req_pending = mem;
-        a | rb.0 | done_any
+        progress
     }
 
     /// The SM half of a K = 1 cycle on this thread with its staging, in one pass over the SMs:
@@ -517,7 +460,7 @@ impl Gpu {
         self.staged.t0 = t0;
         self.staged.k = 1;
         if self.wakes.on {
-            return self.sms_due(t0);
+            return self.sms_step(t0, &mut None, false, true, false);
         }
         let Gpu {
             sms,
@@ -536,30 +479,6 @@ impl Gpu {
         }
         progress
     }
-}
-
-/// The staging after a two-thread K = 1 cycle `t0`, in SM order: this thread's SMs that sent
-/// packets or finished CTAs (`senders`, all below the partner's), then the partner's that
-/// finished CTAs (`done_hi`; it staged its own packets in `Staged::hi`). True when CTAs
-/// finished.
-#[cfg(feature = "parallel")]
-pub(super) fn stage_split(
-    sms: &mut [Sm],
-    sched: &mut super::cta_issue::BlockScheduler,
-    senders: &[u32],
-    done_hi: &mut [u32],
-    staged: &mut super::epoch::Staged,
-    t0: Cycle,
-) -> bool {
-    staged.t0 = t0;
-    staged.k = 1;
-    let mut done_any = false;
-    done_hi.sort_unstable();
-    for &s in senders.iter().chain(done_hi.iter()) {
-        let s = s as usize;
-        done_any |= stage_sm(&mut sms[s], s, t0, sched, staged);
-    }
-    done_any
 }
 
 /// Stages SM `s`'s packets of cycle `t0` and hands its finished CTAs to the block scheduler

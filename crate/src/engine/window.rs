@@ -57,14 +57,10 @@ fn in_window(parked: Cycle, m: &EpochMarks, wake: Cycle, h: Cycle) -> bool {
 /// The longest window (cycles).
 const WINDOW: Cycle = 64;
 
-/// Fewest SMs with work in a window for the two threads to share it (the hand-off costs
-/// about a microsecond).
+/// Fewest SMs with work in a window for the crew to share it (the hand-off costs well under
+/// a microsecond).
 #[cfg(feature = "parallel")]
 const PAR_MIN_SMS: usize = 2;
-
-/// SMs per piece of a window on the pool (an SM's window is up to `WINDOW` cycles of work).
-#[cfg(feature = "parallel")]
-const POOL_PIECE: usize = 2;
 
 /// One SM's part of a window: its own per-SM state.
 struct Lane<'a> {
@@ -143,85 +139,33 @@ impl Gpu {
         h.max(g + 1)
     }
 
-    /// Steps the window's SMs (`SmWakes::work`), on two threads when there are enough.
+    /// Steps the window's SMs (`SmWakes::work`): taken in runs from the two ends of the list
+    /// (`sync::Shares`), this thread from the low end and, when there are enough to share,
+    /// the crew's other workers from the high end, beside the stream's decode-ahead (the next
+    /// two chunks, each claimed by one worker). On one thread the same, here.
     fn window_sms(
         &mut self,
         g: Cycle,
         h: Cycle,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
     ) -> bool {
-        #[cfg(feature = "parallel")]
-        if self.has_partner() {
-            return self.window_sms_split(g, h, ahead);
-        }
-        #[cfg(feature = "parallel")]
-        if self.executor == super::Executor::Parallel && self.wakes.work.len() >= PAR_MIN_SMS {
-            return self.window_sms_pool(g, h, ahead);
-        }
-        let ch = self.window_here(g, h);
-        prefetch(ahead);
-        ch
-    }
-
-    /// The window's SMs on this thread, in SM order.
-    fn window_here(&mut self, g: Cycle, h: Cycle) -> bool {
         let Gpu {
             sms,
             marks,
             kernels,
             cfg,
             wakes,
+            #[cfg(feature = "parallel")]
+            crew,
             ..
         } = self;
-        let ctx = StepCtx { kernels };
-        let mut ch = false;
-        for &s in &wakes.work {
-            let s = s as usize;
-            let lane = Lane {
-                sm: &mut sms[s],
-                m: &mut marks[s],
-                wake: &mut wakes.wake[s],
-                from: &mut wakes.from[s],
-            };
-            let (c, p) = run_sm(lane, &ctx, cfg, g, h);
-            ch |= c;
-            wakes.parked[s] = p;
-        }
-        ch
-    }
-
-    /// [`Gpu::window_sms`] on two threads: the SMs taken in runs from both ends of the list
-    /// beside the stream's decode-ahead (the next two chunks, one on each thread).
-    #[cfg(feature = "parallel")]
-    fn window_sms_split(
-        &mut self,
-        g: Cycle,
-        h: Cycle,
-        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
-    ) -> bool {
-        let pair = ahead.as_deref_mut().and_then(|s| s.prefetch_pair());
-        if self.wakes.work.len() < PAR_MIN_SMS {
-            // Too little to share: the SMs here, the decoding (if due) on both threads.
-            if let (Some([h0, h1]), Some(p)) = (pair, self.partner.as_mut()) {
-                p.join_once(h0, h1);
-            }
-            return self.window_here(g, h);
-        }
-        let Gpu {
-            sms,
-            marks,
-            kernels,
-            cfg,
-            wakes,
-            partner,
-            ..
-        } = self;
-        let partner = partner.as_mut().expect("two threads");
         let work = &wakes.work;
-        let (mut h0, mut h1) = match pair {
-            Some([x, y]) => (Some(x), Some(y)),
-            None => (None, None),
-        };
+        #[cfg(feature = "parallel")]
+        let mut crew = crew.as_mut();
+        #[cfg(feature = "parallel")]
+        let workers = crew.as_ref().map_or(1, |c| c.workers());
+        #[cfg(not(feature = "parallel"))]
+        let workers = 1;
         let shares = super::sync::Shares::listed(
             (
                 &mut sms[..],
@@ -231,9 +175,11 @@ impl Gpu {
                 &mut wakes.parked[..],
             ),
             work,
-        );
+        )
+        .for_workers(workers);
         let ctx = StepCtx { kernels };
-        let side = |low: bool| {
+        let cfg = &*cfg;
+        let take = |low: bool| {
             let mut ch = false;
             while let Some(r) = if low {
                 shares.take_low()
@@ -248,64 +194,41 @@ impl Gpu {
             }
             ch
         };
-        let mut hi = false;
-        let lo = partner.join(
-            || {
-                if let Some(x) = h0.take() {
-                    x();
+        #[cfg(feature = "parallel")]
+        if let Some(c) = crew.take() {
+            let pair = ahead.as_deref_mut().and_then(|s| s.prefetch_pair());
+            if work.len() < PAR_MIN_SMS {
+                // Too little to share: the SMs here, the decoding (if due) on two threads.
+                if let Some([x, y]) = pair {
+                    c.join_once(x, y);
                 }
-                side(true)
-            },
-            &mut || {
-                if let Some(x) = h1.take() {
-                    x();
-                }
-                hi = side(false);
-            },
-        );
-        lo | hi
-    }
-
-    /// [`Gpu::window_sms`] on the pool (three threads and more, inside its `install`): the
-    /// window's SMs (those `Gpu::window` listed in `SmWakes::work`, picked by the same test)
-    /// in pieces of `POOL_PIECE` beside the stream's decode-ahead, one fork per window.
-    #[cfg(feature = "parallel")]
-    fn window_sms_pool(
-        &mut self,
-        g: Cycle,
-        h: Cycle,
-        ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
-    ) -> bool {
-        use rayon::prelude::*;
-        let Gpu {
-            sms,
-            marks,
-            kernels,
-            cfg,
-            wakes,
-            forks,
-            ..
-        } = self;
-        *forks += 1;
-        let ctx = StepCtx { kernels };
-        let cfg = &*cfg;
-        let (wake, from, parked) = (&mut wakes.wake, &mut wakes.from, &mut wakes.parked);
-        let step = || {
-            sms.par_iter_mut()
-                .zip(marks.par_iter_mut())
-                .zip(wake.par_iter_mut())
-                .zip(from.par_iter_mut())
-                .zip(parked.par_iter_mut())
-                .with_max_len(POOL_PIECE)
-                .filter(|((((_, m), w), _), p)| in_window(**p, m, **w, h))
-                .map(|((((sm, m), wake), from), p)| {
-                    let (c, q) = run_sm(Lane { sm, m, wake, from }, &ctx, cfg, g, h);
-                    *p = q;
-                    c
-                })
-                .reduce(|| false, |a, b| a | b)
-        };
-        rayon::join(step, || prefetch(ahead)).0
+                return take(true);
+            }
+            let [mut h0, mut h1] = pair.map_or([None, None], |[x, y]| [Some(x), Some(y)]);
+            let mut d0 = || h0.take().map_or((), |x| x());
+            let mut d1 = || h1.take().map_or((), |x| x());
+            let sides = super::sync::Sides::new([
+                Some(&mut d0 as &mut (dyn FnMut() + Send)),
+                Some(&mut d1),
+            ]);
+            let hi = std::sync::atomic::AtomicBool::new(false);
+            let lo = c.run(
+                || {
+                    sides.run();
+                    take(true)
+                },
+                &|_| {
+                    sides.run();
+                    if take(false) {
+                        hi.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                },
+            );
+            return lo | hi.into_inner();
+        }
+        let ch = take(true);
+        prefetch(ahead);
+        ch
     }
 
     /// Ends the window: books the earliest parked cycle's finished CTAs (SM order) if it lies

@@ -45,16 +45,17 @@
 
 mod ahead;
 mod settle;
+mod side;
 
 use ahead::{read_ahead, take_ahead, Ahead};
 use settle::{book_parked, stage_window};
+use side::{Boundary, MemSide};
 
 use super::epoch::{
     decode_halves, mem_epoch, mem_epoch_while, sm_cycle, EpochMarks, Inboxes, Staged,
 };
-use super::pipeline::{Boundary, MemSide};
 use super::run::feed;
-use super::sync::{Partner, Shares};
+use super::sync::{Crew, Shares};
 use super::{Executor, Gpu, MemPartitions};
 use crate::config::GpuConfig;
 use crate::core::{Sm, StepCtx};
@@ -66,7 +67,7 @@ use crate::{Cycle, Result};
 const WINDOW: Cycle = 16;
 
 /// Windows need at least this reply lookahead (a shorter one gives windows of a cycle or two,
-/// which the pipelined cycles of `pipeline.rs` run better).
+/// which the crew's split cycles run better).
 const MIN_LOOKAHEAD: Cycle = 4;
 
 /// SMs this thread claims at a time below the boundary.
@@ -232,7 +233,7 @@ impl Gpu {
     /// Whether memory windows may follow cycle `now` (a cycle that made progress; see the
     /// module docs).
     pub(super) fn mem_windows_ok(&self, end: Cycle) -> bool {
-        self.has_partner()
+        self.crew_of_two()
             && self.executor == Executor::Parallel
             && self.epoch == 1
             && !self.wakes.windows
@@ -253,7 +254,7 @@ impl Gpu {
     ) -> Result<bool> {
         self.finish_requests();
         self.partitions.set_parallel(false, 0);
-        let mut partner = self.partner.take().expect("two threads");
+        let mut partner = self.crew.take().expect("two threads");
         let mut w = std::mem::replace(&mut self.mwin, MemWindows::new(0));
         let g = self.now + 1;
         for l in &mut w.lanes {
@@ -271,7 +272,7 @@ impl Gpu {
         let r = self.windows_from(g, lmin, &mut w, &mut mem, &mut partner, stream, end);
         mem.put_back(self);
         self.mwin = w;
-        self.partner = Some(partner);
+        self.crew = Some(partner);
         r
     }
 
@@ -282,7 +283,7 @@ impl Gpu {
         lmin: Cycle,
         w: &mut MemWindows,
         mem: &mut MemSide,
-        partner: &mut Partner,
+        partner: &mut Crew,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
         end: Cycle,
     ) -> Result<bool> {
@@ -446,7 +447,7 @@ impl Gpu {
         &mut self,
         w: &mut MemWindows,
         mem: &mut MemSide,
-        partner: &mut Partner,
+        partner: &mut Crew,
         stream: &mut Option<Box<dyn KernelStream + Send>>,
         g: Cycle,
         h: Cycle,

@@ -12,7 +12,7 @@ impl Gpu {
         &mut self,
         w: &mut MemWindows,
         mem: &mut MemSide,
-        partner: &mut Partner,
+        partner: &mut Crew,
         g: Cycle,
         h: Cycle,
         stream: &mut Option<Box<dyn KernelStream + Send>>,

@@ -3,16 +3,16 @@
 //! checks of the job slots (`Slot`: a read and a write never overlap) and of the atomics'
 //! orderings (a value written before a Release is seen after the matching Acquire).
 
-use super::{Arc, Gate, Partner, TwoEnds};
+use super::{Arc, AtomicU64, Crew, Ordering, TwoEnds};
 use loom::thread;
 
-/// Two joins in a row: each side's writes are visible after the join, and the partner's
+/// Two joins in a row: each side's writes are visible after the join, and the worker's
 /// spinning and parking (two spin rounds under loom) both meet the posts; then the drop
 /// stops it.
 #[test]
-fn partner_joins() {
+fn crew_joins() {
     loom::model(|| {
-        let mut p = Partner::new().unwrap();
+        let mut p = Crew::new(2).unwrap();
         let mut v = [0u32; 2];
         for k in 1..=2 {
             let (x, y) = v.split_at_mut(1);
@@ -27,72 +27,6 @@ fn partner_joins() {
             assert_eq!(v[1], 10 * v[0]);
         }
         assert_eq!(v, [3, 30]);
-    });
-}
-
-/// A gate for a model: leaked, so that a side of its round can move to a loom thread (which
-/// takes only `'static` values).
-fn gate() -> &'static mut Gate {
-    Box::leak(Box::default())
-}
-
-/// A round of the gate between two threads: the part, written before the open, runs once on
-/// the other thread, and `open_with` returns after it.
-#[test]
-fn gate_round_runs_the_part() {
-    loom::model(|| {
-        let (c, p) = gate().round();
-        let t = thread::spawn(move || p.pass());
-        let mut ran = 0;
-        let mut part = || ran += 1;
-        let mine = c.open_with(&mut part, || 7);
-        assert_eq!((mine, ran), (7, 1));
-        t.join().unwrap();
-    });
-}
-
-/// The ways out of a round: a closer dropped unopened lets `pass` return; a passer dropped
-/// without passing leaves `open_with` waiting for nothing (its part then does not run).
-#[test]
-fn gate_round_ends_on_every_way_out() {
-    loom::model(|| {
-        let (c, p) = gate().round();
-        let t = thread::spawn(move || p.pass());
-        drop(c);
-        t.join().unwrap();
-    });
-    loom::model(|| {
-        let (c, p) = gate().round();
-        let t = thread::spawn(move || drop(p));
-        let mut ran = 0;
-        let mut part = || ran += 1;
-        c.open_with(&mut part, || ());
-        assert_eq!(ran, 0);
-        t.join().unwrap();
-    });
-}
-
-/// Two rounds on one gate inside two joins of the partner, as the pipelined cycles use it:
-/// each round's part runs once, on the partner, and the second round's part is never
-/// confused with the first's.
-#[test]
-fn gate_two_rounds_in_joins() {
-    loom::model(|| {
-        let mut p = Partner::new().unwrap();
-        let mut g = Gate::default();
-        let mut ran = [0; 2];
-        for k in 0..2 {
-            let (c, pass) = g.round();
-            let mut pass = Some(pass);
-            p.join(
-                || {
-                    let mut part = || ran[k] += 1;
-                    c.open_with(&mut part, || ());
-                },
-                &mut || pass.take().unwrap().pass(),
-            );
-        }
-        assert_eq!(ran, [1, 1]);
     });
 }
 
@@ -116,5 +50,60 @@ fn two_ends_from_two_threads() {
         got.extend(t.join().unwrap());
         got.sort_unstable();
         assert_eq!(got, [0, 1, 2]);
+    });
+}
+
+/// Open jobs: whoever comes takes items (each claimed once, recorded in a bit mask), the
+/// poster closes each job and waits for the workers inside. Two jobs in a row on a crew of
+/// two: the job slot is never written while a worker reads it, and a worker that comes late
+/// or not at all leaves nothing undone.
+#[test]
+fn crew_open_jobs() {
+    loom::model(|| {
+        let mut crew = Crew::new(2).unwrap();
+        for _ in 0..2 {
+            let ends = TwoEnds::new(2);
+            let got = AtomicU64::new(0);
+            let take = |low: bool| {
+                while let Some(r) = if low {
+                    ends.take_low_len(1)
+                } else {
+                    ends.take_high_len(1)
+                } {
+                    for i in r {
+                        assert_eq!(got.fetch_or(1 << i, Ordering::Relaxed) & (1 << i), 0);
+                    }
+                }
+            };
+            crew.run(|| take(true), &|_| take(false));
+            assert_eq!(got.load(Ordering::Relaxed), 0b11);
+        }
+    });
+}
+
+/// One open job on a crew of three: two workers may enter it side by side (each read of the
+/// job slot is checked against the poster's write), and the drop stops both. (Two preemptions:
+/// three threads with three take about four minutes.)
+#[test]
+fn crew_of_three_one_job() {
+    let mut model = loom::model::Builder::new();
+    model.preemption_bound = Some(2);
+    model.check(|| {
+        let mut crew = Crew::new(3).unwrap();
+        let ends = TwoEnds::new(2).for_workers(3);
+        let got = AtomicU64::new(0);
+        let take = |low: bool| {
+            while let Some(r) = if low {
+                ends.take_low_len(1)
+            } else {
+                ends.take_high_len(1)
+            } {
+                for i in r {
+                    got.fetch_or(1 << i, Ordering::Relaxed);
+                }
+            }
+        };
+        crew.run(|| take(true), &|_| take(false));
+        assert_eq!(got.load(Ordering::Relaxed), 0b11);
     });
 }

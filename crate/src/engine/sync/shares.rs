@@ -1,20 +1,22 @@
-//! Per-SM state stepped by two threads that meet wherever their work makes them meet: the
-//! items of a cycle (every SM, or a list of SMs) are handed out in runs from the two ends of
-//! the list ([`TwoEnds`]), and each item comes with `&mut` access to its SM's elements of
-//! every column (slices such as the SMs, their marks, their wakes). Each item is handed out
-//! once and a list names each SM once, so the two threads never reach the same element: what
-//! `split_at_mut` does for one boundary, with the boundary decided as the threads meet.
+//! Per-SM state stepped by the workers of a crew, who meet wherever their work makes them
+//! meet: the items of a cycle (every SM, or a list of SMs) are handed out in runs from the two
+//! ends of the list ([`TwoEnds`]; the job's poster takes from the low end, the other workers
+//! from the high end), and each item comes with `&mut` access to its SM's elements of every
+//! column (slices such as the SMs, their marks, their wakes). Each item is handed out once
+//! and a list names each SM once, so no two workers reach the same element: what
+//! `split_at_mut` does for one boundary, with the boundaries decided as the workers meet.
 
 use super::{AtomicU64, Line, Ordering};
 use std::marker::PhantomData;
 use std::ops::Range;
 
-/// Indices `0..n` handed out in runs from both ends, for two threads that meet wherever their
-/// work makes them meet: the low end takes runs upward, the high end downward, each run a
-/// quarter of what is left (at least one), so a cycle's few dozen SMs cost a dozen or so
-/// atomic claims and the two threads finish within about one SM of each other.
-/// (On a cache line of its own: both threads write it, and nothing else should move with it.)
-pub struct TwoEnds(Line<AtomicU64>);
+/// Indices `0..n` handed out in runs from both ends, for workers that meet wherever their
+/// work makes them meet: the low end takes runs upward, the high end downward, each run
+/// `1 / (2 w)` of what is left for `w` workers (at least one; a quarter for two), so a cycle's
+/// few dozen SMs cost a dozen or so atomic claims per worker and the workers finish within
+/// about one SM of each other. Any number of threads may take from either end.
+/// (On a cache line of its own: every worker writes it, and nothing else should move with it.)
+pub struct TwoEnds(Line<AtomicU64>, u64);
 
 impl std::fmt::Debug for TwoEnds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -25,7 +27,13 @@ impl std::fmt::Debug for TwoEnds {
 impl TwoEnds {
     pub fn new(n: usize) -> TwoEnds {
         assert!(n <= u32::MAX as usize);
-        TwoEnds(Line(AtomicU64::new(n as u64)))
+        TwoEnds(Line(AtomicU64::new(n as u64)), 4)
+    }
+
+    /// Runs sized for `workers` workers (two unless told).
+    pub fn for_workers(mut self, workers: usize) -> TwoEnds {
+        self.1 = 2 * workers.max(1) as u64;
+        self
     }
 
     /// The next run from the low end, or None when nothing is left.
@@ -40,11 +48,13 @@ impl TwoEnds {
 
     /// The next `len` indices from the low end (fewer if fewer are left), or None when
     /// nothing is left (or `len` is 0): a run of a fixed length instead of a quarter.
+    #[cfg(feature = "parallel")]
     pub fn take_low_len(&self, len: usize) -> Option<Range<usize>> {
         self.take_with(true, Some(len))
     }
 
     /// [`TwoEnds::take_low_len`] from the high end.
+    #[cfg(feature = "parallel")]
     pub fn take_high_len(&self, len: usize) -> Option<Range<usize>> {
         self.take_with(false, Some(len))
     }
@@ -60,7 +70,7 @@ impl TwoEnds {
             }
             let run = match len {
                 Some(l) => (l as u64).min(hi - lo),
-                None => ((hi - lo) / 4).max(1),
+                None => ((hi - lo) / self.1).max(1),
             };
             let (nlo, nhi, r) = if low {
                 (lo + run, hi, lo..lo + run)
@@ -197,7 +207,7 @@ tuple_column!(A 0, B 1, C 2);
 tuple_column!(A 0, B 1, C 2, D 3);
 tuple_column!(A 0, B 1, C 2, D 3, E 4);
 
-/// The columns `C` (borrowed for `'a`) shared by two threads item by item: the items are the
+/// The columns `C` (borrowed for `'a`) shared by a crew's workers item by item: the items are the
 /// SMs `0..n` or those of a list, handed out in runs from the two ends (see [`TwoEnds`]). A
 /// run yields each of its SMs with its elements of every column.
 pub struct Shares<'a, C: Column + 'a> {
@@ -249,23 +259,31 @@ impl<'a, C: Column + 'a> Shares<'a, C> {
         }
     }
 
-    /// The next run from the low end (a quarter of what is left), or None when none is left.
+    /// Runs sized for `workers` workers ([`TwoEnds::for_workers`]).
+    pub fn for_workers(mut self, workers: usize) -> Self {
+        self.ends = self.ends.for_workers(workers);
+        self
+    }
+
+    /// The next run from the low end (a share of what is left), or None when none is left.
     pub fn take_low(&self) -> Option<Run<'_, 'a, C>> {
         self.ends.take_low().map(|r| self.run(r))
     }
 
-    /// The next run from the high end (a quarter of what is left).
+    /// The next run from the high end (a share of what is left).
     pub fn take_high(&self) -> Option<Run<'_, 'a, C>> {
         self.ends.take_high().map(|r| self.run(r))
     }
 
     /// The next `len` items from the low end (fewer if fewer are left; None when none are
     /// left or `len` is 0).
+    #[cfg(feature = "parallel")]
     pub fn take_low_len(&self, len: usize) -> Option<Run<'_, 'a, C>> {
         self.ends.take_low_len(len).map(|r| self.run(r))
     }
 
     /// [`Shares::take_low_len`] from the high end.
+    #[cfg(feature = "parallel")]
     pub fn take_high_len(&self, len: usize) -> Option<Run<'_, 'a, C>> {
         self.ends.take_high_len(len).map(|r| self.run(r))
     }
@@ -304,3 +322,27 @@ impl<'s, 'a, C: Column + 'a> Iterator for Run<'s, 'a, C> {
 }
 
 impl<'s, 'a, C: Column + 'a> ExactSizeIterator for Run<'s, 'a, C> {}
+
+/// One-shot jobs of a crew's job (the memory side's halves, the decode-ahead halves): each
+/// runs once, on whichever worker claims it first.
+pub struct Sides<'a, const N: usize>(std::sync::Mutex<[Option<&'a mut (dyn FnMut() + Send)>; N]>);
+
+impl<'a, const N: usize> Sides<'a, N> {
+    pub fn new(jobs: [Option<&'a mut (dyn FnMut() + Send)>; N]) -> Sides<'a, N> {
+        Sides(std::sync::Mutex::new(jobs))
+    }
+
+    /// Runs the jobs not yet claimed, one by one, until none is left.
+    pub fn run(&self) {
+        loop {
+            let job = {
+                let mut jobs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                jobs.iter_mut().find_map(Option::take)
+            };
+            match job {
+                Some(f) => f(),
+                None => return,
+            }
+        }
+    }
+}

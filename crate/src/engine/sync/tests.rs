@@ -1,6 +1,6 @@
-//! Each primitive on two threads; small under Miri (scripts/test.sh runs them there).
+//! Each primitive on two threads and more; small under Miri (scripts/test.sh runs them there).
 
-use super::{Gate, Partner, Shares, TwoEnds};
+use super::{Crew, Shares, Sides, TwoEnds};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Rounds of the repeated tests: fewer under Miri, where a round costs far more.
@@ -14,7 +14,7 @@ fn rounds(n: u64) -> u64 {
 
 #[test]
 fn both_sides_run_and_see_each_others_writes_after_the_join() {
-    let mut p = Partner::new().unwrap();
+    let mut p = Crew::new(2).unwrap();
     let mut v = [0u64; 4];
     let n = rounds(10_000);
     for round in 1..=n {
@@ -41,14 +41,14 @@ fn both_sides_run_and_see_each_others_writes_after_the_join() {
 }
 
 #[test]
-fn a_panic_on_the_partner_reaches_the_caller_and_the_partner_lives_on() {
-    let mut p = Partner::new().unwrap();
+fn a_panic_in_a_join_reaches_the_caller_and_the_crew_lives_on() {
+    let mut p = Crew::new(2).unwrap();
     let r = catch_unwind(AssertUnwindSafe(|| p.join(|| 1, &mut || panic!("boom"))));
     assert!(r.is_err());
     let mut hit = false;
     p.join(|| (), &mut || hit = true);
     assert!(hit);
-    // A panic on this side waits for the partner's side before it goes on.
+    // A panic on this side waits for the other side before it goes on.
     let mut late = false;
     let r = catch_unwind(AssertUnwindSafe(|| {
         p.join(|| panic!("here"), &mut || late = true)
@@ -58,88 +58,10 @@ fn a_panic_on_the_partner_reaches_the_caller_and_the_partner_lives_on() {
 
 #[test]
 fn join_once_runs_both_halves() {
-    let mut p = Partner::new().unwrap();
+    let mut p = Crew::new(2).unwrap();
     let (mut a, mut b) = (0, 0);
     p.join_once(|| a = 1, || b = 2);
     assert_eq!((a, b), (1, 2));
-}
-
-/// The gate's part runs on the partner after its own work, sees what this side wrote before
-/// opening, and is done (its writes visible) when `open_with` returns.
-#[test]
-fn the_gate_hands_a_part_to_the_partner_mid_job() {
-    let mut p = Partner::new().unwrap();
-    let mut gate = Gate::default();
-    let (mut own, mut prepared, mut seen, mut mine) = (0u64, 0u64, 0u64, 0u64);
-    for i in 1..=rounds(5000) {
-        let (c, pass) = gate.round();
-        let mut pass = Some(pass);
-        p.join(
-            || {
-                prepared = i;
-                let mut part = || seen = prepared * 2;
-                mine = c.open_with(&mut part, || i + 1);
-                assert_eq!(seen, 2 * i);
-            },
-            &mut || {
-                let pass = pass.take().unwrap();
-                own += 1;
-                pass.pass();
-            },
-        );
-        assert_eq!((own, mine), (i, i + 1));
-    }
-}
-
-/// Every way out of a round ends it for the other side: a closer dropped unopened lets the
-/// partner's `pass` return, and a partner that gives up (panics) before passing does not
-/// leave `open_with` waiting; the part then simply does not run.
-#[test]
-fn a_gate_round_never_leaves_a_side_waiting() {
-    let mut p = Partner::new().unwrap();
-    let mut gate = Gate::default();
-    {
-        let (c, pass) = gate.round();
-        let mut pass = Some(pass);
-        let mut passed = false;
-        p.join(|| drop(c), &mut || {
-            pass.take().unwrap().pass();
-            passed = true;
-        });
-        assert!(passed);
-    }
-    {
-        let (c, pass) = gate.round();
-        let mut pass = Some(pass);
-        let mut ran = false;
-        let res = catch_unwind(AssertUnwindSafe(|| {
-            p.join(
-                || {
-                    // Opens after the partner has given up.
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                    let mut part = || ran = true;
-                    c.open_with(&mut part, || ());
-                },
-                &mut || {
-                    let _pass = pass.take();
-                    panic!("the partner's own work failed");
-                },
-            )
-        }));
-        assert!(res.is_err() && !ran);
-    }
-    // The gate serves the next round as usual.
-    let (c, pass) = gate.round();
-    let mut pass = Some(pass);
-    let mut ran = false;
-    p.join(
-        || {
-            let mut part = || ran = true;
-            c.open_with(&mut part, || ());
-        },
-        &mut || pass.take().unwrap().pass(),
-    );
-    assert!(ran);
 }
 
 #[test]
@@ -171,7 +93,7 @@ fn two_ends_hand_out_every_index_once() {
 /// column are reached once, by one thread.
 #[test]
 fn shares_reach_every_element_once_from_both_threads() {
-    let mut p = Partner::new().unwrap();
+    let mut p = Crew::new(2).unwrap();
     let n = if cfg!(miri) { 9 } else { 80 };
     for round in 0..rounds(1000) {
         let mut a = vec![0u32; n];
@@ -207,7 +129,7 @@ fn shares_reach_every_element_once_from_both_threads() {
 /// A list's SMs only, each with its own elements.
 #[test]
 fn listed_shares_reach_the_listed_elements_only() {
-    let mut p = Partner::new().unwrap();
+    let mut p = Crew::new(2).unwrap();
     let list = [1u32, 2, 4, 7, 8];
     let mut v = [0u32; 10];
     let mut none: Option<&mut [u8]> = None;
@@ -253,13 +175,90 @@ fn a_column_shorter_than_the_items_is_refused() {
 }
 
 #[test]
-fn a_parked_partner_is_woken() {
-    let mut p = Partner::new().unwrap();
-    // Long enough for the partner to exhaust its spin rounds and park.
+fn a_parked_worker_is_woken() {
+    let mut p = Crew::new(2).unwrap();
+    // Long enough for the worker to exhaust its spin rounds and park.
     std::thread::sleep(std::time::Duration::from_millis(50));
     let mut hit = 0;
     p.join(|| (), &mut || hit += 1);
     std::thread::sleep(std::time::Duration::from_millis(50));
     p.join(|| (), &mut || hit += 1);
     assert_eq!(hit, 2);
+}
+
+/// A crew of four steps a `Shares` together, with one-shot sides: every element once, every
+/// side once, and the poster's writes and the workers' seen after each job.
+#[test]
+fn a_crew_shares_items_and_sides_among_its_workers() {
+    let mut crew = Crew::new(4).unwrap();
+    assert_eq!(crew.workers(), 4);
+    let n = if cfg!(miri) { 11 } else { 80 };
+    for round in 0..rounds(500) {
+        let mut a = vec![0u32; n];
+        let list: Vec<u32> = (0..n as u32)
+            .filter(|s| !(s + round as u32).is_multiple_of(3))
+            .collect();
+        let (mut x, mut y) = (0u32, 0u32);
+        {
+            let sh = Shares::listed((&mut a[..],), &list).for_workers(4);
+            let (mut fx, mut fy) = (|| x += 1, || y += 2);
+            let sides = Sides::new([Some(&mut fx as &mut (dyn FnMut() + Send)), Some(&mut fy)]);
+            let take = |low: bool| {
+                sides.run();
+                while let Some(r) = if low { sh.take_low() } else { sh.take_high() } {
+                    for (s, (v,)) in r {
+                        *v += s as u32 + 1;
+                    }
+                }
+            };
+            crew.run(|| take(true), &|_| take(false));
+        }
+        assert_eq!((x, y), (1, 2));
+        for (s, &v) in a.iter().enumerate() {
+            let listed = list.contains(&(s as u32));
+            assert_eq!(v, if listed { s as u32 + 1 } else { 0 }, "SM {s}");
+        }
+    }
+    assert_eq!(crew.joins, rounds(500));
+}
+
+/// A job is done by whoever comes: with the poster doing all of it, the workers may come late
+/// or never, and `run` still returns with every item done once.
+#[test]
+fn a_job_needs_no_worker_to_come() {
+    let mut crew = Crew::new(3).unwrap();
+    for _ in 0..rounds(200) {
+        let ends = TwoEnds::new(50).for_workers(3);
+        let seen: Vec<std::sync::atomic::AtomicU32> = (0..50)
+            .map(|_| std::sync::atomic::AtomicU32::new(0))
+            .collect();
+        let take = |low: bool| {
+            while let Some(r) = if low {
+                ends.take_low()
+            } else {
+                ends.take_high()
+            } {
+                for i in r {
+                    seen[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        };
+        crew.run(|| take(true), &|_| take(false));
+        assert!(seen
+            .iter()
+            .all(|c| c.load(std::sync::atomic::Ordering::Relaxed) == 1));
+    }
+}
+
+/// A panic in a worker reaches the poster, and the crew serves the next job.
+#[test]
+fn a_panic_in_a_crew_worker_reaches_the_poster() {
+    let mut crew = Crew::new(3).unwrap();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        crew.join(|| (), &mut || panic!("a worker's part failed"))
+    }));
+    assert!(r.is_err());
+    let mut hit = 0;
+    crew.join(|| (), &mut || hit += 1);
+    assert_eq!(hit, 1);
 }
