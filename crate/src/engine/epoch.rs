@@ -63,12 +63,9 @@
 //! front end (`hybrid`) the cycle visits only the SMs that are due (`run.rs`,
 //! `Gpu::sms_step`). A cycle with fewer busy SMs than `min_busy` runs on the poster alone.
 //!
-//! On exactly two threads, while the issuing kernel has more CTAs to come than its queue
-//! holds, the SMs step windows of several cycles per hand-off between the poster and one
-//! partner, the replies of the next cycles read ahead from the reply crossbar (`mwindow/`). Without a cycle memory system (`fast`) there is no memory side to run
-//! beside the SMs, and an SM reads nothing of the others between CTA completions: the SMs
-//! step in windows that end at the next completion (`window.rs`), shared by the crew, one job
-//! per window. Where windows are off (kernels of several streams that may start beside
+//! Without a cycle memory system (`fast`) there is no memory side to run beside the SMs, and
+//! an SM reads nothing of the others between CTA completions: the SMs step in windows that
+//! end at the next completion (`window.rs`), shared by the crew, one job per window. Where windows are off (kernels of several streams that may start beside
 //! running ones) the crew shares the cycles with at least two due SMs.
 
 use super::{clocks, Executor, Gpu, MemPartitions};
@@ -130,7 +127,7 @@ pub(super) fn sm_epoch(
     t0: Cycle,
     k: u64,
 ) -> bool {
-    take_inputs(sm, m, ctx, cfg, t0, Cycle::MAX);
+    take_inputs(sm, m, ctx, cfg, t0);
     if k == 1 {
         // One cycle: `stage` reads what was sent from the outbox itself.
         return step_one(sm, ctx, t0);
@@ -156,33 +153,19 @@ pub(super) fn sm_epoch(
 }
 
 /// What reaches the SM before it steps cycle `t0`: the CTA the block scheduler gave it (made
-/// resident) and the replies in its inbox stamped before `before` (`Cycle::MAX`: all).
+/// resident) and the replies in its inbox.
 #[inline]
-fn take_inputs(
-    sm: &mut Sm,
-    m: &mut EpochMarks,
-    ctx: &StepCtx,
-    cfg: &GpuConfig,
-    t0: Cycle,
-    before: Cycle,
-) {
+fn take_inputs(sm: &mut Sm, m: &mut EpochMarks, ctx: &StepCtx, cfg: &GpuConfig, t0: Cycle) {
     if let Some((l, cta)) = m.launch.take() {
         let lat = cfg.sm.cta_launch_latency;
         sm.launch_cta(t0, &ctx.kernels[l as usize], cta, lat, cfg);
         debug_assert_eq!(sm.cta_ready_at, t0 + lat as u64, "cta_issue assumes this");
     }
     if !m.inbox.is_empty() {
-        let n = if before == Cycle::MAX {
-            m.inbox.len()
-        } else {
-            m.inbox.partition_point(|&(c, _)| c < before)
-        };
-        if n > 0 {
-            for (c, r) in m.inbox.drain(..n) {
-                sm.sh.mem.deliver(c, r);
-            }
-            sm.wake_now();
+        for (c, r) in m.inbox.drain(..) {
+            sm.sh.mem.deliver(c, r);
         }
+        sm.wake_now();
     }
 }
 
@@ -194,22 +177,6 @@ fn step_one(sm: &mut Sm, ctx: &StepCtx, t: Cycle) -> bool {
     }
     sm.skip(1);
     false
-}
-
-/// Cycle `t` of one SM whose inbox may hold replies stamped `t` and later (memory windows,
-/// `mwindow.rs`): its CTA, the replies stamped before `t`, its step; what [`sm_epoch`] does
-/// for one cycle.
-#[cfg(feature = "parallel")]
-#[inline]
-pub(super) fn sm_cycle(
-    sm: &mut Sm,
-    m: &mut EpochMarks,
-    ctx: &StepCtx,
-    cfg: &GpuConfig,
-    t: Cycle,
-) -> bool {
-    take_inputs(sm, m, ctx, cfg, t, t);
-    step_one(sm, ctx, t)
 }
 
 /// The SM half of an epoch: every SM, in parallel when `par` (rayon's current pool).
@@ -256,29 +223,10 @@ pub(super) fn mem_epoch(
     staged: &mut Staged,
     inbox: &mut Inboxes,
 ) -> bool {
-    mem_epoch_while(parts, clocks, pending, replies, staged, inbox, || true)
-}
-
-/// [`mem_epoch`], asking `go` before each cycle: when it says no, the cycles not run stay
-/// staged (`t0` is the first of them).
-pub(super) fn mem_epoch_while(
-    parts: &mut MemPartitions,
-    clocks: &mut clocks::ClockDomains,
-    pending: &mut Vec<NocPacket>,
-    replies: &mut Vec<NocPacket>,
-    staged: &mut Staged,
-    inbox: &mut Inboxes,
-    go: impl Fn() -> bool,
-) -> bool {
     let mut progress = false;
     let mut p = 0;
     let mut f = 0;
-    let end = staged.t0 + staged.k;
-    let mut c = staged.t0;
-    while c < end {
-        if !go() {
-            break;
-        }
+    for c in staged.t0..staged.t0 + staged.k {
         while p < staged.pkts.len() && staged.pkts[p].0 == c {
             pending.push(staged.pkts[p].1);
             p += 1;
@@ -290,17 +238,11 @@ pub(super) fn mem_epoch_while(
             parts.end_kernel();
             f += 1;
         }
-        c += 1;
     }
-    if c == end {
-        staged.pkts.clear();
-        staged.flushes.clear();
-    } else {
-        staged.pkts.drain(..p);
-        staged.flushes.drain(..f);
-    }
-    staged.k = end - c;
-    staged.t0 = c;
+    staged.pkts.clear();
+    staged.flushes.clear();
+    staged.t0 += staged.k;
+    staged.k = 0;
     progress
 }
 
@@ -406,13 +348,6 @@ impl Gpu {
                 note(s);
             },
         ) > 0
-    }
-
-    /// Whether a crew of exactly two threads runs (the memory windows of `mwindow/` hand work
-    /// between two threads only; with more, each cycle is shared by the whole crew).
-    #[cfg(feature = "parallel")]
-    pub(super) fn crew_of_two(&self) -> bool {
-        self.crew.as_ref().is_some_and(|c| c.workers() == 2)
     }
 
     /// Whether a crew of two threads or more shares the SM half.

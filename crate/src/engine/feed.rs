@@ -102,11 +102,11 @@ impl Gpu {
         // (So that chunks decoded ahead before the first `next_packed` are packed there too.)
         s.will_pack(above);
         while self.sched.more && self.sched.ctas.len() < want {
-            // Two threads: when the next CTA needs a chunk decoded and nothing is decoded
+            // With a crew: when the next CTA needs a chunk decoded and nothing is decoded
             // ahead, the next two chunks decode side by side (at a kernel's start, all the
             // chunks its first cycle needs). While the stream still holds decoded CTAs, the
             // decode-ahead waits for the next step, beside the SMs (here it would leave the
-            // partner thread idle: on vecadd-1m `fast`, 20-80 ms of a 0.2 s run).
+            // other thread idle: on vecadd-1m `fast`, 20-80 ms of a 0.2 s run).
             #[cfg(feature = "parallel")]
             if let Some(p) = self.crew.as_mut() {
                 if !s.has_decoded() {

@@ -54,8 +54,6 @@ pub mod cta_issue;
 mod epoch;
 mod feed;
 pub mod model;
-#[cfg(feature = "parallel")]
-mod mwindow;
 pub mod notes;
 pub mod occupancy;
 pub mod result;
@@ -206,23 +204,6 @@ impl MemPartitions {
             MemPartitions::None | MemPartitions::Cycle(_) => {}
         }
     }
-    /// The cycle memory system's reply lookahead (`mem::MemPartitions::reply_lookahead`;
-    /// 0 without one).
-    #[cfg(feature = "parallel")]
-    fn reply_lookahead(&self) -> Cycle {
-        match self {
-            MemPartitions::None => 0,
-            MemPartitions::Cycle(m) => m.reply_lookahead(),
-        }
-    }
-    /// The replies in flight that the memory side hands over in its ticks of
-    /// `after + 1 ..= upto` (`mem::MemPartitions::replies_arriving`).
-    #[cfg(feature = "parallel")]
-    fn replies_arriving(&self, after: Cycle, upto: Cycle, f: impl FnMut(Cycle, &NocPacket)) {
-        if let MemPartitions::Cycle(m) = self {
-            m.replies_arriving(after, upto, f);
-        }
-    }
     /// Lets the cycle memory system step its partitions in parallel (at least `min` busy).
     fn set_parallel(&mut self, on: bool, min: usize) {
         if let MemPartitions::Cycle(m) = self {
@@ -307,12 +288,6 @@ pub struct Gpu {
     staged: Staged,
     /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
-    /// Memory windows: the SMs' places and scratch (`mwindow.rs`).
-    #[cfg(feature = "parallel")]
-    mwin: mwindow::MemWindows,
-    /// Cycles stepped in memory windows so far (tests check that they run; not part of the
-    /// result, which is the same without them).
-    pub window_cycles: u64,
     /// Forks of the SMs' step onto the pool so far (three threads and more; see
     /// [`Gpu::exchanges`]).
     forks: u64,
@@ -397,9 +372,6 @@ impl Gpu {
             },
             staged: Staged::default(),
             senders: Vec::new(),
-            #[cfg(feature = "parallel")]
-            mwin: mwindow::MemWindows::new(cfg.gpu.num_sms as usize),
-            window_cycles: 0,
             forks: 0,
             req_pending: false,
             wakes: run::SmWakes::default(),

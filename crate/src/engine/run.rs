@@ -94,12 +94,6 @@ fn epochs(
             _ => None,
         };
         progress |= gpu.step(ahead);
-        // Two threads: several cycles per hand-off while the issuing kernel has CTAs to come
-        // (mwindow/), as long as the checks below could not fire between them.
-        #[cfg(feature = "parallel")]
-        if progress && gpu.mem_windows_ok(end) {
-            progress = gpu.mem_windows(stream, end)?;
-        }
         let now = gpu.now;
         if progress {
             gpu.last_progress = now;

@@ -220,28 +220,6 @@ impl MemPartitions {
         next >= end || self.icnt.core_of(next + 1 + self.req.latency()) > now
     }
 
-    /// Core cycles from the cycle whose tick sends a reply into the reply crossbar to the one
-    /// whose tick hands it to its SM, at least (the crossbar's latency plus one flit, in core
-    /// cycles, rounded down with a cycle to spare when the clocks differ). So after the tick of
-    /// cycle `t`, every reply handed over in the ticks of `t + 1 .. t + reply_lookahead()` is
-    /// already in flight ([`MemPartitions::replies_arriving`]), provided the ticks run cycle by
-    /// cycle.
-    pub fn reply_lookahead(&self) -> Cycle {
-        let icnt = self.rep.latency() + 1;
-        let r = self.icnt.ratio();
-        if r == 1.0 {
-            return icnt;
-        }
-        ((icnt as f64 / r) as Cycle).saturating_sub(1)
-    }
-
-    /// The replies in flight that the ticks of cycles `after + 1 ..= upto` will hand to the
-    /// SMs, with those cycles (each SM's in the order it gets them), without taking them. Only
-    /// within [`MemPartitions::reply_lookahead`] of the last tick are they all in flight.
-    pub fn replies_arriving(&self, after: Cycle, upto: Cycle, f: impl FnMut(Cycle, &NocPacket)) {
-        self.rep.arriving(after, upto, f);
-    }
-
     /// The first half of cycle `now` in the split order (only when
     /// [`MemPartitions::replies_first_ok`]): the reply crossbar, the slices and channels, the
     /// replies popped for the SMs (in SM order). Reads nothing the SMs send in `now`, so it
@@ -644,7 +622,7 @@ impl MemPartitions {
 }
 
 /// [`MemPartitions::set_parallel`]'s setting, on a cache line of its own: the engine's thread
-/// sets it each cycle, so it must not share a line with what the partner thread writes then.
+/// sets it each cycle, so it must not share a line with what the crew's threads write then.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(align(64))]
 struct ParSetting {

@@ -459,9 +459,9 @@ pub trait KernelStream {
     fn prefetch(&mut self) {}
     /// `prefetch` in two halves that may run at the same time on two threads (the next two
     /// chunks, each with its own decoder), or None when there is nothing to decode ahead now.
-    /// The two-thread cycle calls only this (a stream with a `prefetch` implements both): a
+    /// The engine's crew calls only this (a stream with a `prefetch` implements both): a
     /// chunk takes far longer to decode than a cycle, so one thread decoding alone would keep
-    /// the other waiting. Run both halves (one dropped unrun only costs its decoding later);
+    /// the others waiting. Run both halves (one dropped unrun only costs its decoding later);
     /// the CTAs and any error come out of `next_cta` exactly where they would have without it.
     fn prefetch_pair(&mut self) -> Option<[PrefetchHalf<'_>; 2]> {
         None

@@ -48,13 +48,13 @@ impl TwoEnds {
 
     /// The next `len` indices from the low end (fewer if fewer are left), or None when
     /// nothing is left (or `len` is 0): a run of a fixed length instead of a quarter.
-    #[cfg(feature = "parallel")]
+    #[cfg(test)]
     pub fn take_low_len(&self, len: usize) -> Option<Range<usize>> {
         self.take_with(true, Some(len))
     }
 
     /// [`TwoEnds::take_low_len`] from the high end.
-    #[cfg(feature = "parallel")]
+    #[cfg(test)]
     pub fn take_high_len(&self, len: usize) -> Option<Range<usize>> {
         self.take_with(false, Some(len))
     }
@@ -273,19 +273,6 @@ impl<'a, C: Column + 'a> Shares<'a, C> {
     /// The next run from the high end (a share of what is left).
     pub fn take_high(&self) -> Option<Run<'_, 'a, C>> {
         self.ends.take_high().map(|r| self.run(r))
-    }
-
-    /// The next `len` items from the low end (fewer if fewer are left; None when none are
-    /// left or `len` is 0).
-    #[cfg(feature = "parallel")]
-    pub fn take_low_len(&self, len: usize) -> Option<Run<'_, 'a, C>> {
-        self.ends.take_low_len(len).map(|r| self.run(r))
-    }
-
-    /// [`Shares::take_low_len`] from the high end.
-    #[cfg(feature = "parallel")]
-    pub fn take_high_len(&self, len: usize) -> Option<Run<'_, 'a, C>> {
-        self.ends.take_high_len(len).map(|r| self.run(r))
     }
 
     fn run(&self, items: Range<usize>) -> Run<'_, 'a, C> {

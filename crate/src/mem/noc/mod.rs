@@ -548,21 +548,6 @@ impl Crossbar {
             }
         }
     }
-    /// The packets in flight that arrive at core cycles `after + 1 ..= upto`, output by output,
-    /// each output's in arrival order (as [`Crossbar::pop_arrived`] will give them in those
-    /// cycles), without taking them.
-    pub fn arriving(&self, after: Cycle, upto: Cycle, mut f: impl FnMut(Cycle, &NocPacket)) {
-        each_bit(&self.occupied, |o| {
-            for (c, p) in &self.transit[o] {
-                if *c > upto {
-                    break;
-                }
-                if *c > after {
-                    f(*c, p);
-                }
-            }
-        });
-    }
     /// Earliest arrival among packets in flight.
     pub fn next_arrival(&self) -> Option<Cycle> {
         if self.in_transit == 0 {
