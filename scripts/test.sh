@@ -58,8 +58,8 @@ else
 fi
 step "fuzz targets: the stable mutation loop, ${FUZZ_SECS:-10} s per target"
 FUZZ_SECS="${FUZZ_SECS:-10}" cargo test --features cli --lib fuzz_mutation_loop -- --ignored --nocapture 2>&1 | tee -a "$log"
-# The engine's hand-written `unsafe`, all in engine/sync (the two-thread hand-off, the gate and
-# the SM state shared item by item), under Miri, on nightly (installed here if missing;
+# The engine's hand-written `unsafe`, all in engine/sync (the crew's hand-off and the SM state
+# shared item by item), under Miri, on nightly (installed here if missing;
 # WW_NO_MIRI=1 leaves it out): its unit tests and a parallel step of the whole engine.
 # Tree Borrows: crossbeam-epoch, under rayon, trips Stacked Borrows in code that is not ours;
 # leaks ignored: rayon's global pool outlives the test by design.
@@ -71,8 +71,8 @@ if [ -z "${WW_NO_MIRI:-}" ]; then
     cargo +nightly miri test -p warpweave --features parallel --lib -- \
     engine::sync engine::tests::parallel_stepping_equals_serial 2>&1 | tee -a "$log"
 fi
-# The hand-off protocols of engine/sync under loom (the interleavings of the two threads up to
-# three preemptions; a second or so), built with `--cfg loom` in a folder of its own so the
+# The crew's hand-off protocol under loom (the interleavings of two and three threads up to
+# three and two preemptions; a few seconds), built with `--cfg loom` in a folder of its own so the
 # other builds stay.
 step "loom: the hand-off protocols of engine/sync"
 RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=3 \

@@ -6,8 +6,9 @@
 //!  Simulator::run_for(n) ──> loop: Gpu::step(now)   (one epoch, see epoch.rs)
 //!     1. block scheduler: start eligible kernels, issue CTAs (occupancy-limited; their traces
 //!        come from the stream through feed.rs, and go back to it when they finish)
-//!     2. SMs step the epoch's cycles (serial iterator or rayon par_iter_mut: each SM reads
-//!        StepCtx, writes only its own state, stats, outbox and marks)
+//!     2. SMs step the epoch's cycles (on this thread, or shared by a crew of threads owned
+//!        for the run, `sync/crew.rs`; K > 1: rayon's par_iter_mut): each SM reads StepCtx,
+//!        writes only its own state, stats, outbox and marks
 //!     3. each cycle's outboxes merged in SM order ─> memory partitions, replies to per-SM
 //!        inboxes (K > 1: the memory side runs the previous epoch beside step 2)
 //!     4. finished CTAs collected in cycle and SM order
@@ -124,7 +125,8 @@ pub struct RunProgress {
 pub enum Executor {
     #[default]
     Serial,
-    /// rayon over SMs (feature `parallel`; falls back to serial without it).
+    /// Several threads (feature `parallel`; falls back to serial without it): the crew of
+    /// [`Simulator::set_threads`] at K = 1, rayon at K > 1.
     Parallel,
 }
 
@@ -288,11 +290,10 @@ pub struct Gpu {
     staged: Staged,
     /// SMs that sent packets or finished CTAs in the epoch being stepped (scratch).
     senders: Vec<u32>,
-    /// Forks of the SMs' step onto the pool so far (three threads and more; see
-    /// [`Gpu::exchanges`]).
+    /// Forks of the SMs' step onto the pool so far (K > 1 epochs; see [`Gpu::exchanges`]).
     forks: u64,
-    /// The request half of cycle `staged.t0` is staged and has not run yet (two threads,
-    /// K = 1: it runs at the start of the next cycle's parallel phase); see
+    /// The request half of cycle `staged.t0` is staged and has not run yet (a crew, K = 1: it
+    /// runs beside the next cycle's SMs); see
     /// `Gpu::finish_requests`.
     req_pending: bool,
     /// The SMs' wake cycles for the serial one-pass SM half (`run.rs`, `SmWakes`).
@@ -533,14 +534,14 @@ impl<'a> Simulator<'a> {
         })
     }
 
-    /// Steps SMs with rayon (feature `parallel`); results are identical either way.
+    /// Picks the executor (feature `parallel`); results are identical either way.
     pub fn set_executor(&mut self, e: Executor) {
         self.gpu.executor = e;
     }
 
-    /// Steps the SMs on `threads` threads of a private pool (0: all cores; 1: serial; always
-    /// serial without the `parallel` feature, e.g. in wasm). Results are identical for any
-    /// thread count.
+    /// Steps the SMs on `threads` threads (0: all cores; 1: serial; always serial without the
+    /// `parallel` feature, e.g. in wasm): this one and a crew of `threads - 1` owned for the
+    /// whole run. Results are identical for any thread count.
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         #[cfg(feature = "parallel")]
         {

@@ -23,6 +23,12 @@ use crate::core::{Sm, StepCtx};
 use crate::trace::KernelStream;
 use crate::{Cycle, Result};
 
+/// SMs per worker of the crew at least, in a cycle it shares: an SM-cycle costs about 300 ns
+/// (vecadd-1m on titanv in `cycle`: 26 µs per cycle of 80 SMs and the memory side), a
+/// worker's entry into a job a cache-line transfer or two.
+#[cfg(feature = "parallel")]
+const SMS_PER_WORKER: usize = 2;
+
 /// How [`run_epochs`] stopped.
 pub(super) enum Slice {
     /// The slice's end was reached, or the trace source must admit a kernel.
@@ -408,9 +414,13 @@ impl Gpu {
             sides.run();
             take(true)
         };
+        // At most one worker per `SMS_PER_WORKER` SMs: a cycle's few due SMs are not worth
+        // every worker's hand-off.
+        #[cfg(feature = "parallel")]
+        let items = if due_only { due.len() } else { n };
         #[cfg(feature = "parallel")]
         let lo = match crew.take() {
-            Some(c) => c.run(mine, &|_| {
+            Some(c) => c.run_upto(items.div_ceil(SMS_PER_WORKER), mine, &|_| {
                 sides.run();
                 if take(false) {
                     any_hi.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -212,7 +212,9 @@ impl Gpu {
                 Some(&mut d1),
             ]);
             let hi = std::sync::atomic::AtomicBool::new(false);
-            let lo = c.run(
+            // A worker per SM at most (an SM's part is up to `WINDOW` cycles).
+            let lo = c.run_upto(
+                work.len(),
                 || {
                     sides.run();
                     take(true)

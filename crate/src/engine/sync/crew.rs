@@ -39,9 +39,13 @@ const SPIN_ROUNDS: u32 = if cfg!(loom) {
 /// A posted job: every worker that enters runs it with its worker number.
 type Each = *const (dyn Fn(usize) + Sync + 'static);
 
-/// `state`: `seq << 32 | CLOSED | active`.
+/// `state`: `seq << 32 | CLOSED | limit << 16 | active`: the job's number, whether it is
+/// closed, how many workers it wants (those numbered below `limit` may enter it), and how
+/// many are inside.
 const CLOSED: u64 = 1 << 31;
-const ACTIVE: u64 = CLOSED - 1;
+const LIMIT_SHIFT: u32 = 16;
+const LIMIT: u64 = 0x7fff << LIMIT_SHIFT;
+const ACTIVE: u64 = 0xffff;
 
 struct Shared {
     /// The last job's number (upper half), whether it is closed to new workers, and how many
@@ -98,6 +102,10 @@ impl Crew {
     /// A crew of `n` workers (at least two): the calling thread and `n - 1` threads.
     pub fn new(n: usize) -> std::io::Result<Crew> {
         assert!(n >= 2, "a crew has at least two workers");
+        assert!(
+            n as u64 <= LIMIT >> LIMIT_SHIFT,
+            "a crew of at most 32767 workers"
+        );
         let shared = Arc::new(Shared {
             state: Line(AtomicU64::new(CLOSED)),
             job: Slot::new(None),
@@ -130,8 +138,21 @@ impl Crew {
     /// Posts `each` to the crew and runs `mine` here; returns once `mine` is done, the job is
     /// closed, and every worker that entered it has run it. A panic on either side is resumed
     /// here (after that).
+    #[cfg(test)]
     pub fn run<R>(&mut self, mine: impl FnOnce() -> R, each: &(dyn Fn(usize) + Sync)) -> R {
-        self.run_with(mine, each, None)
+        self.run_with(mine, each, None, usize::MAX)
+    }
+
+    /// [`Crew::run`] for at most `limit` workers, this thread included (those numbered below
+    /// `limit`; the others leave the job alone): a small job's few items are not worth many
+    /// workers' hand-offs.
+    pub fn run_upto<R>(
+        &mut self,
+        limit: usize,
+        mine: impl FnOnce() -> R,
+        each: &(dyn Fn(usize) + Sync),
+    ) -> R {
+        self.run_with(mine, each, None, limit)
     }
 
     /// Runs `b` on a worker of the crew and `a` on this thread; returns when both are done.
@@ -146,7 +167,7 @@ impl Crew {
                 b();
             }
         };
-        self.run_with(a, &each, Some(&taken))
+        self.run_with(a, &each, Some(&taken), usize::MAX)
     }
 
     /// [`Crew::join`] for two one-shot halves (such as a stream's `prefetch_pair`): `a`
@@ -165,13 +186,15 @@ impl Crew {
         mine: impl FnOnce() -> R,
         each: &(dyn Fn(usize) + Sync),
         needed: Option<&AtomicBool>,
+        limit: usize,
     ) -> R {
         self.joins += 1;
         let sh = &*self.shared;
         // SAFETY: workers use the pointer only while inside the job, and `Close` below waits
         // until the job is closed and empty before this function returns or unwinds.
         let ptr = unsafe { erase_each(each) };
-        let seq = (self.joins & 0xffff_ffff) << 32;
+        let limit = limit.clamp(2, self.workers()) as u64;
+        let seq = (self.joins & 0xffff_ffff) << 32 | limit << LIMIT_SHIFT;
         // SAFETY: the last job is closed and empty (its `Close` waited for that), so no
         // worker reads `job` until `state` opens the next one below.
         sh.job.with_mut(|j| unsafe { *j = Some(ptr) });
@@ -248,7 +271,8 @@ fn worker(sh: &Shared, w: usize) {
         seen = s >> 32;
         let mut cur = s;
         let entered = loop {
-            if cur >> 32 != seen || cur & CLOSED != 0 {
+            let wanted = (w as u64) < (cur & LIMIT) >> LIMIT_SHIFT;
+            if cur >> 32 != seen || cur & CLOSED != 0 || !wanted {
                 break false;
             }
             match sh

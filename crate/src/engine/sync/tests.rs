@@ -257,3 +257,30 @@ fn a_panic_in_a_crew_worker_reaches_the_poster() {
     crew.join(|| (), &mut || hit += 1);
     assert_eq!(hit, 1);
 }
+
+/// A job for fewer workers than the crew has: only those numbered below the limit enter it
+/// (the poster is worker 0), and the job is done all the same.
+#[test]
+fn a_job_for_fewer_workers_leaves_the_others_out() {
+    let mut crew = Crew::new(4).unwrap();
+    for _ in 0..rounds(300) {
+        let ends = TwoEnds::new(40).for_workers(2);
+        let done = std::sync::atomic::AtomicU32::new(0);
+        let who = std::sync::atomic::AtomicU32::new(0);
+        let take = |low: bool| {
+            while let Some(r) = if low {
+                ends.take_low()
+            } else {
+                ends.take_high()
+            } {
+                done.fetch_add(r.len() as u32, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        crew.run_upto(2, || take(true), &|w| {
+            who.fetch_or(1 << w, std::sync::atomic::Ordering::Relaxed);
+            take(false);
+        });
+        assert_eq!(done.into_inner(), 40);
+        assert_eq!(who.into_inner() & !0b10, 0, "only worker 1 may enter");
+    }
+}
