@@ -550,6 +550,12 @@ impl<'a> Simulator<'a> {
             } else {
                 threads
             };
+            if n > sync::Crew::MAX_WORKERS {
+                return Err(Error::other(format!(
+                    "{n} threads: at most {} (and more than the cores only wait their turn)",
+                    sync::Crew::MAX_WORKERS
+                )));
+            }
             if n > 1 {
                 // K = 1: the pool's one worker runs the epoch loop (windows run it on the
                 // calling thread, `run_slice`) and the crew steps the SMs with it

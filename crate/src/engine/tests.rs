@@ -515,7 +515,7 @@ fn a_full_sm_is_asked_again_once_a_cta_finishes_there() {
     for par in [false, true] {
         let mut s = sim(&c, ks.clone());
         if par {
-            s.set_executor(Executor::Parallel);
+            s.set_threads(2).unwrap();
             s.gpu.par_min_busy = 1;
         }
         let r = s.run_to_end().unwrap();
@@ -781,14 +781,25 @@ fn parallel_stepping_equals_serial() {
     let mut c = cfg();
     c.gpu.num_sms = 4;
     let serial = run(&c, vec![mixed(&o), mixed(&o)]);
+    // Three threads (a crew of two beside this one), sharing every cycle with a busy SM.
     let mut s = sim(&c, vec![mixed(&o), mixed(&o)]);
-    s.set_executor(Executor::Parallel);
+    s.set_threads(3).unwrap();
     s.gpu.par_min_busy = 1;
     let par = s.run_to_end().unwrap();
     assert_eq!(
         serde_json::to_string(&par).unwrap(),
         serde_json::to_string(&serial).unwrap()
     );
+}
+
+/// More threads than a crew can have are refused with the limit, not a panic.
+#[cfg(feature = "parallel")]
+#[test]
+fn more_threads_than_a_crew_can_have_are_refused() {
+    let o = ops();
+    let mut s = sim(&cfg(), vec![mixed(&o)]);
+    let e = s.set_threads(40_000).unwrap_err().to_string();
+    assert!(e.contains("40000 threads: at most 32767"), "{e}");
 }
 
 /// Every built-in workload runs to completion with every warp instruction issued once, and

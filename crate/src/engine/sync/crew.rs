@@ -44,7 +44,7 @@ type Each = *const (dyn Fn(usize) + Sync + 'static);
 /// many are inside.
 const CLOSED: u64 = 1 << 31;
 const LIMIT_SHIFT: u32 = 16;
-const LIMIT: u64 = 0x7fff << LIMIT_SHIFT;
+const LIMIT: u64 = (Crew::MAX_WORKERS as u64) << LIMIT_SHIFT;
 const ACTIVE: u64 = 0xffff;
 
 struct Shared {
@@ -99,13 +99,13 @@ unsafe fn erase_each<'j>(f: &'j (dyn Fn(usize) + Sync + 'j)) -> Each {
 }
 
 impl Crew {
+    /// The most workers a crew can have (the job's worker limit has 15 bits).
+    pub const MAX_WORKERS: usize = 0x7fff;
+
     /// A crew of `n` workers (at least two): the calling thread and `n - 1` threads.
     pub fn new(n: usize) -> std::io::Result<Crew> {
         assert!(n >= 2, "a crew has at least two workers");
-        assert!(
-            n as u64 <= LIMIT >> LIMIT_SHIFT,
-            "a crew of at most 32767 workers"
-        );
+        assert!(n <= Crew::MAX_WORKERS, "a crew of at most 32767 workers");
         let shared = Arc::new(Shared {
             state: Line(AtomicU64::new(CLOSED)),
             job: Slot::new(None),

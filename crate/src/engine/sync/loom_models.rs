@@ -53,6 +53,20 @@ fn two_ends_from_two_threads() {
     });
 }
 
+/// Takes items one at a time from one end until none is left, marking each in `got` (each
+/// exactly once).
+fn claim_all(ends: &TwoEnds, low: bool, got: &AtomicU64) {
+    while let Some(r) = if low {
+        ends.take_low_len(1)
+    } else {
+        ends.take_high_len(1)
+    } {
+        for i in r {
+            assert_eq!(got.fetch_or(1 << i, Ordering::Relaxed) & (1 << i), 0);
+        }
+    }
+}
+
 /// Open jobs: whoever comes takes items (each claimed once, recorded in a bit mask), the
 /// poster closes each job and waits for the workers inside. Two jobs in a row on a crew of
 /// two: the job slot is never written while a worker reads it, and a worker that comes late
@@ -64,17 +78,7 @@ fn crew_open_jobs() {
         for _ in 0..2 {
             let ends = TwoEnds::new(2);
             let got = AtomicU64::new(0);
-            let take = |low: bool| {
-                while let Some(r) = if low {
-                    ends.take_low_len(1)
-                } else {
-                    ends.take_high_len(1)
-                } {
-                    for i in r {
-                        assert_eq!(got.fetch_or(1 << i, Ordering::Relaxed) & (1 << i), 0);
-                    }
-                }
-            };
+            let take = |low: bool| claim_all(&ends, low, &got);
             crew.run(|| take(true), &|_| take(false));
             assert_eq!(got.load(Ordering::Relaxed), 0b11);
         }
@@ -92,17 +96,7 @@ fn crew_of_three_one_job() {
         let mut crew = Crew::new(3).unwrap();
         let ends = TwoEnds::new(2).for_workers(3);
         let got = AtomicU64::new(0);
-        let take = |low: bool| {
-            while let Some(r) = if low {
-                ends.take_low_len(1)
-            } else {
-                ends.take_high_len(1)
-            } {
-                for i in r {
-                    got.fetch_or(1 << i, Ordering::Relaxed);
-                }
-            }
-        };
+        let take = |low: bool| claim_all(&ends, low, &got);
         crew.run(|| take(true), &|_| take(false));
         assert_eq!(got.load(Ordering::Relaxed), 0b11);
     });

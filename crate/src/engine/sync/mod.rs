@@ -26,7 +26,7 @@ mod shares;
 
 #[cfg(feature = "parallel")]
 pub use crew::Crew;
-#[cfg(test)]
+#[cfg(all(test, feature = "parallel"))]
 pub use shares::TwoEnds;
 pub use shares::{Shares, Sides};
 

@@ -48,13 +48,13 @@ impl TwoEnds {
 
     /// The next `len` indices from the low end (fewer if fewer are left), or None when
     /// nothing is left (or `len` is 0): a run of a fixed length instead of a quarter.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "parallel"))]
     pub fn take_low_len(&self, len: usize) -> Option<Range<usize>> {
         self.take_with(true, Some(len))
     }
 
     /// [`TwoEnds::take_low_len`] from the high end.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "parallel"))]
     pub fn take_high_len(&self, len: usize) -> Option<Range<usize>> {
         self.take_with(false, Some(len))
     }
