@@ -332,7 +332,9 @@ impl Gpu {
         fork: bool,
     ) -> bool {
         use super::epoch::{replies_cycle, requests_cycle};
-        use super::sync::{Shares, Sides};
+        use super::sync::Shares;
+        #[cfg(feature = "parallel")]
+        use super::sync::Sides;
         let pending = mem && std::mem::take(&mut self.req_pending);
         let Gpu {
             sms,
@@ -404,33 +406,48 @@ impl Gpu {
         let (mut h0, mut h1) = super::epoch::decode_halves(ahead.as_deref_mut());
         let mut d0 = || h0.take().map_or((), |h| h());
         let mut d1 = || h1.take().map_or((), |h| h());
-        let sides = Sides::new([
-            mem.then_some(&mut memory as &mut (dyn FnMut() + Send)),
-            Some(&mut d0),
-            Some(&mut d1),
-        ]);
-        let any_hi = std::sync::atomic::AtomicBool::new(false);
-        let mine = || {
-            sides.run();
-            take(true)
-        };
-        // At most one worker per `SMS_PER_WORKER` SMs: a cycle's few due SMs are not worth
-        // every worker's hand-off.
+        // With the crew: the one-shot parts go to whichever worker claims them first, at most
+        // one worker per `SMS_PER_WORKER` SMs (a cycle's few due SMs are not worth every
+        // worker's hand-off).
         #[cfg(feature = "parallel")]
-        let items = if due_only { due.len() } else { n };
-        #[cfg(feature = "parallel")]
-        let lo = match crew.take() {
-            Some(c) => c.run_upto(items.div_ceil(SMS_PER_WORKER), mine, &|_| {
-                sides.run();
-                if take(false) {
-                    any_hi.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-            }),
-            None => mine(),
-        };
+        let shared = crew.take().map(|c| {
+            let sides = Sides::new([
+                mem.then_some(&mut memory as &mut (dyn FnMut() + Send)),
+                Some(&mut d0),
+                Some(&mut d1),
+            ]);
+            let items = if due_only { due.len() } else { n };
+            let hi = std::sync::atomic::AtomicBool::new(false);
+            let lo = c.run_upto(
+                items.div_ceil(SMS_PER_WORKER),
+                || {
+                    sides.run();
+                    take(true)
+                },
+                &|_| {
+                    sides.run();
+                    if take(false) {
+                        hi.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                },
+            );
+            lo | hi.into_inner()
+        });
         #[cfg(not(feature = "parallel"))]
-        let lo = mine();
-        let mut progress = lo | any_hi.into_inner() | mem_any;
+        let shared: Option<bool> = None;
+        // On this thread alone: the parts in turn, then every SM from the low end.
+        let lo = match shared {
+            Some(lo) => lo,
+            None => {
+                if mem {
+                    memory();
+                }
+                d0();
+                d1();
+                take(true)
+            }
+        };
+        let mut progress = lo | mem_any;
         // Staging in SM order, as the serial loop stages SM by SM.
         staged.t0 = t0;
         staged.k = 1;

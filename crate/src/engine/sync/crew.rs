@@ -342,3 +342,27 @@ fn wait_for_job(sh: &Shared, mut seen: u64) -> Option<u64> {
         spins = 0;
     }
 }
+
+/// One-shot jobs of a crew's job (the memory side's halves, the decode-ahead halves): each
+/// runs once, on whichever worker claims it first.
+pub struct Sides<'a, const N: usize>(std::sync::Mutex<[Option<&'a mut (dyn FnMut() + Send)>; N]>);
+
+impl<'a, const N: usize> Sides<'a, N> {
+    pub fn new(jobs: [Option<&'a mut (dyn FnMut() + Send)>; N]) -> Sides<'a, N> {
+        Sides(std::sync::Mutex::new(jobs))
+    }
+
+    /// Runs the jobs not yet claimed, one by one, until none is left.
+    pub fn run(&self) {
+        loop {
+            let job = {
+                let mut jobs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                jobs.iter_mut().find_map(Option::take)
+            };
+            match job {
+                Some(f) => f(),
+                None => return,
+            }
+        }
+    }
+}

@@ -25,10 +25,10 @@ mod crew;
 mod shares;
 
 #[cfg(feature = "parallel")]
-pub use crew::Crew;
+pub use crew::{Crew, Sides};
+pub use shares::Shares;
 #[cfg(all(test, feature = "parallel"))]
 pub use shares::TwoEnds;
-pub use shares::{Shares, Sides};
 
 #[cfg(all(test, not(loom), feature = "parallel"))]
 mod tests;
