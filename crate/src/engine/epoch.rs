@@ -514,7 +514,6 @@ impl Gpu {
         t0: Cycle,
         ahead: &mut Option<&mut (dyn KernelStream + Send + 'static)>,
     ) -> bool {
-        let split = self.partitions.split_ok(t0);
         let fork = if self.wakes.on {
             // Due SMs only (run.rs): they alone decide whether the crew shares the cycle.
             self.collect_due(t0);
@@ -524,7 +523,8 @@ impl Gpu {
         };
         self.partitions.set_parallel(false, 0);
         if fork {
-            let mem = split && !matches!(self.partitions, MemPartitions::None);
+            let mem =
+                !matches!(self.partitions, MemPartitions::None) && self.partitions.split_ok(t0);
             if !mem {
                 self.finish_requests();
             }
